@@ -1,0 +1,1 @@
+# examples: instrumented demo applications.

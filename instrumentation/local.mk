@@ -1,0 +1,1 @@
+# instrumentation: LTTng-UST providers and the deepspan span library.

@@ -1,0 +1,1 @@
+# diff-sink: sources of this component class (append to the plugin) and its unit tests.

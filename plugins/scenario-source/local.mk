@@ -1,0 +1,1 @@
+# scenario-source: sources of this component class (append to the plugin) and its unit tests.

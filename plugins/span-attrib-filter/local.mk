@@ -1,0 +1,1 @@
+# span-attrib-filter: sources of this component class (append to the plugin) and its unit tests.
