@@ -1,0 +1,1 @@
+# instrumentation/nodejs: the Node.js preload recorder and its N-API addon.
