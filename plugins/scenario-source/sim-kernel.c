@@ -569,6 +569,12 @@ static int64_t net_rx_step(struct sim *sim, struct sim_cpu *cpu, struct sim_irq_
 	struct sim_conn *conn = work->conn;
 	int recv_dir = 1 - work->dir;
 
+	if (work->loopback && work->step < 2) {
+		/* loopback: no device irq; the sender raised NET_RX (netif_rx) */
+		work->step = 1;
+		emit_softirq(sim, cpu, SIM_EV_SOFTIRQ_RAISE, SIM_SOFTIRQ_NET_RX);
+		return 1500;
+	}
 	switch (work->step) {
 	case 0:
 		emit_irq_entry(sim, cpu, NET_IRQ, sim_intern(sim, "eth0"));
@@ -590,7 +596,7 @@ static int64_t net_rx_step(struct sim *sim, struct sim_cpu *cpu, struct sim_irq_
 
 		rec->v[0] = (int64_t) (UINT64_C(0xffff888000000000) + ((host->skb_counter++ * 0x2c0) & 0xffffffffu));
 		rec->v[1] = len + 52;
-		rec->s[0] = sim_intern(sim, "eth0");
+		rec->s[0] = sim_intern(sim, work->loopback ? "lo" : "eth0");
 		fill_net_header(rec, 2, conn, work->dir, work->seq + index * SIM_MSS, work->ack_seq,
 			len, work->seg_done == work->segments, (uint16_t) (work->seq + index));
 		if (work->seg_done == work->segments) {
@@ -787,7 +793,7 @@ static unsigned int rx_cpu(const struct sim_host *host, const struct sim_conn *c
 }
 
 static void queue_delivery(struct sim *sim, struct sim_conn *conn, int dir, uint32_t seq,
-		uint32_t ack, uint32_t bytes, void *msg, int64_t at)
+		uint32_t ack, uint32_t bytes, void *msg, int64_t at, unsigned int sender_cpu)
 {
 	int receiver = conn->host[1 - dir];
 	struct sim_irq_work *work;
@@ -807,7 +813,9 @@ static void queue_delivery(struct sim *sim, struct sim_conn *conn, int dir, uint
 	work->segments = (bytes + SIM_MSS - 1) / SIM_MSS;
 	work->msg = msg;
 	work->duration = sim_rng_jitter(&sim->rng, 2500, 0.3);
-	irq_raise(sim, (unsigned int) receiver, rx_cpu(&sim->host[receiver], conn), work, at);
+	work->loopback = conn->host[dir] == receiver;
+	irq_raise(sim, (unsigned int) receiver,
+		work->loopback ? sender_cpu : rx_cpu(&sim->host[receiver], conn), work, at);
 }
 
 void sim_tcp_send(struct sim *sim, struct sim_thread *t, struct sim_conn *conn, int dir,
@@ -817,6 +825,8 @@ void sim_tcp_send(struct sim *sim, struct sim_thread *t, struct sim_conn *conn, 
 	uint32_t seq = conn->snd_nxt[dir];
 	uint32_t ack = conn->rcv_nxt[dir];
 	uint32_t segments = (bytes + SIM_MSS - 1) / SIM_MSS;
+	bool loopback = conn->host[1 - dir] == (int) t->host;
+	int64_t latency;
 	uint32_t i;
 
 	for (i = 0; i < segments; i++) {
@@ -825,14 +835,15 @@ void sim_tcp_send(struct sim *sim, struct sim_thread *t, struct sim_conn *conn, 
 
 		rec->v[0] = (int64_t) (UINT64_C(0xffff888000000000) + ((host->skb_counter++ * 0x2c0) & 0xffffffffu));
 		rec->v[1] = len + 66;
-		rec->s[0] = sim_intern(sim, "eth0");
+		rec->s[0] = sim_intern(sim, loopback ? "lo" : "eth0");
 		fill_net_header(rec, 2, conn, dir, seq + i * SIM_MSS, ack, len, i + 1 == segments,
 			(uint16_t) (seq + i));
 		sim->tcp_segments++;
 	}
 	conn->snd_nxt[dir] = seq + bytes;
-	queue_delivery(sim, conn, dir, seq, ack, bytes, msg,
-		sim_host_now(sim, t->host) + sim_rng_jitter(&sim->rng, SIM_NET_LATENCY, 0.4));
+	latency = loopback ? sim_rng_jitter(&sim->rng, 4000, 0.3) :
+		sim_rng_jitter(&sim->rng, SIM_NET_LATENCY, 0.4);
+	queue_delivery(sim, conn, dir, seq, ack, bytes, msg, sim_host_now(sim, t->host) + latency, t->cpu);
 }
 
 void sim_tcp_inject(struct sim *sim, struct sim_conn *conn, int dir, uint32_t bytes,
@@ -841,7 +852,7 @@ void sim_tcp_inject(struct sim *sim, struct sim_conn *conn, int dir, uint32_t by
 	uint32_t seq = conn->snd_nxt[dir];
 
 	conn->snd_nxt[dir] = seq + bytes;
-	queue_delivery(sim, conn, dir, seq, conn->rcv_nxt[dir], bytes, msg, at);
+	queue_delivery(sim, conn, dir, seq, conn->rcv_nxt[dir], bytes, msg, at, 0);
 }
 
 void sim_disk_read(struct sim *sim, struct sim_thread *t, uint32_t bytes, int64_t latency)

@@ -123,6 +123,7 @@ struct sim_irq_work {
 	uint32_t bytes;			/* payload bytes (net, disk) */
 	uint32_t segments;
 	uint32_t seg_done;
+	bool loopback;			/* same-host connection: `lo`, no device irq */
 	void *msg;			/* borrowed (net) */
 	uint64_t sector;		/* disk */
 	unsigned int repeat;		/* storm: irqs still to raise after this one */
