@@ -10,7 +10,10 @@ plugins_scenario_source_libscenario_sim_la_SOURCES = \
 	plugins/scenario-source/sim-output.c plugins/scenario-source/sim-output.h \
 	plugins/scenario-source/sim-state.c plugins/scenario-source/sim-state.h \
 	plugins/scenario-source/sim-kernel.c plugins/scenario-source/sim-kernel.h \
+	plugins/scenario-source/sim-kernel-priv.h plugins/scenario-source/sim-irq.c \
 	plugins/scenario-source/sim-hotrod.c plugins/scenario-source/sim-hotrod.h \
+	plugins/scenario-source/hotrod-model.h plugins/scenario-source/hotrod-requests.c \
+	plugins/scenario-source/hotrod-daemons.c \
 	plugins/scenario-source/sim-truth.c plugins/scenario-source/sim-truth.h
 
 plugins_babeltrace_plugin_deepspan_la_SOURCES += \
