@@ -78,7 +78,7 @@ struct hr_job {
 	const char *operation;		/* borrowed (interned) */
 	uint64_t parent_span_id;
 	struct sim_conn *conn;		/* borrowed: connection the call came on */
-	uint32_t resp_bytes;
+	uint32_t req_bytes, resp_bytes;
 	struct hr_op ops[HR_MAX_OPS];
 	unsigned int nops;
 	/* client side of a call */

@@ -360,14 +360,15 @@ static struct hr_job *take_job(struct hr_instance *inst, struct sim_thread *t)
 /* ---- the worker / helper behaviour ---- */
 
 
-static void call_send(struct sim *sim, struct sim_thread *t, const struct hr_op *op,
+/* The client span starts and sendto enters the kernel; the request leaves in call_sent(). */
+static void call_begin(struct sim *sim, struct sim_thread *t, const struct hr_op *op,
 		struct hr_request *req, uint64_t parent_span_id, unsigned int call_index)
 {
 	struct hr_thread_role *role = t->role;
 	struct hr_instance *inst;
 	struct sim_conn *conn = conn_for(sim, t, op->service, &inst);
 	struct hr_job *job = hr_job_new(sim);
-	int64_t entry[6], exit_values[1];
+	int64_t entry[6] = { 7 + op->service, (int64_t) hr_user_buffer(t), op->req_bytes, 0, 0, 0 };
 
 	if (!conn || !job) {
 		return;
@@ -380,22 +381,21 @@ static void call_send(struct sim *sim, struct sim_thread *t, const struct hr_op 
 	job->parent_span_id = role->call_span ? role->call_span->span_id : 0;
 	job->conn = conn;
 	job->caller = t;
+	job->req_bytes = op->req_bytes;
 	hr_build_program(sim, job, call_index);
 	role->call = job;
-	entry[0] = 7 + op->service;
-	entry[1] = (int64_t) hr_user_buffer(t);
-	entry[2] = op->req_bytes;
-	entry[3] = 0;
-	entry[4] = 0;
-	entry[5] = 0;
 	sim_syscall_entry(sim, t, SIM_SYS_SENDTO, entry, NULL);
-	sim_tcp_send(sim, t, conn, 0, op->req_bytes, job);
-	exit_values[0] = op->req_bytes;
+}
+
+/* The request's segments leave (net_dev_queue), sendto returns, recvfrom waits for the reply. */
+static void call_sent(struct sim *sim, struct sim_thread *t, const struct hr_op *op)
+{
+	struct hr_thread_role *role = t->role;
+	int64_t exit_values[1] = { op->req_bytes };
+	int64_t entry[4] = { 7 + op->service, 65536, 0, 0 };
+
+	sim_tcp_send(sim, t, role->call->conn, 0, op->req_bytes, role->call);
 	sim_syscall_exit(sim, t, SIM_SYS_SENDTO, exit_values);
-	entry[0] = 7 + op->service;
-	entry[1] = 65536;
-	entry[2] = 0;
-	entry[3] = 0;
 	sim_syscall_entry(sim, t, SIM_SYS_RECVFROM, entry, NULL);
 }
 
@@ -465,26 +465,41 @@ static void task_done(struct sim *sim, struct sim_thread *t, struct hr_job *task
 	}
 }
 
-static void server_begin(struct sim *sim, struct sim_thread *t, struct hr_job *job)
+/* epoll_wait returns the ready socket; recvfrom enters the kernel to copy the request. */
+static void server_receive(struct sim *sim, struct sim_thread *t, struct hr_job *job)
 {
 	int64_t exit_epoll[3] = { 1, 1, 7 + job->service };
 	int64_t recv_entry[4] = { 7 + job->service, 65536, 0, 0 };
-	int64_t recv_exit[4] = { 256, (int64_t) hr_user_buffer(t), 0, 0 };
-	struct hr_thread_role *role = t->role;
 
 	sim_syscall_exit(sim, t, SIM_SYS_EPOLL_WAIT, exit_epoll);
-	hr_sys_quick(sim, t, SIM_SYS_RECVFROM, recv_entry, NULL, recv_exit);
+	sim_syscall_entry(sim, t, SIM_SYS_RECVFROM, recv_entry, NULL);
+}
+
+/* recvfrom returns the request and the server span starts. */
+static void server_begin(struct sim *sim, struct sim_thread *t, struct hr_job *job)
+{
+	int64_t recv_exit[4] = { job->req_bytes, (int64_t) hr_user_buffer(t), 0, 0 };
+	struct hr_thread_role *role = t->role;
+
+	sim_syscall_exit(sim, t, SIM_SYS_RECVFROM, recv_exit);
 	(void) span_start(sim, t, job->req, job->parent_span_id, role->inst->service,
 		job->operation, 1);
 }
 
-static void server_end(struct sim *sim, struct sim_thread *t, struct hr_job *job)
+/* The server span ends and sendto enters the kernel with the reply. */
+static void server_reply(struct sim *sim, struct sim_thread *t, struct hr_job *job)
 {
 	int64_t entry[6] = { 7 + job->service, (int64_t) hr_user_buffer(t), job->resp_bytes, 0, 0, 0 };
-	int64_t exit_values[1] = { job->resp_bytes };
 
 	span_end(sim, t);
 	sim_syscall_entry(sim, t, SIM_SYS_SENDTO, entry, NULL);
+}
+
+/* The reply's segments leave and sendto returns. */
+static void server_end(struct sim *sim, struct sim_thread *t, struct hr_job *job)
+{
+	int64_t exit_values[1] = { job->resp_bytes };
+
 	sim_tcp_send(sim, t, job->conn, 1, job->resp_bytes, job);
 	sim_syscall_exit(sim, t, SIM_SYS_SENDTO, exit_values);
 	if (job->conn->host[0] < 0) {
@@ -591,7 +606,9 @@ struct sim_step hr_worker_fn(struct sim *sim, struct sim_thread *t)
 		role->idle = false;
 		job = t->job;
 		if (role->kind == HR_ROLE_WORKER) {
-			server_begin(sim, t, job);
+			server_receive(sim, t, job);
+			SIM_CO_YIELD(t, step_run(sim_rng_jitter(&sim->rng, 3000, 0.4)));
+			server_begin(sim, t, t->job);
 		}
 		for (t->i = 0; t->i < (int64_t) ((struct hr_job *) t->job)->nops; t->i++) {
 			job = t->job;
@@ -599,13 +616,16 @@ struct sim_step hr_worker_fn(struct sim *sim, struct sim_thread *t)
 			if (op->kind == HR_OP_COMPUTE) {
 				SIM_CO_YIELD(t, step_run(((struct hr_job *) t->job)->ops[t->i].ns));
 			} else if (op->kind == HR_OP_CALL) {
-				call_send(sim, t, op, job->req,
+				call_begin(sim, t, op, job->req,
 					role->kind == HR_ROLE_HELPER ? job->parent_span_id :
 					(t->book.spans ? t->book.spans->span_id : 0), op->count);
-				SIM_CO_YIELD(t, step_run(3000));
+				SIM_CO_YIELD(t, step_run(sim_rng_jitter(&sim->rng, 5000, 0.4)));
+				call_sent(sim, t, &((struct hr_job *) t->job)->ops[t->i]);
+				SIM_CO_YIELD(t, step_run(1500));
 				while (!role->call->replied) {
 					SIM_CO_YIELD(t, step_block(SIM_PREV_STATE_SLEEPING));
 				}
+				SIM_CO_YIELD(t, step_run(sim_rng_jitter(&sim->rng, 2500, 0.4)));
 				call_receive(sim, t, ((struct hr_job *) t->job)->ops[t->i].resp_bytes);
 			} else if (op->kind == HR_OP_PAR_CALLS) {
 				dispatch_tasks(sim, t, op, job);
@@ -666,7 +686,9 @@ struct sim_step hr_worker_fn(struct sim *sim, struct sim_thread *t)
 		}
 		job = t->job;
 		if (role->kind == HR_ROLE_WORKER) {
-			server_end(sim, t, job);
+			server_reply(sim, t, job);
+			SIM_CO_YIELD(t, step_run(sim_rng_jitter(&sim->rng, 6000, 0.4)));
+			server_end(sim, t, t->job);
 		} else {
 			task_done(sim, t, job);
 			job_free(sim, job);

@@ -109,6 +109,7 @@ static void start_request(struct sim *sim)
 	job->service = HR_FRONTEND;
 	job->operation = sim_intern(sim, "HTTP GET /dispatch");
 	job->conn = conn;
+	job->req_bytes = 350;
 	hr_build_program(sim, job, 0);
 	sim_tcp_inject(sim, conn, 0, 350, job, sim->now);
 }
