@@ -164,3 +164,95 @@ void hr_lock_trigger(struct sim *sim, struct hr_instance *inst, int64_t hold)
 		sim_timer_wake(sim, inst->holder, 2000);
 	}
 }
+
+/* The forked child: returns from clone, execs curl, reads a file, maps memory, exits. */
+static struct sim_step child_fn(struct sim *sim, struct sim_thread *t)
+{
+	SIM_CO_BEGIN(t);
+	{
+		int64_t x[1] = { 0 };
+
+		sim_syscall_exit(sim, t, SIM_SYS_CLONE, x);
+	}
+	SIM_CO_YIELD(t, step_run(sim_rng_jitter(&sim->hotrod->rng, 40000, 0.3)));
+	{
+		int64_t v[2] = { 0x5634a8e0, 0x5634a900 };
+
+		sim_syscall_entry(sim, t, SIM_SYS_EXECVE, v, sim_intern(sim, "/usr/bin/curl"));
+	}
+	SIM_CO_YIELD(t, step_run(sim_rng_jitter(&sim->hotrod->rng, 150000, 0.3)));
+	sim_exec(sim, t, "/usr/bin/curl", "curl");
+	{
+		int64_t x[1] = { 0 };
+		int64_t open_v[3] = { -100, 0x80000, 0 };
+		int64_t open_x[1] = { 3 };
+		int64_t read_v[2] = { 3, 4096 };
+		int64_t read_x[2] = { 220, (int64_t) hr_user_buffer(t) };
+		int64_t close_v[1] = { 3 };
+		int64_t mmap_v[6] = { 0, 8192, 3, 0x22, -1, 0 };
+		int64_t mmap_x[1] = { (int64_t) UINT64_C(0x7f1c2a600000) + t->tid * 0x1000 };
+
+		sim_syscall_exit(sim, t, SIM_SYS_EXECVE, x);
+		hr_sys_quick(sim, t, SIM_SYS_OPENAT, open_v, sim_intern(sim, "/etc/hosts"), open_x);
+		hr_sys_quick(sim, t, SIM_SYS_READ, read_v, NULL, read_x);
+		hr_sys_quick(sim, t, SIM_SYS_CLOSE, close_v, NULL, x);
+		hr_sys_quick(sim, t, SIM_SYS_MMAP, mmap_v, NULL, mmap_x);
+	}
+	SIM_CO_YIELD(t, step_run(sim_rng_jitter(&sim->hotrod->rng, 300000, 0.5)));
+	{
+		int64_t v[1] = { 0 };
+
+		sim_syscall_entry(sim, t, SIM_SYS_EXIT_GROUP, v, NULL);
+	}
+	SIM_CO_END(t);
+}
+
+/* A cron-like shell: now and then forks a child, waits for it (wait4) and reaps it. */
+struct sim_step hr_shell_fn(struct sim *sim, struct sim_thread *t)
+{
+	struct hr_thread_role *role = t->role;
+
+	SIM_CO_BEGIN(t);
+	for (;;) {
+		if (t->started) {
+			nanosleep_entry(sim, t, sim_rng_jitter(&sim->hotrod->rng, role->period, 0.3));
+		}
+		t->started = true;
+		while (!t->io_done) {
+			SIM_CO_YIELD(t, step_block(SIM_PREV_STATE_SLEEPING));
+		}
+		nanosleep_exit(sim, t);
+		SIM_CO_YIELD(t, step_run(sim_rng_jitter(&sim->hotrod->rng, 30000, 0.3)));
+		{
+			int64_t v[4] = { 0x1200011, 0, 0, (int64_t) hr_user_buffer(t) + 0x9d0 };
+			int64_t x[1];
+
+			sim_syscall_entry(sim, t, SIM_SYS_CLONE, v, NULL);
+			role->child = sim_fork(sim, t, child_fn, NULL);
+			if (!role->child) {
+				return step_exit();
+			}
+			role->child->exit_notify = t;
+			x[0] = role->child->tid;
+			sim_syscall_exit(sim, t, SIM_SYS_CLONE, x);
+			sim_thread_start(sim, role->child, t->cpu);
+		}
+		{
+			int64_t v[2] = { -1, 0 };
+
+			sim_syscall_entry(sim, t, SIM_SYS_WAIT4, v, NULL);
+		}
+		while (((struct hr_thread_role *) t->role)->child->run != SIM_T_DEAD) {
+			SIM_CO_YIELD(t, step_block(SIM_PREV_STATE_SLEEPING));
+		}
+		{
+			struct hr_thread_role *r = t->role;
+			int64_t x[3] = { r->child->proc->pid, (int64_t) hr_user_buffer(t) + 0x40, 0 };
+
+			sim_syscall_exit(sim, t, SIM_SYS_WAIT4, x);
+			sim_release(sim, r->child, t->cpu);
+			r->child = NULL;
+		}
+	}
+	SIM_CO_END(t);
+}

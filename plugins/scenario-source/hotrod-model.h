@@ -104,7 +104,7 @@ struct hr_job_queue {
 };
 
 struct hr_thread_role {
-	enum { HR_ROLE_WORKER, HR_ROLE_HELPER, HR_ROLE_HOLDER, HR_ROLE_HOG, HR_ROLE_DAEMON } kind;
+	enum { HR_ROLE_WORKER, HR_ROLE_HELPER, HR_ROLE_HOLDER, HR_ROLE_HOG, HR_ROLE_DAEMON, HR_ROLE_SHELL } kind;
 	struct hr_instance *inst;	/* borrowed */
 	struct sim_conn *conns[HR_SERVICES][HR_MAX_INSTANCES];	/* owned, lazily */
 	unsigned int next_instance[HR_SERVICES];
@@ -116,6 +116,7 @@ struct hr_thread_role {
 	struct sim_span *call_span;	/* borrowed: open client span */
 	struct hr_job *call;		/* borrowed: job sent by the current call */
 	struct sim_thread *thread;	/* borrowed */
+	struct sim_thread *child;	/* borrowed: shell's running child */
 	struct hr_thread_role *all_next;	/* owned list link */
 };
 
@@ -140,7 +141,7 @@ struct sim_hotrod {
 	struct sim_process *hog_proc[SIM_MAX_HOSTS];	/* owned */
 	struct sim_thread *hogs[SIM_MAX_HOSTS][HR_HOGS_PER_CPU * SIM_MAX_CPUS];	/* borrowed */
 	int64_t hog_until[SIM_MAX_HOSTS];
-	struct sim_process *daemons[SIM_MAX_HOSTS][2];	/* owned */
+	struct sim_process *daemons[SIM_MAX_HOSTS][3];	/* borrowed (hosts own processes) */
 	struct hr_thread_role *roles;	/* owned list */
 	struct sim_conn *ext_conns;	/* owned array [max_inflight] */
 	struct hr_request *free_requests;	/* owned free list */
@@ -188,6 +189,7 @@ uint64_t hr_user_buffer(const struct sim_thread *t);
 struct sim_step hr_holder_fn(struct sim *sim, struct sim_thread *t);
 struct sim_step hr_hog_fn(struct sim *sim, struct sim_thread *t);
 struct sim_step hr_daemon_fn(struct sim *sim, struct sim_thread *t);
+struct sim_step hr_shell_fn(struct sim *sim, struct sim_thread *t);
 void hr_trigger_hog(struct sim *sim, int64_t duration);
 void hr_lock_trigger(struct sim *sim, struct hr_instance *inst, int64_t hold);
 

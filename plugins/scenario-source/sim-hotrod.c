@@ -253,6 +253,16 @@ static bool create_daemons(struct sim *sim, unsigned int h)
 	role = t->role;
 	role->period = 45000000;
 	role->run_ns = 60000;
+	hr->daemons[h][2] = sim_process_new(sim, h, "cron", 1);
+	if (!hr->daemons[h][2]) {
+		return false;
+	}
+	t = spawn(sim, hr->daemons[h][2], "cron", hr_shell_fn, HR_ROLE_SHELL, NULL, 2);
+	if (!t) {
+		return false;
+	}
+	role = t->role;
+	role->period = 250000000;
 	return true;
 }
 
@@ -334,7 +344,7 @@ void sim_hotrod_start(struct sim *sim)
 	struct hr_thread_role *role;
 
 	for (role = hr->roles; role; role = role->all_next) {
-		if (role->kind == HR_ROLE_DAEMON) {
+		if (role->kind == HR_ROLE_DAEMON || role->kind == HR_ROLE_SHELL) {
 			sim_timer_wake(sim, role->thread,
 				(int64_t) (sim_rng_next(&hr->rng) % (uint64_t) role->period) + 1000);
 		}

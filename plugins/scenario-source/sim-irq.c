@@ -223,6 +223,42 @@ static int64_t storm_step(struct sim *sim, struct sim_cpu *cpu, struct sim_irq_w
 	return -1;
 }
 
+static int64_t rcu_step(struct sim *sim, struct sim_cpu *cpu, struct sim_irq_work *work)
+{
+	struct sim_record *rec;
+
+	switch (work->step) {
+	case 0:
+		emit_softirq(sim, cpu, SIM_EV_SOFTIRQ_RAISE, SIM_SOFTIRQ_RCU);
+		return 400;
+	case 1:
+		emit_softirq(sim, cpu, SIM_EV_SOFTIRQ_ENTRY, SIM_SOFTIRQ_RCU);
+		return 900;
+	case 2:
+		rec = sim_emit_cpu(sim, cpu->host, cpu->index, SIM_EV_SCHED_PROCESS_FREE);
+		rec->s[0] = work->thread->comm;
+		rec->v[0] = work->thread->tid;
+		rec->v[1] = work->thread->prio;
+		sim_thread_destroy(sim, work->thread);
+		work->thread = NULL;
+		return 700;
+	default:
+		emit_softirq(sim, cpu, SIM_EV_SOFTIRQ_EXIT, SIM_SOFTIRQ_RCU);
+		return -1;
+	}
+}
+
+void sim_release(struct sim *sim, struct sim_thread *t, unsigned int cpu)
+{
+	struct sim_irq_work *work = irq_work_new(sim, SIM_IRQ_RCU);
+
+	if (!work) {
+		return;
+	}
+	work->thread = t;
+	irq_raise(sim, t->host, cpu, work, sim_host_now(sim, t->host) + sim_rng_range(&sim->rng, 1000000, 4000000));
+}
+
 static void irq_begin(struct sim *sim, struct sim_cpu *cpu, struct sim_irq_work *work);
 
 static void irq_finish(struct sim *sim, struct sim_cpu *cpu, struct sim_irq_work *work)
@@ -268,6 +304,9 @@ void sim_irq_on_step(struct sim *sim, struct sim_cpu *cpu)
 		break;
 	case SIM_IRQ_TIMER:
 		delay = timer_step(sim, cpu, work);
+		break;
+	case SIM_IRQ_RCU:
+		delay = rcu_step(sim, cpu, work);
 		break;
 	default:
 		delay = storm_step(sim, cpu, work);

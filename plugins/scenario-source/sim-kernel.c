@@ -269,6 +269,9 @@ void sim_cpu_dispatch(struct sim *sim, struct sim_cpu *cpu)
 			break;
 		case SIM_STEP_EXIT:
 			thread_exit(sim, cpu, t);
+			if (t->exit_notify) {
+				sim_wake(sim, t->exit_notify, cpu->index);
+			}
 			sim_cpu_switch(sim, cpu, SIM_PREV_STATE_ZOMBIE);
 			break;
 		}
@@ -480,6 +483,69 @@ void sim_kernel_act(struct sim *sim, const struct sim_action *action)
 	default:
 		break;
 	}
+}
+
+/* ---- processes ---- */
+
+struct sim_thread *sim_fork(struct sim *sim, struct sim_thread *parent, sim_thread_fn fn, void *role)
+{
+	struct sim_process *proc = sim_process_new(sim, parent->host, parent->comm, parent->proc->pid);
+	struct sim_thread *child;
+	struct sim_record *rec;
+
+	if (!proc) {
+		return NULL;
+	}
+	child = sim_thread_new(sim, proc, parent->comm, fn, role, parent->cpu);
+	if (!child) {
+		return NULL;
+	}
+	rec = sim_emit_thread(sim, parent, SIM_EV_SCHED_PROCESS_FORK);
+	rec->s[0] = parent->comm;
+	rec->v[0] = parent->tid;
+	rec->v[1] = parent->proc->pid;
+	rec->v[2] = NS_INUM_ROOT;
+	rec->s[1] = child->comm;
+	rec->v[3] = child->tid;
+	rec->v[4] = child->tid;		/* vtids[0]: same pid namespace */
+	rec->v[5] = proc->pid;
+	rec->v[6] = NS_INUM_ROOT;
+	return child;
+}
+
+void sim_exec(struct sim *sim, struct sim_thread *t, const char *filename, const char *comm)
+{
+	struct sim_record *rec = sim_emit_thread(sim, t, SIM_EV_SCHED_PROCESS_EXEC);
+
+	rec->s[0] = sim_intern(sim, filename);
+	rec->v[0] = t->tid;
+	rec->v[1] = t->tid;
+	t->comm = sim_intern(sim, comm);
+	t->proc->comm = t->comm;
+}
+
+void sim_thread_destroy(struct sim *sim, struct sim_thread *t)
+{
+	struct sim_host *host = &sim->host[t->host];
+	struct sim_thread **link;
+	struct sim_process **plink;
+
+	for (link = &host->threads; *link; link = &(*link)->all_next) {
+		if (*link == t) {
+			*link = t->all_next;
+			break;
+		}
+	}
+	if (t->proc->threads == 0) {
+		for (plink = &host->processes; *plink; plink = &(*plink)->all_next) {
+			if (*plink == t->proc) {
+				*plink = t->proc->all_next;
+				free(t->proc);
+				break;
+			}
+		}
+	}
+	free(t);
 }
 
 /* ---- statedump ---- */
