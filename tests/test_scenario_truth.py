@@ -186,6 +186,7 @@ def test_jaeger_schema(tmp_path, plugin_dir):
             assert set(p) == {"trace_id_high", "trace_id_low", "span_id", "parent_span_id", "op_name",
                               "start_time"}
             starts[p["span_id"]] = msg.default_clock_snapshot.ns_from_origin
+            assert p["start_time"] == starts[p["span_id"]]
         elif msg.event.name == "jaeger_ust:end_span":
             p = field_to_py(msg.event.payload_field)
             ends[p["span_id"]] = (msg.default_clock_snapshot.ns_from_origin, p["duration"])

@@ -117,7 +117,7 @@ static struct sim_span *span_start(struct sim *sim, struct sim_thread *t, struct
 		rec->v[2] = (int64_t) span->span_id;
 		rec->v[3] = (int64_t) parent;
 		rec->s[0] = operation;
-		rec->v[4] = rec->ts / 1000;	/* start_time: microseconds since the epoch */
+		rec->v[4] = rec->ts;	/* start_time: ns since the epoch (host clock), like `duration` */
 	} else {
 		rec = sim_emit_thread(sim, t, SIM_EV_DS_SPAN_START);
 		rec->v[0] = (int64_t) span->trace_id_high;
