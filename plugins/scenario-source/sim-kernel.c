@@ -1,5 +1,6 @@
 #include "sim-kernel.h"
 
+#include <glib.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -550,32 +551,47 @@ void sim_thread_destroy(struct sim *sim, struct sim_thread *t)
 
 /* ---- statedump ---- */
 
+static void statedump_thread(struct sim *sim, unsigned int h, struct sim_thread *t)
+{
+	struct sim_record *rec;
+
+	/* lttng walks the task list: a microsecond or two per task */
+	sim->now = sim_host_now(sim, h) + sim_rng_range(&sim->rng, 700, 3000);
+	rec = sim_emit_cpu(sim, h, 0, SIM_EV_STATEDUMP_PROCESS_STATE);
+	rec->v[0] = t->tid;
+	rec->v[1] = t->tid;
+	rec->v[2] = t->proc->pid;
+	rec->v[3] = t->proc->pid;
+	rec->v[4] = t->proc->ppid;
+	rec->v[5] = t->proc->ppid;
+	rec->s[0] = t->comm;
+	rec->v[6] = t->kernel_thread ? 1 : 0;	/* type: user / kernel thread */
+	rec->v[7] = 5;				/* mode, as lttng-modules writes it */
+	rec->v[8] = 0;				/* submode */
+	rec->v[9] = t->run == SIM_T_BLOCKED ? 5 : 2;	/* status: WAIT / WAIT_CPU */
+	rec->v[10] = 0;				/* ns_level */
+	rec->v[11] = NS_INUM_ROOT;
+	rec->v[12] = t->cpu;
+	if (t->book.state == SIM_ST_UNKNOWN && t->run == SIM_T_BLOCKED) {
+		sim_book_set(&t->book, SIM_ST_BLOCKED, rec->ts);
+	}
+}
+
 void sim_statedump(struct sim *sim, unsigned int h)
 {
 	struct sim_host *host = &sim->host[h];
+	GPtrArray *threads = g_ptr_array_new();
 	struct sim_thread *t;
-	struct sim_record *rec;
+	guint i;
 
 	(void) sim_emit_cpu(sim, h, 0, SIM_EV_STATEDUMP_START);
+	/* the host's list is newest first: dump in tid order, as the kernel's task list */
 	for (t = host->threads; t; t = t->all_next) {
-		rec = sim_emit_cpu(sim, h, 0, SIM_EV_STATEDUMP_PROCESS_STATE);
-		rec->v[0] = t->tid;
-		rec->v[1] = t->tid;
-		rec->v[2] = t->proc->pid;
-		rec->v[3] = t->proc->pid;
-		rec->v[4] = t->proc->ppid;
-		rec->v[5] = t->proc->ppid;
-		rec->s[0] = t->comm;
-		rec->v[6] = t->kernel_thread ? 1 : 0;	/* type: user / kernel thread */
-		rec->v[7] = 5;				/* mode: LTTNG_MODE_UNKNOWN-like (as lttng writes) */
-		rec->v[8] = 0;				/* submode */
-		rec->v[9] = t->run == SIM_T_BLOCKED ? 5 : 2;	/* status: WAIT / WAIT_CPU */
-		rec->v[10] = 0;				/* ns_level */
-		rec->v[11] = NS_INUM_ROOT;
-		rec->v[12] = t->cpu;
-		if (t->book.state == SIM_ST_UNKNOWN && t->run == SIM_T_BLOCKED) {
-			sim_book_set(&t->book, SIM_ST_BLOCKED, rec->ts);
-		}
+		g_ptr_array_add(threads, t);
 	}
+	for (i = threads->len; i > 0; i--) {
+		statedump_thread(sim, h, g_ptr_array_index(threads, i - 1));
+	}
+	g_ptr_array_free(threads, TRUE);
 	(void) sim_emit_cpu(sim, h, 0, SIM_EV_STATEDUMP_END);
 }
