@@ -97,3 +97,21 @@ def test_tcp_headers_decode(read_back):
     assert all(k[1] == 8080 and k[0] >= 50000 for k in external)
     to_client = [k for k in sends if k[0] == 8080 and k[1] >= 50000]
     assert len(recvs) - len(external) == len(sends) - len(to_client)
+
+
+def test_discarded_events_round_trip(tmp_path, plugin_dir):
+    import bt2
+    from scenario_fixtures import load_truth
+    truth_path = tmp_path / "truth.json"
+    trace = make_scenario_trace(tmp_path / "trace", truth=truth_path, requests=20, **{"discard-every": 1500})
+    lost = 0
+    ranges = 0
+    for msg in bt2.TraceCollectionMessageIterator(str(trace)):
+        if type(msg) is bt2._DiscardedEventsMessageConst:
+            assert str(msg.stream.trace.environment["domain"]) == "kernel"
+            lost += msg.count
+            ranges += 1
+    truth = load_truth(truth_path)
+    assert ranges > 0 and lost == truth["discarded_events"] == 64 * ranges
+    # the truth keeps the real thread states: every span still sums exactly
+    assert all(sum(s["states"].values()) == s["end"] - s["begin"] for s in truth["spans"])

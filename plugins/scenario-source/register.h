@@ -32,7 +32,10 @@ BT_PLUGIN_SOURCE_COMPONENT_CLASS_HELP_WITH_ID(deepspan, scenario,
 	"  truth (string, default none): path of the ground-truth JSON to write.\n"
 	"  packet-events (unsigned integer 16..1000000, default 4096): events per packet.\n"
 	"  interarrival (duration, default \"4ms\"): mean time between two external requests.\n"
-	"  max-inflight (unsigned integer 1..4096, default 16): concurrent external requests.\n");
+	"  max-inflight (unsigned integer 1..4096, default 16): concurrent external requests.\n"
+	"  discard-every (unsigned integer, default 0): when not 0, every kernel stream loses a burst of 64 "
+	"events every that many events, reported as discarded events at its next packet (the truth keeps "
+	"the real thread states).\n");
 BT_PLUGIN_SOURCE_COMPONENT_CLASS_INITIALIZE_METHOD_WITH_ID(deepspan, scenario, scenario_initialize);
 BT_PLUGIN_SOURCE_COMPONENT_CLASS_FINALIZE_METHOD_WITH_ID(deepspan, scenario, scenario_finalize);
 BT_PLUGIN_SOURCE_COMPONENT_CLASS_MESSAGE_ITERATOR_CLASS_INITIALIZE_METHOD_WITH_ID(deepspan, scenario,

@@ -14,7 +14,7 @@
 
 static const char *const known_names[] = {
 	"preset", "hosts", "cpus", "requests", "seed", "slow-ratio", "cause", "span-schema",
-	"clock", "truth", "packet-events", "interarrival", "max-inflight", NULL,
+	"clock", "truth", "packet-events", "interarrival", "max-inflight", "discard-every", NULL,
 };
 
 static bool parse_int(const char *text, int64_t *out)
@@ -102,7 +102,8 @@ bool scn_params_parse(bt_self_component *self_comp, const bt_value *map,
 			ds_params_get_string(&params, "truth", NULL, &truth) ||
 			ds_params_get_uint(&params, "packet-events", 4096, 16, 1000000, &packet_events) ||
 			ds_params_get_duration(&params, "interarrival", 4000000, &interarrival) ||
-			ds_params_get_uint(&params, "max-inflight", 16, 1, 4096, &inflight)) {
+			ds_params_get_uint(&params, "max-inflight", 16, 1, 4096, &inflight) ||
+			ds_params_get_uint(&params, "discard-every", 0, 0, UINT64_MAX, &cfg->discard_every)) {
 		return false;
 	}
 	cfg->hosts = (unsigned int) hosts;
@@ -118,6 +119,12 @@ bool scn_params_parse(bt_self_component *self_comp, const bt_value *map,
 		return false;
 	}
 	cfg->interarrival_ns = interarrival;
+	if (cfg->discard_every != 0 && cfg->discard_every <= 64) {
+		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(self_comp,
+			"%s: parameter `discard-every`: expected 0 (never) or more than 64 (a burst loses 64 "
+			"events), got %" PRIu64 ".", SCN_CLASS_NAME, cfg->discard_every);
+		return false;
+	}
 	/* the default clocks depend on the seed: draw them again now that it is known */
 	sim_config_random_clocks(cfg);
 	if (!scn_parse_clock_spec(clock, cfg, why, sizeof(why))) {

@@ -121,17 +121,49 @@ static bool switch_packet(struct sim_output *out, unsigned int h, enum sim_domai
 		return false;
 	}
 	if (stream->pending_discarded) {
+		/*
+		 * As sink.ctf.fs (and source.ctf.fs reading LTTng) frame it: the
+		 * loss spans from the previous packet's end to the end of the
+		 * packet whose counter reports it, here an empty packet.
+		 */
 		rec = append(out, port, SIM_REC_DISCARDED, cpu, ts);
 		if (!rec) {
 			return false;
 		}
 		rec->count = stream->pending_discarded;
 		stream->pending_discarded = 0;
+		if (!append(out, port, SIM_REC_PACKET_BEGIN, cpu, ts) ||
+				!append(out, port, SIM_REC_PACKET_END, cpu, ts)) {
+			return false;
+		}
 	}
 	if (!append(out, port, SIM_REC_PACKET_BEGIN, cpu, ts)) {
 		return false;
 	}
 	stream->events_in_packet = 0;
+	return true;
+}
+
+/* Whether the stream loses this event (a burst every `discard_every` kernel events). */
+static bool lose_event(struct sim_output *out, enum sim_domain domain, struct sim_stream_framing *stream)
+{
+	if (out->discard_every == 0 || domain != SIM_DOMAIN_KERNEL) {
+		return false;
+	}
+	stream->seen++;
+	if (stream->dropping == 0 && stream->seen % out->discard_every == 0) {
+		stream->dropping = out->discard_burst;
+	}
+	if (stream->dropping == 0) {
+		return false;
+	}
+	stream->dropping--;
+	stream->pending_discarded++;
+	out->discarded++;
+	if (stream->dropping == 0) {
+		/* report the loss at the stream's next event, as the next packet's counter */
+		stream->events_in_packet = out->packet_events;
+	}
 	return true;
 }
 
@@ -149,6 +181,12 @@ struct sim_record *sim_output_event(struct sim_output *out, unsigned int h,
 	ts = sim_clock_local(&host->clock, now);
 	host->last_true = now;
 	host->last_local = ts;
+	if (lose_event(out, domain, stream)) {
+		/* a full ring buffer: the tracer drops it and counts it */
+		out->scratch.ts = ts;
+		out->scratch.event = (uint16_t) event;
+		return &out->scratch;
+	}
 	if (stream->events_in_packet >= out->packet_events &&
 			!switch_packet(out, h, domain, cpu, ts)) {
 		return NULL;

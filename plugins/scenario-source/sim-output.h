@@ -63,6 +63,8 @@ struct sim_stream_framing {
 	bool packet_open;
 	uint32_t events_in_packet;
 	uint64_t pending_discarded;	/* events to report lost at the next packet switch */
+	uint32_t dropping;		/* events still to drop in the current burst */
+	uint64_t seen;			/* events offered to this stream */
 };
 
 struct sim_host_output {
@@ -76,6 +78,9 @@ struct sim_output {
 	unsigned int hosts;
 	unsigned int cpus;
 	uint32_t packet_events;		/* events per packet before a packet switch */
+	uint64_t discard_every;		/* kernel streams lose a burst every that many events (0: never) */
+	uint32_t discard_burst;		/* events lost per burst */
+	uint64_t discarded;		/* events lost so far (all streams) */
 	struct sim_host_output host[SIM_MAX_HOSTS];
 	struct sim_port_queue port[2 * SIM_MAX_HOSTS];	/* [host * 2 + domain] */
 	struct sim_record scratch;	/* records of unconnected ports land here */

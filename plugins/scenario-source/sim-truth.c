@@ -151,7 +151,7 @@ void sim_truth_request(struct sim_truth *truth, const struct sim_truth_request *
 	ds_json_end_object(w);
 }
 
-bool sim_truth_close(struct sim_truth *truth, uint64_t tcp_segments)
+bool sim_truth_close(struct sim_truth *truth, uint64_t tcp_segments, uint64_t discarded_events)
 {
 	char buf[65536];
 	size_t n;
@@ -172,6 +172,7 @@ bool sim_truth_close(struct sim_truth *truth, uint64_t tcp_segments)
 		ok = false;
 	}
 	ds_json_uint(&truth->writer, "tcp_segments", tcp_segments);
+	ds_json_uint(&truth->writer, "discarded_events", discarded_events);
 	ds_json_end_object(&truth->writer);
 	fputc('\n', truth->file);
 	if (ferror(truth->file)) {

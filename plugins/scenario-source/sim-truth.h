@@ -32,7 +32,7 @@ struct sim_truth *sim_truth_open(const char *path, const struct sim *sim,
 void sim_truth_span(struct sim_truth *truth, const struct sim *sim, const struct sim_span *span);
 void sim_truth_request(struct sim_truth *truth, const struct sim_truth_request *request);
 /* Writes the requests and totals and closes the file; false on an I/O error. */
-bool sim_truth_close(struct sim_truth *truth, uint64_t tcp_segments);
+bool sim_truth_close(struct sim_truth *truth, uint64_t tcp_segments, uint64_t discarded_events);
 /* Closes without completing (error path). */
 void sim_truth_abort(struct sim_truth *truth);
 

@@ -135,6 +135,8 @@ struct sim *sim_create(const struct sim_config *cfg, char *error, size_t error_s
 	sim_rng_init(&sim->rng, cfg->seed, 1);
 	sim_queue_init(&sim->queue);
 	sim_output_init(&sim->out, cfg->hosts, cfg->cpus, cfg->packet_events, sim->cfg.clocks);
+	sim->out.discard_every = cfg->discard_every;
+	sim->out.discard_burst = 64;
 	for (h = 0; h < cfg->hosts; h++) {
 		sim_kernel_init_host(sim, h, sim_hotrod_host_name(h, cfg->hosts), cfg->cpus);
 	}
@@ -177,7 +179,7 @@ static void sim_end(struct sim *sim)
 		sim_fail(sim, "out of memory ending the streams");
 	}
 	if (sim->truth) {
-		bool ok = sim_truth_close(sim->truth, sim->tcp_segments);
+		bool ok = sim_truth_close(sim->truth, sim->tcp_segments, sim->out.discarded);
 
 		sim->truth = NULL;
 		if (!ok) {

@@ -43,6 +43,7 @@ struct sim_config {
 	struct sim_clock clocks[SIM_MAX_HOSTS];	/* per-host transform (reference set by sim_create) */
 	const char *truth_path;		/* borrowed; NULL = no truth file */
 	uint32_t packet_events;		/* events per packet */
+	uint64_t discard_every;		/* kernel streams lose 64 events every that many (0: never) */
 	int64_t interarrival_ns;	/* mean time between two requests */
 	unsigned int max_inflight;	/* concurrent external requests */
 };
