@@ -1,1 +1,12 @@
 # sync-filter: sources of this component class (append to the plugin) and its unit tests.
+# The pure-C synchronization core is a convenience library so the unit tests link it too.
+noinst_LTLIBRARIES += plugins/sync-filter/libsync-core.la
+plugins_sync_filter_libsync_core_la_SOURCES = \
+	plugins/sync-filter/hull.c plugins/sync-filter/hull.h \
+	plugins/sync-filter/solver.c plugins/sync-filter/solver.h
+
+plugins_babeltrace_plugin_deepspan_la_LIBADD += plugins/sync-filter/libsync-core.la
+
+check_PROGRAMS += tests/unit/test_sync_hull
+tests_unit_test_sync_hull_SOURCES = tests/unit/test_sync_hull.c tests/unit/unit.h
+tests_unit_test_sync_hull_LDADD = plugins/sync-filter/libsync-core.la $(UNIT_LDADD)
