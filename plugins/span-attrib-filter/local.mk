@@ -1,1 +1,10 @@
 # span-attrib-filter: sources of this component class (append to the plugin) and its unit tests.
+
+# Shared modules owned by span-attrib (used by sync and others too).
+plugins_common_libdeepspan_common_la_SOURCES += \
+	plugins/common/event-fields.c plugins/common/event-fields.h \
+	plugins/common/span-events.c plugins/common/span-events.h
+
+check_PROGRAMS += tests/unit/test_span_events
+tests_unit_test_span_events_SOURCES = tests/unit/test_span_events.c tests/unit/unit.h
+tests_unit_test_span_events_LDADD = $(UNIT_LDADD)
