@@ -6,6 +6,11 @@ plugins_sync_filter_libsync_core_la_SOURCES = \
 	plugins/sync-filter/solver.c plugins/sync-filter/solver.h
 
 plugins_babeltrace_plugin_deepspan_la_LIBADD += plugins/sync-filter/libsync-core.la
+plugins_babeltrace_plugin_deepspan_la_SOURCES += \
+	plugins/sync-filter/register.h plugins/sync-filter/sync.h \
+	plugins/sync-filter/sync-component.c plugins/sync-filter/sync-hosts.c \
+	plugins/sync-filter/sync-pass1.c plugins/sync-filter/sync-iter.c \
+	plugins/sync-filter/sync-report.c
 
 check_PROGRAMS += tests/unit/test_sync_hull
 tests_unit_test_sync_hull_SOURCES = tests/unit/test_sync_hull.c tests/unit/unit.h
