@@ -110,3 +110,47 @@ def test_formula_reapplies_report(bt2_plugin, scenarios, tmp_path):
     one_pass = run_sync(bt2_plugin, ctf_sources(*dirs), {"formula": str(report)}, keep=keep)
     assert one_pass["decreases"] == 0
     assert sorted(one_pass["events"]) == sorted(two_pass["events"])
+
+
+def _span_keep(msg):
+    name = msg.event.name
+    if name not in ("deepspan_ust:span_start", "deepspan_ust:span_end"):
+        return None
+    p = msg.event.payload_field
+    kind = int(p["kind"]) if name.endswith("start") else None
+    parent = int(p["parent_span_id"]) if name.endswith("start") else None
+    return (name.endswith("start"), (int(p["trace_id_high"]), int(p["trace_id_low"])),
+            int(p["span_id"]), parent, kind, str(msg.event.stream.trace.environment["hostname"]),
+            msg.default_clock_snapshot.ns_from_origin)
+
+
+def _cross_host_violations(events):
+    spans = {}
+    for is_start, tid, sid, parent, kind, host, ns in events:
+        s = spans.setdefault((tid, sid), {})
+        if is_start:
+            s.update(start=ns, parent=parent, kind=kind, host=host)
+        else:
+            s["end"] = ns
+    checked = bad = 0
+    for (tid, sid), s in spans.items():
+        p = spans.get((tid, s.get("parent")))
+        if not p or "start" not in s or p.get("host") == s["host"] or p.get("kind") != 2 \
+                or s["kind"] != 1:
+            continue
+        checked += 1
+        bad += not (p["start"] <= s["start"] and s["end"] <= p["end"])
+    return checked, bad
+
+
+def test_cross_host_spans_nest_after_sync(bt2_plugin, scenarios, tmp_path):
+    dirs, truth = scenarios(3)
+    synced = run_sync(bt2_plugin, ctf_sources(*dirs), keep=_span_keep)
+    checked, bad = _cross_host_violations(synced["events"])
+    assert checked > 100 and bad == 0
+    # on the raw clocks (a formula naming no host keeps every clock) they do not all nest
+    keep_all = tmp_path / "keep.json"
+    keep_all.write_text('{"hosts": [], "reorder": {"window_ns": 200000000}}')
+    raw = run_sync(bt2_plugin, ctf_sources(*dirs), {"formula": str(keep_all)}, keep=_span_keep)
+    checked_raw, bad_raw = _cross_host_violations(raw["events"])
+    assert checked_raw == checked and bad_raw > 0
