@@ -39,7 +39,10 @@ bool ds_sync_quality_from_name(const char *name, enum ds_sync_quality *out)
 
 int64_t ds_transform_apply(const struct ds_transform *tf, int64_t t)
 {
-	return tf->y0 + (int64_t) llround(tf->slope * (double) (t - tf->x0));
+	int64_t d = t - tf->x0;
+
+	/* y0 + d + (slope - 1) d: exact for slope 1, and the product stays small */
+	return tf->y0 + d + (int64_t) llround((tf->slope - 1.0) * (double) d);
 }
 
 struct ds_transform ds_transform_compose(const struct ds_transform *outer,
