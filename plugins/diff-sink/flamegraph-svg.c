@@ -173,7 +173,7 @@ static void write_frame(struct svg_writer *w, uint32_t index, double x, double w
 	fputs("\"><title>", w->file);
 	ds_xml_escape(w->file, w->text->str);
 	fprintf(w->file, "</title><rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" "
-		"fill=\"rgb(%u,%u,%u)\" rx=\"2\"/><text x=\"%.2f\" y=\"%.1f\">",
+		"fill=\"rgb(%u,%u,%u)\" stroke=\"#bbb\" stroke-width=\"0.5\" rx=\"2\"/><text x=\"%.2f\" y=\"%.1f\">",
 		px, y, pw, FRAME_HEIGHT - 1, rgb.r, rgb.g, rgb.b, px + 3,
 		y + FRAME_HEIGHT - 5);
 	write_label_text(w->file, label, pw);

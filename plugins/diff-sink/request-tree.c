@@ -268,6 +268,7 @@ void ds_requests_build(struct ds_requests *requests,
 	requests->worst_skew_span = DS_NO_SPAN;
 	for (i = 0; i < n; i++) {
 		order[i] = i;
+		ds_store_span(store, i)->request = DS_NO_SPAN;
 	}
 	g_qsort_with_data(order, n, sizeof(uint32_t), compare_by_trace, store);
 	for (first = 0; first < n; ) {

@@ -87,16 +87,52 @@ static void span_bars(FILE *file, const struct ds_span_store *store,
 	}
 }
 
+static gint compare_begin(gconstpointer a, gconstpointer b, gpointer data)
+{
+	const struct ds_span *x = ds_store_span(data, *(const uint32_t *) a);
+	const struct ds_span *y = ds_store_span(data, *(const uint32_t *) b);
+
+	return x->begin < y->begin ? -1 : x->begin > y->begin;
+}
+
+/* Depth-first order of the request's trees, children by start time. */
+static void order_rows(const struct ds_span_store *store, const struct ds_requests *requests,
+		uint32_t index, GArray *rows)
+{
+	const struct ds_span *span = ds_store_span(store, index);
+	uint32_t *children = g_memdup2(ds_span_children(requests, span),
+		sizeof(uint32_t) * span->child_count);
+	uint32_t i;
+
+	g_array_append_val(rows, index);
+	g_qsort_with_data(children, span->child_count, sizeof(uint32_t), compare_begin,
+		(gpointer) store);
+	for (i = 0; i < span->child_count && rows->len < MAX_ROWS; i++) {
+		order_rows(store, requests, children[i], rows);
+	}
+	g_free(children);
+}
+
 void ds_write_waterfall_svg(FILE *file, const struct ds_span_store *store,
 		const struct ds_requests *requests, uint32_t index, const char *title)
 {
 	const struct ds_request *request = ds_request_at(requests, index);
-	const uint32_t *spans = &g_array_index(requests->spans, uint32_t, request->first_span);
-	uint32_t rows = MIN(request->span_count, MAX_ROWS), i;
+	const uint32_t *all = &g_array_index(requests->spans, uint32_t, request->first_span);
+	GArray *order = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+	const uint32_t *spans;
+	uint32_t rows, i;
 	int64_t t0 = INT64_MAX, t1 = INT64_MIN;
-	double height = (rows + 2) * ROW_HEIGHT + 10;
+	double height;
 	char latency[32];
 
+	for (i = 0; i < request->span_count && order->len < MAX_ROWS; i++) {
+		if (ds_store_span(store, all[i])->parent == DS_NO_SPAN) {
+			order_rows(store, requests, all[i], order);
+		}
+	}
+	spans = (const uint32_t *) order->data;
+	rows = order->len;
+	height = (rows + 2) * ROW_HEIGHT + 10;
 	for (i = 0; i < rows; i++) {
 		const struct ds_span *span = ds_store_span(store, spans[i]);
 
@@ -144,4 +180,5 @@ void ds_write_waterfall_svg(FILE *file, const struct ds_span_store *store,
 	ds_format_duration((double) (t1 - t0), false, latency, sizeof(latency));
 	fprintf(file, "<text x=\"%.0f\" y=\"12\">0</text><text x=\"%.0f\" y=\"12\" "
 		"text-anchor=\"end\">%s</text>\n</svg>\n", LABEL_WIDTH, LABEL_WIDTH + BAR_AREA, latency);
+	g_array_free(order, TRUE);
 }
