@@ -39,6 +39,13 @@ instrumentation/deepspan-ust.pc: $(srcdir)/$(DEEPSPAN_UST_DIR)/deepspan-ust.pc.i
 CLEANFILES += instrumentation/deepspan-ust.pc
 EXTRA_DIST += $(DEEPSPAN_UST_DIR)/deepspan-ust.pc.in
 
+# The per-span cost with tracing on and off (bench/instrumentation-overhead runs it).
+check_PROGRAMS += bench/instrumentation-overhead-spans
+bench_instrumentation_overhead_spans_SOURCES = bench/instrumentation-overhead-spans.c
+bench_instrumentation_overhead_spans_CPPFLAGS = -I$(srcdir)/$(DEEPSPAN_UST_DIR)
+bench_instrumentation_overhead_spans_LDADD = $(DEEPSPAN_UST_LDADD)
+EXTRA_DIST += bench/instrumentation-overhead
+
 # The recording helper: installed with the library whose events it records.
 bin_SCRIPTS += scripts/deepspan-record
 EXTRA_DIST += scripts/deepspan-record
