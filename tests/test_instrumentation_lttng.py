@@ -42,6 +42,7 @@ CHECKOUT_TREE = sorted([
     ("gateway", "GET account", ("gateway", "HTTP GET /checkout")),
     ("account", "GET /account", ("gateway", "GET account")),
     ("account", "verify token", ("account", "GET /account")),
+    ("gateway", "price cart", ("gateway", "HTTP GET /checkout")),
     ("gateway", "GET store/reserve", ("gateway", "HTTP GET /checkout")),
     ("store", "GET /reserve", ("gateway", "GET store/reserve")),
     ("store", "reserve items", ("store", "GET /reserve")),
@@ -55,7 +56,8 @@ BALANCE_TREE = sorted([
 ], key=repr)
 
 LOADGEN_ARGS = ["--requests=150", "--concurrency=3", "--big-every=50", "--big-items=100",
-                "--store-work-us=100", "--account-work-us=150", "--max-seconds=60"]
+                "--gateway-work-us=50", "--store-work-us=100", "--account-work-us=150", "--max-seconds=60"]
+GATEWAY_WORK_NS = 50_000
 STORE_WORK_NS = 100_000
 BIG_ITEMS = 100
 
@@ -267,9 +269,10 @@ def test_span_durations_agree_with_measured_latencies(shop_recording):
     # The recording overhead (two tracepoints and clock reads around the call) is microseconds.
     assert statistics.median(overheads) < 100_000, f"median overhead {statistics.median(overheads)} ns"
     for req in (r for r in measured["requests"] if r["slow"]):
-        reserve = next(s for s in by_trace[(req["trace_id_high"], req["trace_id_low"])]
-                       if s.operation == "reserve items")
+        by_operation = {s.operation: s for s in by_trace[(req["trace_id_high"], req["trace_id_low"])]}
+        reserve, price = by_operation["reserve items"], by_operation["price cart"]
         assert reserve.end - reserve.start >= BIG_ITEMS * STORE_WORK_NS, "a big cart holds the lock long"
+        assert price.end - price.start >= BIG_ITEMS * GATEWAY_WORK_NS, "a big cart takes long to price"
     slow = [r["latency_ns"] for r in measured["requests"] if r["slow"]]
     fast = [r["latency_ns"] for r in measured["requests"] if not r["slow"]]
     assert min(slow) > statistics.median(fast), "the slow requests are slow"
