@@ -55,6 +55,14 @@ BALANCE_TREE = sorted([
     ("account", "verify token", ("account", "GET /account")),
 ], key=repr)
 
+# deepspan_ust `kind`: 0 internal, 1 server, 2 client.
+SPAN_KINDS = {
+    ("loadgen", "GET /checkout"): 2, ("loadgen", "GET /balance"): 2,
+    ("gateway", "HTTP GET /checkout"): 1, ("gateway", "HTTP GET /balance"): 1,
+    ("gateway", "GET account"): 2, ("gateway", "GET store/reserve"): 2, ("gateway", "price cart"): 0,
+    ("account", "GET /account"): 1, ("account", "verify token"): 0,
+    ("store", "GET /reserve"): 1, ("store", "reserve items"): 0,
+}
 LOADGEN_ARGS = ["--requests=150", "--concurrency=3", "--big-every=50", "--big-items=100",
                 "--gateway-work-us=50", "--store-work-us=100", "--account-work-us=150", "--max-seconds=60"]
 GATEWAY_WORK_NS = 50_000
@@ -127,7 +135,7 @@ def record(tmp_dir, tag, command, extra=()):
 class RawSpan:
     """A span from its raw start/end events (either schema); times are clock values (ns)."""
     __slots__ = ("key", "parent", "service", "operation", "vpid", "vtid", "procname",
-                 "start", "end", "start_ns", "end_ns", "schema")
+                 "start", "end", "start_ns", "end_ns", "schema", "kind", "status")
 
 
 def read_raw_spans(trace):
@@ -157,14 +165,16 @@ def read_raw_spans(trace):
             span.vpid, span.vtid = int(ctx["vpid"]), int(ctx["vtid"])
             if span.schema == "deepspan_ust":
                 span.service, span.operation = str(payload["service"]), str(payload["operation"])
+                span.kind = int(payload["kind"])
             else:
-                span.service, span.operation = span.procname, str(payload["op_name"])
+                span.service, span.operation, span.kind = span.procname, str(payload["op_name"]), None
             span.start, span.start_ns = snapshot.value, snapshot.ns_from_origin
             span.end = span.end_ns = None
         else:
             assert key in spans, f"span {key} ended but never started"
             assert spans[key].end is None, f"span {key} ended twice"
             spans[key].end, spans[key].end_ns = snapshot.value, snapshot.ns_from_origin
+            spans[key].status = int(payload["status"]) if name == "deepspan_ust:span_end" else None
     return spans
 
 
@@ -244,6 +254,8 @@ def test_every_request_has_its_complete_span_tree(shop_recording):
         assert [r.key[2] for r in roots] == [req["span_id"]], "the loadgen's span is the only root"
         for s in trace_spans:
             assert s.procname == f"ds-{s.service}", "each service runs in its own process"
+            assert s.status == 1, "every span ended OK"
+            assert s.kind == SPAN_KINDS[(s.service, s.operation)], f"{s.service}: {s.operation} has kind {s.kind}"
             procs.setdefault(s.service, set()).add(s.vpid)
     assert {service: len(pids) for service, pids in procs.items()} == \
         {"loadgen": 1, "gateway": 1, "account": 1, "store": 1}
