@@ -24,3 +24,14 @@ examples_microservices_ds_loadgen_SOURCES = examples/microservices/loadgen.c $(E
 examples_microservices_ds_loadgen_CPPFLAGS = $(EXAMPLE_CPPFLAGS)
 examples_microservices_ds_loadgen_LDADD = $(EXAMPLE_LDADD)
 endif
+
+# examples/jaeger: a minimal `jaeger_ust` provider (the Jaeger-Go LTTng schema) and ds-span-emitter,
+# which emits the same span trees in either schema (tests/test_instrumentation_lttng.py).
+if ENABLE_INSTRUMENTATION
+check_PROGRAMS += examples/jaeger/ds-span-emitter
+examples_jaeger_ds_span_emitter_SOURCES = examples/jaeger/span-emitter.c examples/jaeger/jaeger-tp.c \
+	examples/jaeger/jaeger-ust-tp.h
+examples_jaeger_ds_span_emitter_CPPFLAGS = -I$(srcdir)/instrumentation/deepspan_ust -I$(srcdir)/examples/jaeger \
+	$(LTTNG_UST_CFLAGS)
+examples_jaeger_ds_span_emitter_LDADD = $(EXAMPLE_LDADD)
+endif

@@ -39,6 +39,17 @@ instrumentation/deepspan-ust.pc: $(srcdir)/$(DEEPSPAN_UST_DIR)/deepspan-ust.pc.i
 CLEANFILES += instrumentation/deepspan-ust.pc
 EXTRA_DIST += $(DEEPSPAN_UST_DIR)/deepspan-ust.pc.in
 
+# The per-span cost with tracing on and off (bench/instrumentation-overhead runs it).
+check_PROGRAMS += bench/instrumentation-overhead-spans
+bench_instrumentation_overhead_spans_SOURCES = bench/instrumentation-overhead-spans.c
+bench_instrumentation_overhead_spans_CPPFLAGS = -I$(srcdir)/$(DEEPSPAN_UST_DIR)
+bench_instrumentation_overhead_spans_LDADD = $(DEEPSPAN_UST_LDADD)
+EXTRA_DIST += bench/instrumentation-overhead
+
+# The recording helper: installed with the library whose events it records.
+bin_SCRIPTS += scripts/deepspan-record
+EXTRA_DIST += scripts/deepspan-record
+
 # Unit tests of the pure parts (no tracer) and of the API with tracing off.
 check_PROGRAMS += tests/unit/test_traceparent tests/unit/test_span_ids tests/unit/test_span_api
 tests_unit_test_traceparent_SOURCES = tests/unit/test_traceparent.c tests/unit/unit.h $(DEEPSPAN_UST_PURE_SOURCES)
@@ -48,9 +59,4 @@ tests_unit_test_span_ids_CPPFLAGS = -I$(srcdir)/$(DEEPSPAN_UST_DIR)
 tests_unit_test_span_api_SOURCES = tests/unit/test_span_api.c tests/unit/unit.h
 tests_unit_test_span_api_CPPFLAGS = -I$(srcdir)/$(DEEPSPAN_UST_DIR)
 tests_unit_test_span_api_LDADD = $(DEEPSPAN_UST_LDADD)
-endif
-
-# The recording helper (scripts/deepspan-record): installed with the library it records.
-if ENABLE_INSTRUMENTATION
-dist_bin_SCRIPTS = scripts/deepspan-record
 endif

@@ -1,6 +1,7 @@
 /*
  * ds-gateway: the front door. GET /checkout?user=U&items=N asks the account service for the
- * user, then the store to reserve N items; GET /balance?user=U asks the account service only.
+ * user, prices the cart (--work-us of CPU per item, an internal span), then asks the store to
+ * reserve N items; GET /balance?user=U asks the account service only.
  * Each incoming request is a server span; each outgoing call is a client span whose context
  * travels in the `traceparent` header.
  */
@@ -44,6 +45,12 @@ static void handle(int fd, const struct http_request *req, const struct service_
 	snprintf(path, sizeof(path), "/account?user=%lu", user);
 	ok = call(&span, "GET account", opts->account_port, path, &resp);
 	if (ok && checkout) {
+		struct deepspan_context context = deepspan_span_context(&span);
+		struct deepspan_span price;
+
+		deepspan_span_start(&price, &context, SERVICE_NAME, "price cart", DEEPSPAN_KIND_INTERNAL);
+		service_busy_wait_ns((uint64_t) items * opts->work_us * 1000);
+		deepspan_span_end(&price, DEEPSPAN_STATUS_OK);
 		snprintf(path, sizeof(path), "/reserve?user=%lu&items=%lu", user, items);
 		ok = call(&span, "GET store/reserve", opts->store_port, path, &resp);
 	}

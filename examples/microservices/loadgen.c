@@ -30,7 +30,7 @@
 
 struct loadgen_options {
 	unsigned long requests, concurrency, big_every, big_items, balance_every, max_seconds;
-	unsigned long account_work_us, store_work_us;
+	unsigned long gateway_work_us, account_work_us, store_work_us;
 	uint16_t gateway_port;
 	const char *output;
 };
@@ -60,12 +60,13 @@ static void usage(FILE *out)
 {
 	fprintf(out,
 		"usage: ds-loadgen [--requests=N] [--concurrency=C] [--big-every=K] [--big-items=I]\n"
-		"                  [--balance-every=M] [--account-work-us=US] [--store-work-us=US]\n"
-		"                  [--max-seconds=S] [--gateway-port=PORT] [--output=FILE]\n"
+		"                  [--balance-every=M] [--gateway-work-us=US] [--account-work-us=US]\n"
+		"                  [--store-work-us=US] [--max-seconds=S] [--gateway-port=PORT] [--output=FILE]\n"
 		"Sends N requests (default 200, at most %d) from C threads (default 4, at most %d) to the\n"
 		"example gateway. Every M-th request (default 10) is GET /balance, the others GET /checkout;\n"
-		"every K-th request (default 50) is a checkout of I items (default 100) that holds the\n"
-		"store's lock I times longer: the slow requests. Without --gateway-port it starts the three\n"
+		"every K-th request (default 50) is a checkout of I items (default 100): the gateway prices\n"
+		"each item (--gateway-work-us, 50) and the store holds its lock per item (--store-work-us,\n"
+		"100): the slow requests. Without --gateway-port it starts the three\n"
 		"services itself (from its own directory) and stops them at the end. Prints JSON to FILE\n"
 		"(default stdout). Everything stops after S seconds (default 120).\n",
 		MAX_REQUESTS, MAX_CONCURRENCY);
@@ -88,6 +89,7 @@ static bool parse_options(int argc, char **argv, struct loadgen_options *opts)
 		{ "big-every", required_argument, NULL, 'k' },
 		{ "big-items", required_argument, NULL, 'i' },
 		{ "balance-every", required_argument, NULL, 'm' },
+		{ "gateway-work-us", required_argument, NULL, 'w' },
 		{ "account-work-us", required_argument, NULL, 'a' },
 		{ "store-work-us", required_argument, NULL, 's' },
 		{ "max-seconds", required_argument, NULL, 't' },
@@ -101,8 +103,8 @@ static bool parse_options(int argc, char **argv, struct loadgen_options *opts)
 	int c;
 
 	*opts = (struct loadgen_options) { .requests = 200, .concurrency = 4, .big_every = 50,
-		.big_items = 100, .balance_every = 10, .max_seconds = 120, .account_work_us = 200,
-		.store_work_us = 100 };
+		.big_items = 100, .balance_every = 10, .max_seconds = 120, .gateway_work_us = 50,
+		.account_work_us = 200, .store_work_us = 100 };
 	while (ok && (c = getopt_long(argc, argv, "h", long_options, NULL)) != -1) {
 		switch (c) {
 		case 'n': ok = parse_ulong(optarg, 1, MAX_REQUESTS, &opts->requests); break;
@@ -110,6 +112,7 @@ static bool parse_options(int argc, char **argv, struct loadgen_options *opts)
 		case 'k': ok = parse_ulong(optarg, 1, ULONG_MAX, &opts->big_every); break;
 		case 'i': ok = parse_ulong(optarg, 1, 10000, &opts->big_items); break;
 		case 'm': ok = parse_ulong(optarg, 1, ULONG_MAX, &opts->balance_every); break;
+		case 'w': ok = parse_ulong(optarg, 0, 1000000, &opts->gateway_work_us); break;
 		case 'a': ok = parse_ulong(optarg, 0, 1000000, &opts->account_work_us); break;
 		case 's': ok = parse_ulong(optarg, 0, 1000000, &opts->store_work_us); break;
 		case 't': ok = parse_ulong(optarg, 1, 3600, &opts->max_seconds); break;
@@ -209,8 +212,9 @@ static bool spawn(struct child *child, const char *dir, const struct loadgen_opt
 	snprintf(path, sizeof(path), "%s/%s", dir, child->program);
 	snprintf(fd_arg, sizeof(fd_arg), "--listen-fd=%d", child->listen_fd);
 	snprintf(seconds, sizeof(seconds), "--max-seconds=%lu", opts->max_seconds + 10);
-	snprintf(work, sizeof(work), "--work-us=%lu",
-		child == store ? opts->store_work_us : opts->account_work_us);
+	snprintf(work, sizeof(work), "--work-us=%lu", strcmp(child->program, "ds-store") == 0 ?
+		opts->store_work_us : strcmp(child->program, "ds-account") == 0 ? opts->account_work_us :
+		opts->gateway_work_us);
 	args[n++] = path;
 	args[n++] = fd_arg;
 	args[n++] = seconds;
