@@ -214,11 +214,13 @@ static void op_fill_ids(const struct nctx_request *request, struct nctx_op *op)
 
 /* Emits (or defers) one operation of `request` at `ts`. */
 static void request_op(struct nctx_engine *engine, struct nctx_request *request,
-		enum nctx_op_kind kind, int64_t ts, int64_t vtid, uint8_t status)
+		enum nctx_op_kind kind, const struct nctx_origin *at, int64_t vtid,
+		uint8_t status)
 {
 	struct nctx_op op = {
 		.kind = kind,
-		.ts = ts,
+		.ts = at->ts,
+		.cycles = at->cycles,
 		.vtid = vtid,
 		.status = status,
 		.trace_id_high = engine->config.trace_id_high,
@@ -288,7 +290,7 @@ static void request_resolve(struct nctx_engine *engine,
 
 /* Makes `serial` the request running on the process's loop, emitting the transitions. */
 static void process_set_active(struct nctx_engine *engine,
-		struct nctx_process *process, uint64_t serial, int64_t ts, int64_t vtid)
+		struct nctx_process *process, uint64_t serial, const struct nctx_origin *at)
 {
 	struct nctx_request *old_request, *new_request;
 
@@ -299,10 +301,10 @@ static void process_set_active(struct nctx_engine *engine,
 		old_request = open_request(engine, process->active);
 		new_request = open_request(engine, serial);
 		if (old_request) {
-			request_op(engine, old_request, NCTX_OP_SPAN_DEACTIVATE, ts, vtid, 0);
+			request_op(engine, old_request, NCTX_OP_SPAN_DEACTIVATE, at, at->vtid, 0);
 		}
 		if (new_request) {
-			request_op(engine, new_request, NCTX_OP_SPAN_ACTIVATE, ts, vtid, 0);
+			request_op(engine, new_request, NCTX_OP_SPAN_ACTIVATE, at, at->vtid, 0);
 		}
 	}
 	process->active = serial;
@@ -345,7 +347,7 @@ void nctx_async_context(struct nctx_engine *engine,
 		frame.id = id;
 		frame.owner = resource_owner(process, id);
 		g_array_append_val(process->stack, frame);
-		process_set_active(engine, process, frame.owner, origin->ts, origin->vtid);
+		process_set_active(engine, process, frame.owner, origin);
 		break;
 	case NCTX_PHASE_AFTER:
 		/* Pop up to the matching `before` (an unmatched `after` changes nothing). */
@@ -353,7 +355,7 @@ void nctx_async_context(struct nctx_engine *engine,
 			if (g_array_index(process->stack, struct nctx_frame, i - 1).id == id) {
 				g_array_set_size(process->stack, i - 1);
 				process_set_active(engine, process,
-					process_top_owner(process), origin->ts, origin->vtid);
+					process_top_owner(process), origin);
 				break;
 			}
 		}
@@ -509,12 +511,12 @@ static void server_request(struct nctx_engine *engine, struct nctx_process *proc
 	} else {
 		request_make_root(engine, server);
 	}
-	request_op(engine, server, NCTX_OP_SPAN_START, origin->ts, origin->vtid, 0);
+	request_op(engine, server, NCTX_OP_SPAN_START, origin, origin->vtid, 0);
 	/* The request's handler runs in the current callback: it is now the request's. */
 	top = process->stack->len;
 	if (top > 0 && g_array_index(process->stack, struct nctx_frame, top - 1).id == http->ctx_id) {
 		g_array_index(process->stack, struct nctx_frame, top - 1).owner = server->serial;
-		process_set_active(engine, process, server->serial, origin->ts, origin->vtid);
+		process_set_active(engine, process, server->serial, origin);
 	}
 }
 
@@ -539,7 +541,7 @@ static void client_request(struct nctx_engine *engine, struct nctx_process *proc
 	} else {
 		request_make_root(engine, client);
 	}
-	request_op(engine, client, NCTX_OP_SPAN_START, origin->ts, origin->vtid, 0);
+	request_op(engine, client, NCTX_OP_SPAN_START, origin, origin->vtid, 0);
 }
 
 void nctx_http_request(struct nctx_engine *engine,
@@ -605,12 +607,12 @@ static void request_end(struct nctx_engine *engine, struct nctx_request *request
 	request->end_ts = origin->ts;
 	if (process->active == request->serial) {
 		if (engine->config.activations) {
-			request_op(engine, request, NCTX_OP_SPAN_DEACTIVATE, origin->ts,
+			request_op(engine, request, NCTX_OP_SPAN_DEACTIVATE, origin,
 				origin->vtid, 0);
 		}
 		process->active = 0;
 	}
-	request_op(engine, request, NCTX_OP_SPAN_END, origin->ts, request->vtid,
+	request_op(engine, request, NCTX_OP_SPAN_END, origin, request->vtid,
 		span_status(http_status));
 }
 

@@ -34,6 +34,7 @@ struct nctx_origin {
 	int64_t vtid;
 	const char *procname;	/* borrowed; the service name */
 	int64_t ts;		/* ns from the clock origin */
+	uint64_t cycles;	/* the same instant in the host clock's cycles */
 };
 
 /* `vnode:http_*_request` and `vnode:http_*_response` payloads. */
@@ -64,7 +65,8 @@ enum nctx_span_kind {
 /* One span operation; strings are borrowed for the duration of the callback. */
 struct nctx_op {
 	enum nctx_op_kind kind;
-	int64_t ts;
+	int64_t ts;			/* ns from origin, of the event that caused it */
+	uint64_t cycles;		/* that event's clock value */
 	uint32_t host;
 	int64_t vpid;
 	int64_t vtid;
