@@ -41,6 +41,18 @@ struct nctx_request {
 	GArray *deferred;		/* owned; struct nctx_op to emit once known */
 };
 
+/*
+ * An HTTPCLIENTREQUEST resource not yet announced by its client request
+ * event: Node 20 publishes `http.client.request.start` only once the request
+ * is written (possibly after the server got it), so the client span starts
+ * at this constructor.
+ */
+struct nctx_parser {
+	struct nctx_process *process;	/* borrowed */
+	int64_t id;
+	struct nctx_origin at;		/* the constructor; procname not kept */
+};
+
 /* One frame of a process's callback stack (before ... after). */
 struct nctx_frame {
 	int64_t id;
@@ -53,8 +65,7 @@ struct nctx_process {
 	GHashTable *owners;		/* owned; async id -> request serial (packed) */
 	GArray *stack;			/* owned; struct nctx_frame */
 	uint64_t active;		/* serial of the active request, 0 none */
-	int64_t last_client_resource;	/* latest HTTPCLIENTREQUEST id */
-	int64_t last_client_exec;	/* the resource executing when it was made */
+	GHashTable *client_parsers;	/* owned; HTTPCLIENTREQUEST id -> struct nctx_parser (borrowed) */
 	GPtrArray *open_servers;	/* owned array, borrowed requests */
 	GPtrArray *open_clients;	/* owned array, borrowed requests */
 };
@@ -67,6 +78,7 @@ struct nctx_engine {
 	GHashTable *requests;		/* owned; serial -> request (owned) */
 	GPtrArray *open_clients;	/* owned array, borrowed: every open client request */
 	GPtrArray *pending_servers;	/* owned array, borrowed: by start time */
+	GPtrArray *open_parsers;	/* owned; struct nctx_parser (owned), by time */
 	uint64_t next_serial;
 	uint64_t next_span_id;
 	uint64_t next_trace_low;
@@ -96,6 +108,7 @@ static void process_free(gpointer data)
 	struct nctx_process *process = data;
 
 	g_hash_table_destroy(process->owners);
+	g_hash_table_destroy(process->client_parsers);
 	g_array_free(process->stack, TRUE);
 	g_ptr_array_free(process->open_servers, TRUE);
 	g_ptr_array_free(process->open_clients, TRUE);
@@ -116,6 +129,7 @@ struct nctx_engine *nctx_engine_create(const struct nctx_config *config,
 		NULL, request_free);
 	engine->open_clients = g_ptr_array_new();
 	engine->pending_servers = g_ptr_array_new();
+	engine->open_parsers = g_ptr_array_new_with_free_func(g_free);
 	engine->next_serial = 1;
 	engine->next_span_id = 1;
 	engine->next_trace_low = 1;
@@ -128,6 +142,7 @@ void nctx_engine_destroy(struct nctx_engine *engine)
 		return;
 	}
 	g_ptr_array_free(engine->pending_servers, TRUE);
+	g_ptr_array_free(engine->open_parsers, TRUE);
 	g_ptr_array_free(engine->open_clients, TRUE);
 	g_hash_table_destroy(engine->requests);
 	g_hash_table_destroy(engine->processes);
@@ -141,13 +156,18 @@ const struct nctx_stats *nctx_engine_stats(const struct nctx_engine *engine)
 
 int64_t nctx_engine_horizon(const struct nctx_engine *engine)
 {
-	const struct nctx_request *oldest;
+	int64_t horizon = INT64_MAX;
 
-	if (engine->pending_servers->len == 0) {
-		return INT64_MAX;
+	if (engine->pending_servers->len > 0) {
+		horizon = ((const struct nctx_request *)
+			g_ptr_array_index(engine->pending_servers, 0))->start_ts;
 	}
-	oldest = g_ptr_array_index(engine->pending_servers, 0);
-	return oldest->start_ts;
+	if (engine->open_parsers->len > 0) {
+		const struct nctx_parser *parser = g_ptr_array_index(engine->open_parsers, 0);
+
+		horizon = MIN(horizon, parser->at.ts);
+	}
+	return horizon;
 }
 
 static struct nctx_process *process_get(struct nctx_engine *engine,
@@ -163,8 +183,7 @@ static struct nctx_process *process_get(struct nctx_engine *engine,
 		process->vpid = origin->vpid;
 		process->owners = g_hash_table_new(g_direct_hash, g_direct_equal);
 		process->stack = g_array_new(FALSE, FALSE, sizeof(struct nctx_frame));
-		process->last_client_resource = -1;
-		process->last_client_exec = -1;
+		process->client_parsers = g_hash_table_new(g_direct_hash, g_direct_equal);
 		process->open_servers = g_ptr_array_new();
 		process->open_clients = g_ptr_array_new();
 		g_hash_table_insert(engine->processes, NCTX_KEY(key), process);
@@ -190,6 +209,15 @@ static uint64_t resource_owner(struct nctx_process *process, int64_t id)
 }
 
 /* Frees `request` once nothing can refer to it any more. */
+/* Forgets `parser` (NULL: nothing to do). */
+static void parser_close(struct nctx_engine *engine, struct nctx_parser *parser)
+{
+	if (parser) {
+		g_hash_table_remove(parser->process->client_parsers, NCTX_KEY(parser->id));
+		g_ptr_array_remove(engine->open_parsers, parser);
+	}
+}
+
 static void request_release_if_done(struct nctx_engine *engine,
 		struct nctx_request *request)
 {
@@ -319,6 +347,20 @@ static uint64_t process_top_owner(const struct nctx_process *process)
 		process->stack->len - 1).owner;
 }
 
+static void parser_open(struct nctx_engine *engine, struct nctx_process *process,
+		const struct nctx_origin *origin, int64_t id)
+{
+	struct nctx_parser *parser = g_new0(struct nctx_parser, 1);
+
+	parser->process = process;
+	parser->id = id;
+	parser->at = *origin;
+	parser->at.procname = NULL;
+	parser_close(engine, g_hash_table_lookup(process->client_parsers, NCTX_KEY(id)));
+	g_hash_table_insert(process->client_parsers, NCTX_KEY(id), parser);
+	g_ptr_array_add(engine->open_parsers, parser);
+}
+
 void nctx_async_context(struct nctx_engine *engine,
 		const struct nctx_origin *origin, enum nctx_phase phase,
 		int64_t id, int64_t trigger_id, int64_t exec_id, const char *type)
@@ -339,8 +381,7 @@ void nctx_async_context(struct nctx_engine *engine,
 			g_hash_table_insert(process->owners, NCTX_KEY(id), NCTX_KEY(owner));
 		}
 		if (type && type[0] == 'H' && strcmp(type, "HTTPCLIENTREQUEST") == 0) {
-			process->last_client_resource = id;
-			process->last_client_exec = exec_id;
+			parser_open(engine, process, origin, id);
 		}
 		break;
 	case NCTX_PHASE_BEFORE:
@@ -362,6 +403,7 @@ void nctx_async_context(struct nctx_engine *engine,
 		break;
 	case NCTX_PHASE_DESTROY:
 		g_hash_table_remove(process->owners, NCTX_KEY(id));
+		parser_close(engine, g_hash_table_lookup(process->client_parsers, NCTX_KEY(id)));
 		break;
 	}
 }
@@ -461,6 +503,12 @@ static struct nctx_request *server_find_caller(struct nctx_engine *engine,
 			*maybe_later = true;
 		}
 	}
+	/* A client request whose event is still to come (see struct nctx_parser). */
+	if (!best && engine->open_parsers->len > 0 &&
+			((const struct nctx_parser *) g_ptr_array_index(engine->open_parsers, 0))->at.ts <=
+				server->start_ts) {
+		*maybe_later = true;
+	}
 	return best;
 }
 
@@ -486,6 +534,21 @@ static void pending_review(struct nctx_engine *engine, int64_t now, bool finishi
 			request_make_root(engine, server);
 		} else {
 			i++;
+		}
+	}
+}
+
+/* A pending server request may be the callee of `client`, now that its ports are known. */
+static void link_pending_callee(struct nctx_engine *engine, struct nctx_request *client)
+{
+	guint i;
+
+	for (i = 0; i < engine->pending_servers->len; i++) {
+		struct nctx_request *server = g_ptr_array_index(engine->pending_servers, i);
+
+		if (client_matches(client, server)) {
+			server_link(engine, server, client);
+			break;
 		}
 	}
 }
@@ -523,15 +586,20 @@ static void server_request(struct nctx_engine *engine, struct nctx_process *proc
 static void client_request(struct nctx_engine *engine, struct nctx_process *process,
 		const struct nctx_origin *origin, const struct nctx_http *http)
 {
-	struct nctx_request *client = request_new(engine, process, origin, true, http);
-	struct nctx_request *parent = open_request(engine, resource_owner(process, http->ctx_id));
+	struct nctx_parser *parser = g_hash_table_lookup(process->client_parsers,
+		NCTX_KEY(http->ctx_id));
+	struct nctx_origin start = parser ? parser->at : *origin;
+	struct nctx_request *client, *parent;
 
+	/* The request was made when its HTTPCLIENTREQUEST resource was constructed. */
+	start.procname = origin->procname;
+	client = request_new(engine, process, &start, true, http);
+	parent = open_request(engine, resource_owner(process, http->ctx_id));
+	parser_close(engine, parser);
 	engine->stats.client_requests++;
 	if (!parent) {
 		parent = open_request(engine, process_top_owner(process));
 	}
-	client->resource_id = process->last_client_exec == http->ctx_id ?
-		process->last_client_resource : -1;
 	client->local_port_was_unknown = http->local_port < 0;
 	g_ptr_array_add(process->open_clients, client);
 	g_ptr_array_add(engine->open_clients, client);
@@ -541,7 +609,11 @@ static void client_request(struct nctx_engine *engine, struct nctx_process *proc
 	} else {
 		request_make_root(engine, client);
 	}
-	request_op(engine, client, NCTX_OP_SPAN_START, origin, origin->vtid, 0);
+	request_op(engine, client, NCTX_OP_SPAN_START, &start, start.vtid, 0);
+	if (engine->pending_servers->len > 0) {
+		link_pending_callee(engine, client);
+		pending_review(engine, origin->ts, false);
+	}
 }
 
 void nctx_http_request(struct nctx_engine *engine,
@@ -638,7 +710,6 @@ static void client_response(struct nctx_engine *engine, struct nctx_process *pro
 		const struct nctx_origin *origin, const struct nctx_http *http)
 {
 	struct nctx_request *client = find_open(process, process->open_clients, http, true);
-	guint i;
 
 	engine->stats.client_responses++;
 	if (!client) {
@@ -651,15 +722,7 @@ static void client_response(struct nctx_engine *engine, struct nctx_process *pro
 	if (client->port < 0) {
 		client->port = http->port;
 	}
-	/* A pending server request may be this client's callee, now that its port is known. */
-	for (i = 0; i < engine->pending_servers->len; i++) {
-		struct nctx_request *server = g_ptr_array_index(engine->pending_servers, i);
-
-		if (client_matches(client, server)) {
-			server_link(engine, server, client);
-			break;
-		}
-	}
+	link_pending_callee(engine, client);
 	g_ptr_array_remove(process->open_clients, client);
 	g_ptr_array_remove(engine->open_clients, client);
 	request_end(engine, client, origin, http->status);
@@ -683,15 +746,21 @@ void nctx_http_response(struct nctx_engine *engine,
 
 void nctx_engine_advance(struct nctx_engine *engine, int64_t ts)
 {
-	const struct nctx_request *oldest;
+	int64_t horizon = nctx_engine_horizon(engine);
 
-	if (engine->pending_servers->len == 0) {
+	if (horizon == INT64_MAX || ts - horizon <= engine->config.match_window_ns) {
 		return;
 	}
-	oldest = g_ptr_array_index(engine->pending_servers, 0);
-	if (ts - oldest->start_ts > engine->config.match_window_ns) {
-		pending_review(engine, ts, false);
+	/* An HTTPCLIENTREQUEST never announced (no subscriber, aborted) stops holding output. */
+	while (engine->open_parsers->len > 0) {
+		struct nctx_parser *parser = g_ptr_array_index(engine->open_parsers, 0);
+
+		if (ts - parser->at.ts <= engine->config.match_window_ns) {
+			break;
+		}
+		parser_close(engine, parser);
 	}
+	pending_review(engine, ts, false);
 }
 
 void nctx_engine_finish(struct nctx_engine *engine)
@@ -699,6 +768,9 @@ void nctx_engine_finish(struct nctx_engine *engine)
 	GHashTableIter iter;
 	gpointer value;
 
+	while (engine->open_parsers->len > 0) {
+		parser_close(engine, g_ptr_array_index(engine->open_parsers, 0));
+	}
 	pending_review(engine, INT64_MAX, true);
 	engine->stats.open_at_end = 0;
 	g_hash_table_iter_init(&iter, engine->requests);

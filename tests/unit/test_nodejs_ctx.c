@@ -207,7 +207,7 @@ static void exchange(struct fixture *fx, int64_t t, int64_t base, bool fresh,
 	after(fx, GATEWAY, t + 7, gw_msg);
 	before(fx, GATEWAY, t + 8, base + 2);
 	construct(fx, GATEWAY, t + 9, base + 3, base + 2, base + 2, "HTTPCLIENTREQUEST");
-	http(fx, GATEWAY, t + 10, true, true, base + 2, base + 1, 8081, 40000, "/users");
+	http(fx, GATEWAY, t + 10, true, true, base + 3, base + 1, 8081, 40000, "/users");
 	after(fx, GATEWAY, t + 11, base + 2);
 
 	if (fresh) {
@@ -270,6 +270,7 @@ static void test_fresh_socket(void)
 	UNIT_CHECK(activations_alternate(&fx, GATEWAY) && activations_alternate(&fx, USERS),
 		"fresh: activations alternate per loop");
 	UNIT_CHECK(ops_in_time_order(&fx), "fresh: operations in time order");
+	UNIT_EQ_INT(client->ts, 9, "fresh: client span starts at its HTTPCLIENTREQUEST");
 	UNIT_EQ_INT(nctx_engine_horizon(fx.engine), INT64_MAX, "fresh: nothing held back");
 end:
 	fixture_fini(&fx);
@@ -330,11 +331,11 @@ static void test_concurrent_requests(void)
 	after(&fx, GATEWAY, 19, 8);
 	before(&fx, GATEWAY, 20, 21);
 	construct(&fx, GATEWAY, 21, 22, 21, 21, "HTTPCLIENTREQUEST");
-	http(&fx, GATEWAY, 22, true, true, 21, 20, 8081, 40000, "/users");
+	http(&fx, GATEWAY, 22, true, true, 22, 20, 8081, 40000, "/users");
 	after(&fx, GATEWAY, 23, 21);
 	before(&fx, GATEWAY, 24, 31);
 	construct(&fx, GATEWAY, 25, 32, 31, 31, "HTTPCLIENTREQUEST");
-	http(&fx, GATEWAY, 26, true, true, 31, 30, 8081, 40001, "/users");
+	http(&fx, GATEWAY, 26, true, true, 32, 30, 8081, 40001, "/users");
 	after(&fx, GATEWAY, 27, 31);
 	/* users sees b's call first. */
 	before(&fx, USERS, 30, 9);
@@ -392,7 +393,7 @@ static void test_never_answered(void)
 	http(&fx, GATEWAY, 4, false, true, 6, 5, 50000, 8080, "/hang");
 	construct(&fx, GATEWAY, 5, 7, 6, 6, "HTTPCLIENTREQUEST");
 	/* DNS pending: no socket, no local port. */
-	http(&fx, GATEWAY, 6, true, true, 6, -1, 8081, -1, "/nowhere");
+	http(&fx, GATEWAY, 6, true, true, 7, -1, 8081, -1, "/nowhere");
 	after(&fx, GATEWAY, 7, 6);
 	/* An answer nobody asked for is counted, not crashed on. */
 	http(&fx, GATEWAY, 8, false, false, 99, 98, 1, 2, NULL);
@@ -420,7 +421,7 @@ static void test_deferred_match(void)
 	before(&fx, GATEWAY, 3, 6);
 	http(&fx, GATEWAY, 4, false, true, 6, 5, 50000, 8080, "/api");
 	construct(&fx, GATEWAY, 5, 7, 6, 6, "HTTPCLIENTREQUEST");
-	http(&fx, GATEWAY, 6, true, true, 6, -1, 8081, -1, "/users");
+	http(&fx, GATEWAY, 6, true, true, 7, -1, 8081, -1, "/users");
 	after(&fx, GATEWAY, 7, 6);
 	before(&fx, USERS, 20, 4);
 	http(&fx, USERS, 21, false, true, 4, 3, 40002, 8081, "/users");
@@ -442,7 +443,8 @@ static void test_deferred_match(void)
 		UNIT_EQ_INT(callee->ts, 21, "deferred: emitted at its own time");
 	}
 	UNIT_EQ_UINT(stats->deferred_servers, 1, "deferred: counted");
-	UNIT_EQ_UINT(fx.rec.deferred, 4, "deferred: start, activate, deactivate, end released late");
+	/* The client's start (at its resource, 5, announced at 6) and the callee's four operations. */
+	UNIT_EQ_UINT(fx.rec.deferred, 5, "deferred: operations released late, at their own time");
 	fixture_fini(&fx);
 }
 
@@ -467,6 +469,31 @@ static void test_window_expiry(void)
 	fixture_fini(&fx);
 }
 
+/* Node 20 publishes the client request once written: the callee may start first. */
+static void test_callee_before_client_event(void)
+{
+	struct fixture fx;
+	const struct nctx_op *client, *callee;
+
+	fixture_init(&fx, false);
+	before(&fx, GATEWAY, 3, 6);
+	http(&fx, GATEWAY, 4, false, true, 6, 5, 50000, 8080, "/api");
+	construct(&fx, GATEWAY, 5, 7, 6, 6, "HTTPCLIENTREQUEST");
+	after(&fx, GATEWAY, 6, 6);
+	UNIT_EQ_INT(nctx_engine_horizon(fx.engine), 5, "early callee: output held at the client's resource");
+	http(&fx, USERS, 10, false, true, 4, 3, 40010, 8081, "/users");
+	UNIT_EQ_UINT(count_ops(&fx, NCTX_OP_SPAN_START, 0), 1, "early callee: waits for the client event");
+	http(&fx, GATEWAY, 15, true, true, 7, 12, 8081, 40010, "/users");
+	client = find_start(&fx, "HTTP GET 127.0.0.1:8081/users", 0);
+	callee = find_start(&fx, "HTTP GET /users", 0);
+	if (UNIT_CHECK(client && callee, "early callee: both spans emitted at the client event")) {
+		UNIT_EQ_INT(client->ts, 5, "early callee: client starts at its resource");
+		UNIT_EQ_UINT(callee->parent_span_id, client->span_id, "early callee: linked to its client");
+	}
+	UNIT_EQ_INT(nctx_engine_horizon(fx.engine), INT64_MAX, "early callee: nothing held back");
+	fixture_fini(&fx);
+}
+
 int main(void)
 {
 	test_fresh_socket();
@@ -475,5 +502,6 @@ int main(void)
 	test_never_answered();
 	test_deferred_match();
 	test_window_expiry();
+	test_callee_before_client_event();
 	return unit_finish();
 }
