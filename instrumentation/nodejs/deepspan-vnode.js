@@ -11,8 +11,14 @@
  *
  * The addon is looked up in $DEEPSPAN_VNODE_ADDON, then beside this file.
  * When it cannot be loaded the application runs untraced after one warning.
+ * $DEEPSPAN_SERVICE, when set, becomes the process title: the LTTng `procname`
+ * context, hence the service name of the spans (at most 15 characters).
  */
 const path = require('path');
+
+if (process.env.DEEPSPAN_SERVICE) {
+	process.title = process.env.DEEPSPAN_SERVICE;
+}
 
 function loadAddon() {
 	const candidates = [];
@@ -87,9 +93,15 @@ if (addon) {
 			response.statusCode || 0, socket.remoteAddress || '',
 			portOr(socket.remotePort, -1), portOr(socket.localPort, -1));
 	});
+	// ctx_id of a request: the async id of its HTTP parser resource (HTTPINCOMINGMESSAGE,
+	// HTTPCLIENTREQUEST).  The server side publishes from inside it; the client side
+	// publishes once the request is written, from wherever that completes.
+	const parserAsyncId = (request) => (request.parser && request.parser.getAsyncId
+		? request.parser.getAsyncId() : executionAsyncId());
+
 	diagnostics.subscribe('http.client.request.start', ({ request }) => {
 		const socket = request.socket;
-		httpRequest(true, socketFd(socket), socketAsyncId(socket), executionAsyncId(),
+		httpRequest(true, socketFd(socket), socketAsyncId(socket), parserAsyncId(request),
 			request.method || '', request.path || '', request.host || '',
 			portOr(socket && socket.remotePort, requestedPort(request)),
 			portOr(socket && socket.localPort, -1));
