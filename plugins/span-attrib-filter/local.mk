@@ -15,3 +15,11 @@ tests_unit_test_span_events_LDADD = $(UNIT_LDADD)
 check_PROGRAMS += tests/unit/test_thread_state
 tests_unit_test_thread_state_SOURCES = tests/unit/test_thread_state.c tests/unit/unit.h
 tests_unit_test_thread_state_LDADD = $(UNIT_LDADD)
+
+plugins_babeltrace_plugin_deepspan_la_SOURCES += \
+	plugins/span-attrib-filter/register.h plugins/span-attrib-filter/methods.h \
+	plugins/span-attrib-filter/span-attrib.h \
+	plugins/span-attrib-filter/span-attrib.c \
+	plugins/span-attrib-filter/events.c \
+	plugins/span-attrib-filter/hosts.c \
+	plugins/span-attrib-filter/output.c
