@@ -8,6 +8,7 @@
  * - Spans: a parent span on host A and its child on host B give
  *   parent start -> child start and child end -> parent end; with the
  *   deepspan_ust schema only client -> server edges count.
+ * - HTTP (Node.js vnode events): see sync-http.c.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -63,7 +64,8 @@ int sync_pass1_init(struct sync_iter *it)
 	it->spans = g_hash_table_new_full(span_hash, span_equal, NULL, g_free);
 	it->pair_recs = g_array_new(FALSE, FALSE, sizeof(struct sync_pair_rec));
 	it->span_cache = ds_span_events_create();
-	return it->tcp && it->spans && it->pair_recs && it->span_cache ? 0 : -1;
+	it->http = sync_http_table_new();
+	return it->tcp && it->spans && it->pair_recs && it->span_cache && it->http ? 0 : -1;
 }
 
 void sync_pass1_fini(struct sync_iter *it)
@@ -83,6 +85,10 @@ void sync_pass1_fini(struct sync_iter *it)
 	if (it->span_cache) {
 		ds_span_events_destroy(it->span_cache);
 		it->span_cache = NULL;
+	}
+	if (it->http) {
+		g_hash_table_destroy(it->http);
+		it->http = NULL;
 	}
 }
 
@@ -150,7 +156,7 @@ const bt_stream *sync_msg_stream(const bt_message *msg)
 	}
 }
 
-static void record_pair(struct sync_iter *it, enum sync_pair_kind kind, int send_host,
+void sync_record_pair(struct sync_iter *it, enum sync_pair_kind kind, int send_host,
 		int64_t send_ts, int recv_host, int64_t recv_ts)
 {
 	struct sync_pair_rec rec = {
@@ -187,7 +193,7 @@ static void on_tcp(struct sync_iter *it, const struct ds_tcp_key *key, bool send
 		if (e->send_host == e->recv_host) {
 			it->same_host_pairs++;
 		} else {
-			record_pair(it, SYNC_PAIR_TCP, e->send_host, e->send_ts,
+			sync_record_pair(it, SYNC_PAIR_TCP, e->send_host, e->send_ts,
 				e->recv_host, e->recv_ts);
 		}
 	}
@@ -230,6 +236,7 @@ static const struct sync_event_info *event_info(struct sync_iter *it, const bt_e
 	}
 	info = g_new0(struct sync_event_info, 1);
 	ds_kernel_net_classify(ec, &info->net);
+	sync_http_classify(ec, &info->http);
 	info->span = ds_span_events_resolve(it->span_cache, ec);
 	if (info->span && (info->span->kind == DS_SPAN_EVENT_NONE || info->span->missing)) {
 		if (info->span->kind != DS_SPAN_EVENT_NONE) {
@@ -255,6 +262,9 @@ static void on_event(struct sync_iter *it, const bt_event *event, int host, int6
 		if (ds_kernel_net_decode(&info->net, event, &key)) {
 			on_tcp(it, &key, info->net.direction == DS_NET_SEND, host, ts);
 		}
+	}
+	if (info->http.role != SYNC_HTTP_NONE && it->comp->match[SYNC_PAIR_HTTP]) {
+		sync_http_on_event(it, &info->http, event, host, ts);
 	}
 	if (info->span && it->comp->match[SYNC_PAIR_SPANS]) {
 		struct ds_span_event ev;
@@ -351,10 +361,10 @@ static void add_span_edges(struct sync_iter *it)
 				 child->kind != DS_SPAN_KIND_SERVER)) {
 			continue;
 		}
-		record_pair(it, SYNC_PAIR_SPANS, parent->host, parent->start,
+		sync_record_pair(it, SYNC_PAIR_SPANS, parent->host, parent->start,
 			child->host, child->start);
 		if (parent->has_end && child->has_end) {
-			record_pair(it, SYNC_PAIR_SPANS, child->host, child->end,
+			sync_record_pair(it, SYNC_PAIR_SPANS, child->host, child->end,
 				parent->host, parent->end);
 		}
 	}
@@ -365,6 +375,7 @@ int sync_pass1_solve(struct sync_iter *it)
 	guint i;
 
 	add_span_edges(it);
+	sync_http_add_pairs(it);
 	if (!ds_sync_solver_init(&it->solver, it->hosts->len)) {
 		return -1;
 	}

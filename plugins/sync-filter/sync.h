@@ -59,9 +59,23 @@ struct sync_host {
 	bool in_formula;			/* formula mode: found in the formula */
 };
 
+enum sync_http_role {
+	SYNC_HTTP_NONE = 0,
+	SYNC_HTTP_CLIENT_REQUEST,	/* send, client host */
+	SYNC_HTTP_SERVER_REQUEST,	/* receive, server host */
+	SYNC_HTTP_SERVER_RESPONSE,	/* send, server host */
+	SYNC_HTTP_CLIENT_RESPONSE,	/* receive, client host */
+};
+
+struct sync_http_class {
+	enum sync_http_role role;
+	struct ds_field_ref port, local_port;
+};
+
 /* Per event class, what pass 1 needs to know (resolved once). */
 struct sync_event_info {
 	struct ds_kernel_net_class net;
+	struct sync_http_class http;
 	const struct ds_span_class *span;	/* borrowed from the span cache; NULL if none */
 };
 
@@ -114,6 +128,7 @@ struct sync_iter {
 	GHashTable *tcp;			/* struct sync_tcp_entry * (owned, key inside) */
 	GHashTable *spans;			/* struct sync_span * (owned, key inside) */
 	GArray *pair_recs;			/* owned; struct sync_pair_rec, pass 1 order */
+	GHashTable *http;			/* owned; HTTP sends/receives per connection */
 	struct ds_sync_solver solver;
 	bool solver_ready;
 	unsigned int reference;
@@ -169,6 +184,16 @@ void sync_pass1_fini(struct sync_iter *it);
 const bt_clock_snapshot *sync_msg_clock_snapshot(const bt_message *msg);
 /* The stream of `msg` (NULL for inactivity messages). */
 const bt_stream *sync_msg_stream(const bt_message *msg);
+
+void sync_record_pair(struct sync_iter *it, enum sync_pair_kind kind, int send_host,
+		int64_t send_ts, int recv_host, int64_t recv_ts);
+
+/* sync-http.c */
+GHashTable *sync_http_table_new(void);
+void sync_http_classify(const bt_event_class *ec, struct sync_http_class *out);
+void sync_http_on_event(struct sync_iter *it, const struct sync_http_class *cls,
+		const bt_event *event, int host, int64_t ts);
+void sync_http_add_pairs(struct sync_iter *it);
 
 /* sync-report.c */
 int sync_choose_reference(struct sync_iter *it);
