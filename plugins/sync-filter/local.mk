@@ -30,3 +30,6 @@ plugins_common_libdeepspan_common_la_SOURCES += \
 check_PROGRAMS += tests/unit/test_sync_json
 tests_unit_test_sync_json_SOURCES = tests/unit/test_sync_json.c tests/unit/unit.h
 tests_unit_test_sync_json_LDADD = $(UNIT_LDADD)
+
+dist_doc_DATA += doc/sync.md
+EXTRA_DIST += bench/sync-bench

@@ -92,23 +92,33 @@ void sync_pass1_fini(struct sync_iter *it)
 	}
 }
 
-const bt_clock_snapshot *sync_msg_clock_snapshot(const bt_message *msg)
+bool sync_stream_tracks_keys(const bt_stream_class *sc)
+{
+	if (!bt_stream_class_borrow_default_clock_class_const(sc)) {
+		return false;
+	}
+	return (bt_stream_class_supports_packets(sc) &&
+			(!bt_stream_class_packets_have_beginning_default_clock_snapshot(sc) ||
+			 !bt_stream_class_packets_have_end_default_clock_snapshot(sc))) ||
+		(bt_stream_class_supports_discarded_events(sc) &&
+			!bt_stream_class_discarded_events_have_default_clock_snapshots(sc)) ||
+		(bt_stream_class_supports_discarded_packets(sc) &&
+			!bt_stream_class_discarded_packets_have_default_clock_snapshots(sc));
+}
+
+static const bt_clock_snapshot *other_snapshot(const bt_message *msg, bt_message_type type)
 {
 	const bt_clock_snapshot *cs = NULL;
-	const bt_stream_class *sc;
+	const bt_stream_class *sc = NULL;
 
-	switch (bt_message_get_type(msg)) {
-	case BT_MESSAGE_TYPE_EVENT:
-		sc = bt_event_class_borrow_stream_class_const(bt_event_borrow_class_const(
-			bt_message_event_borrow_event_const(msg)));
-		return bt_stream_class_borrow_default_clock_class_const(sc) ?
-			bt_message_event_borrow_default_clock_snapshot_const(msg) : NULL;
-	case BT_MESSAGE_TYPE_PACKET_BEGINNING:
+	if (type != BT_MESSAGE_TYPE_MESSAGE_ITERATOR_INACTIVITY) {
 		sc = bt_stream_borrow_class_const(sync_msg_stream(msg));
+	}
+	switch (type) {
+	case BT_MESSAGE_TYPE_PACKET_BEGINNING:
 		return bt_stream_class_packets_have_beginning_default_clock_snapshot(sc) ?
 			bt_message_packet_beginning_borrow_default_clock_snapshot_const(msg) : NULL;
 	case BT_MESSAGE_TYPE_PACKET_END:
-		sc = bt_stream_borrow_class_const(sync_msg_stream(msg));
 		return bt_stream_class_packets_have_end_default_clock_snapshot(sc) ?
 			bt_message_packet_end_borrow_default_clock_snapshot_const(msg) : NULL;
 	case BT_MESSAGE_TYPE_STREAM_BEGINNING:
@@ -118,12 +128,10 @@ const bt_clock_snapshot *sync_msg_clock_snapshot(const bt_message *msg)
 		return bt_message_stream_end_borrow_default_clock_snapshot_const(msg, &cs) ==
 			BT_MESSAGE_STREAM_CLOCK_SNAPSHOT_STATE_KNOWN ? cs : NULL;
 	case BT_MESSAGE_TYPE_DISCARDED_EVENTS:
-		sc = bt_stream_borrow_class_const(sync_msg_stream(msg));
 		return bt_stream_class_discarded_events_have_default_clock_snapshots(sc) ?
 			bt_message_discarded_events_borrow_beginning_default_clock_snapshot_const(msg) :
 			NULL;
 	case BT_MESSAGE_TYPE_DISCARDED_PACKETS:
-		sc = bt_stream_borrow_class_const(sync_msg_stream(msg));
 		return bt_stream_class_discarded_packets_have_default_clock_snapshots(sc) ?
 			bt_message_discarded_packets_borrow_beginning_default_clock_snapshot_const(msg) :
 			NULL;
@@ -132,6 +140,31 @@ const bt_clock_snapshot *sync_msg_clock_snapshot(const bt_message *msg)
 	default:
 		return NULL;
 	}
+}
+
+void sync_msg_view_make(struct sync_input *in, const bt_message *msg,
+		struct sync_msg_view *view)
+{
+	view->type = bt_message_get_type(msg);
+	view->event = NULL;
+	if (view->type == BT_MESSAGE_TYPE_EVENT) {
+		view->event = bt_message_event_borrow_event_const(msg);
+		/* every stream of the input has a clock unless one began without */
+		view->cs = !in->unclocked_streams ||
+			bt_stream_class_borrow_default_clock_class_const(
+				bt_event_class_borrow_stream_class_const(
+					bt_event_borrow_class_const(view->event))) ?
+			bt_message_event_borrow_default_clock_snapshot_const(msg) : NULL;
+		return;
+	}
+	if (view->type == BT_MESSAGE_TYPE_STREAM_BEGINNING) {
+		const bt_stream_class *sc = bt_stream_borrow_class_const(
+			bt_message_stream_beginning_borrow_stream_const(msg));
+
+		in->unclocked_streams |= !bt_stream_class_borrow_default_clock_class_const(sc);
+		in->tracked_streams |= sync_stream_tracks_keys(sc);
+	}
+	view->cs = other_snapshot(msg, view->type);
 }
 
 const bt_stream *sync_msg_stream(const bt_message *msg)
@@ -276,16 +309,16 @@ static void on_event(struct sync_iter *it, const bt_event *event, int host, int6
 
 static void on_message(struct sync_iter *it, struct sync_input *in, const bt_message *msg)
 {
-	const bt_clock_snapshot *cs = sync_msg_clock_snapshot(msg);
+	struct sync_msg_view view;
 	struct sync_host *h;
 	int64_t ns;
 	int host;
 
-	if (!cs || bt_clock_snapshot_get_ns_from_origin(cs, &ns)) {
+	sync_msg_view_make(in, msg, &view);
+	if (!view.cs || bt_clock_snapshot_get_ns_from_origin(view.cs, &ns)) {
 		return;
 	}
-	host = sync_host_of(it, in, bt_clock_snapshot_borrow_clock_class_const(cs),
-		sync_msg_stream(msg));
+	host = sync_host_of(it, in, bt_clock_snapshot_borrow_clock_class_const(view.cs), msg);
 	if (in->has_last_raw && ns < in->last_raw && in->last_raw - ns > in->max_backstep) {
 		in->max_backstep = in->last_raw - ns;
 	}
@@ -301,8 +334,8 @@ static void on_message(struct sync_iter *it, struct sync_input *in, const bt_mes
 		h->last_ns = ns;
 	}
 	h->has_range = true;
-	if (bt_message_get_type(msg) == BT_MESSAGE_TYPE_EVENT) {
-		on_event(it, bt_message_event_borrow_event_const(msg), host, ns);
+	if (view.event) {
+		on_event(it, view.event, host, ns);
 	}
 }
 
