@@ -85,3 +85,12 @@ def test_upstream_that_cannot_seek():
     assert ("the upstream of input port `in0` cannot seek back to its beginning, which the second "
             "pass needs. Run once with `report=\"sync.json\"` on a seekable source") in err
     assert 'then apply it with `formula="sync.json"`' in err
+
+
+def test_reference_conflicting_with_formula(shared_traces, tmp_path):
+    f = tmp_path / "f.json"
+    f.write_text('{"reference": "VM3", "hosts": [{"name": "VM3", '
+                 '"transform": {"x0": 0, "y0": 0, "slope": 1.0}}]}')
+    err = _run_sync(shared_traces, f'formula="{f}"', 'reference="VM1"')
+    assert (f'parameter `reference`: `VM1` differs from the reference of formula "{f}" (`VM3`); '
+            "drop `reference` or write a new report with it.") in err

@@ -154,3 +154,19 @@ def test_cross_host_spans_nest_after_sync(bt2_plugin, scenarios, tmp_path):
     raw = run_sync(bt2_plugin, ctf_sources(*dirs), {"formula": str(keep_all)}, keep=_span_keep)
     checked_raw, bad_raw = _cross_host_violations(raw["events"])
     assert checked_raw == checked and bad_raw > 0
+
+
+def test_synchronized_trace_saved_and_read_back(scenarios, tmp_path):
+    """sync -> sink.ctf.fs writes a trace that source.ctf.fs reads back, one clock for all hosts."""
+    from conftest import run_babeltrace2
+    dirs, truth = scenarios(3)
+    root = dirs[0].parents[2]
+    out = tmp_path / "synced"
+    run_babeltrace2(root, "-c", "filter.deepspan.sync", "-c", "sink.ctf.fs", "-p", f'path="{out}"')
+    count = lambda path: run_babeltrace2(path, "-c", "sink.utils.counter").stdout.split()[-3]
+    assert count(out) == count(root)
+    meta = run_babeltrace2("--output-format=ctf-metadata", next(out.rglob("metadata")).parent).stdout
+    assert 'description = "synchronized by filter.deepspan.sync onto the clock of host' in meta
+    uuids = {run_babeltrace2("--output-format=ctf-metadata", m.parent).stdout.split("clock {")[1]
+             .split('uuid = "')[1].split('"')[0] for m in out.rglob("metadata")}
+    assert len(uuids) == 1

@@ -118,6 +118,10 @@ static enum ds_ir_copy_status copy_packet_boundary(struct ds_ir_copy *copy,
 				iter, packet, map_snapshot(copy,
 				bt_message_packet_end_borrow_default_clock_snapshot_const(in))) :
 			bt_message_packet_end_create(iter, packet);
+		if (copy->last_in_packet == in_packet) {
+			copy->last_in_packet = NULL;
+			copy->last_out_packet = NULL;
+		}
 		g_hash_table_remove(copy->packets, in_packet);
 	}
 	return *out ? DS_IR_COPY_STATUS_OK : DS_IR_COPY_STATUS_MEMORY_ERROR;
@@ -148,7 +152,8 @@ static enum ds_ir_copy_status copy_event(struct ds_ir_copy *copy,
 	const bt_event *in_event = bt_message_event_borrow_event_const(in);
 	const bt_event_class *in_ec = bt_event_borrow_class_const(in_event);
 	const bt_stream_class *in_sc = bt_event_class_borrow_stream_class_const(in_ec);
-	bt_event_class *ec = ds_ir_copy_event_class(copy, in_ec);
+	bt_event_class *ec = in_ec == copy->last_in_ec ? copy->last_out_ec :
+		ds_ir_copy_event_class(copy, in_ec);
 	bool has_cs = bt_stream_class_borrow_default_clock_class_const(in_sc) != NULL;
 	uint64_t value = has_cs ? map_snapshot(copy,
 		bt_message_event_borrow_default_clock_snapshot_const(in)) : 0;
@@ -157,13 +162,18 @@ static enum ds_ir_copy_status copy_event(struct ds_ir_copy *copy,
 	if (!ec) {
 		return DS_IR_COPY_STATUS_ERROR;
 	}
+	copy->last_in_ec = in_ec;
+	copy->last_out_ec = ec;
 	if (bt_stream_class_supports_packets(in_sc)) {
-		bt_packet *packet = g_hash_table_lookup(copy->packets,
-			bt_event_borrow_packet_const(in_event));
+		const bt_packet *in_packet = bt_event_borrow_packet_const(in_event);
+		bt_packet *packet = in_packet == copy->last_in_packet ? copy->last_out_packet :
+			g_hash_table_lookup(copy->packets, in_packet);
 
 		if (!packet) {
 			return DS_IR_COPY_STATUS_ERROR;
 		}
+		copy->last_in_packet = in_packet;
+		copy->last_out_packet = packet;
 		*out = has_cs ? bt_message_event_create_with_packet_and_default_clock_snapshot(
 				iter, ec, packet, value) :
 			bt_message_event_create_with_packet(iter, ec, packet);

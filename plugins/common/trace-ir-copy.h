@@ -49,6 +49,11 @@ struct ds_ir_copy {
 	GHashTable *packets;			/* entries dropped at packet end */
 	/* input field class -> output field class (both borrowed; resolves paths) */
 	GHashTable *field_classes;
+	/* one-entry caches in front of the tables (borrowed) */
+	const bt_event_class *last_in_ec;
+	bt_event_class *last_out_ec;
+	const bt_packet *last_in_packet;
+	bt_packet *last_out_packet;
 };
 
 /*

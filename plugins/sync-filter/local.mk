@@ -9,7 +9,8 @@ plugins_babeltrace_plugin_deepspan_la_LIBADD += plugins/sync-filter/libsync-core
 plugins_babeltrace_plugin_deepspan_la_SOURCES += \
 	plugins/sync-filter/register.h plugins/sync-filter/sync.h \
 	plugins/sync-filter/sync-component.c plugins/sync-filter/sync-hosts.c \
-	plugins/sync-filter/sync-pass1.c plugins/sync-filter/sync-iter.c \
+	plugins/sync-filter/sync-pass1.c plugins/sync-filter/sync-http.c \
+	plugins/sync-filter/sync-iter.c \
 	plugins/sync-filter/sync-report.c
 
 check_PROGRAMS += tests/unit/test_sync_hull
@@ -29,3 +30,6 @@ plugins_common_libdeepspan_common_la_SOURCES += \
 check_PROGRAMS += tests/unit/test_sync_json
 tests_unit_test_sync_json_SOURCES = tests/unit/test_sync_json.c tests/unit/unit.h
 tests_unit_test_sync_json_LDADD = $(UNIT_LDADD)
+
+dist_doc_DATA += doc/sync.md
+EXTRA_DIST += bench/sync-bench

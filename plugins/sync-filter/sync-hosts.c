@@ -76,7 +76,7 @@ static int new_host(struct sync_iter *it, const char *uuid, const char *name,
 }
 
 int sync_host_of(struct sync_iter *it, struct sync_input *in, const bt_clock_class *cc,
-		const bt_stream *stream)
+		const bt_message *msg)
 {
 	gpointer v;
 	int host;
@@ -89,7 +89,7 @@ int sync_host_of(struct sync_iter *it, struct sync_input *in, const bt_clock_cla
 		host = GPOINTER_TO_INT(v) - 1;
 	} else {
 		char uuid[37] = "";
-		const char *name = hostname_of(stream);
+		const char *name = hostname_of(msg ? sync_msg_stream(msg) : NULL);
 
 		if (bt_clock_class_get_uuid(cc)) {
 			format_uuid(bt_clock_class_get_uuid(cc), uuid);

@@ -79,7 +79,7 @@ static struct sync_pending heap_pop(GArray *heap)
 /* ---- time ---- */
 
 static int64_t corrected_ns(struct sync_iter *it, struct sync_input *in,
-		const bt_clock_snapshot *cs, const bt_stream *stream, bool *ok)
+		const bt_clock_snapshot *cs, const bt_message *msg, bool *ok)
 {
 	int64_t ns;
 	int host;
@@ -88,7 +88,7 @@ static int64_t corrected_ns(struct sync_iter *it, struct sync_input *in,
 	if (!*ok) {
 		return 0;
 	}
-	host = sync_host_of(it, in, bt_clock_snapshot_borrow_clock_class_const(cs), stream);
+	host = sync_host_of(it, in, bt_clock_snapshot_borrow_clock_class_const(cs), msg);
 	return ds_transform_apply(&((struct sync_host *)
 		g_ptr_array_index(it->hosts, host))->result.to_ref, ns);
 }
@@ -98,43 +98,40 @@ static uint64_t map_time(void *data, const bt_clock_snapshot *cs)
 {
 	struct sync_iter *it = data;
 	bool ok;
-	int64_t t = corrected_ns(it, it->current_input, cs,
-		sync_msg_stream(it->current_in), &ok);
+	int64_t t;
 
+	if (cs == it->current_cs) {
+		/* the snapshot the message's key came from: already corrected and clamped */
+		return it->current_key < 0 ? 0 : (uint64_t) it->current_key;
+	}
+	t = corrected_ns(it, it->current_input, cs, it->current_in, &ok);
 	if (t < it->map_floor) {
 		t = it->map_floor;
 	}
 	return t < 0 ? 0 : (uint64_t) t;
 }
 
-static bool stream_tracks_keys(const bt_stream_class *sc)
-{
-	if (!bt_stream_class_borrow_default_clock_class_const(sc)) {
-		return false;
-	}
-	return (bt_stream_class_supports_packets(sc) &&
-			(!bt_stream_class_packets_have_beginning_default_clock_snapshot(sc) ||
-			 !bt_stream_class_packets_have_end_default_clock_snapshot(sc))) ||
-		(bt_stream_class_supports_discarded_events(sc) &&
-			!bt_stream_class_discarded_events_have_default_clock_snapshots(sc)) ||
-		(bt_stream_class_supports_discarded_packets(sc) &&
-			!bt_stream_class_discarded_packets_have_default_clock_snapshots(sc));
-}
-
 /* Key of `msg`; *timed says whether it carries a snapshot (then clamped to the floor). */
 static int64_t message_key(struct sync_iter *it, struct sync_input *in,
 		const bt_message *msg, bool *timed)
 {
-	const bt_clock_snapshot *cs = sync_msg_clock_snapshot(msg);
-	const bt_stream *stream = sync_msg_stream(msg);
-	bt_message_type type = bt_message_get_type(msg);
-	bool tracks = stream && stream_tracks_keys(bt_stream_borrow_class_const(stream));
-	int64_t key, *slot;
+	struct sync_msg_view view;
+	const bt_stream *stream = NULL;
+	bt_message_type type;
+	bool tracks = false;
+	int64_t key = 0, *slot;
 	bool ok = false;
 
+	sync_msg_view_make(in, msg, &view);
+	type = view.type;
+	if (in->tracked_streams && type != BT_MESSAGE_TYPE_MESSAGE_ITERATOR_INACTIVITY) {
+		stream = sync_msg_stream(msg);
+		tracks = sync_stream_tracks_keys(bt_stream_borrow_class_const(stream));
+	}
 	*timed = false;
-	if (cs) {
-		key = corrected_ns(it, in, cs, stream, &ok);
+	it->current_cs = view.cs;
+	if (view.cs) {
+		key = corrected_ns(it, in, view.cs, msg, &ok);
 	}
 	if (ok) {
 		*timed = true;
@@ -179,6 +176,10 @@ static bt_message_iterator_class_next_method_status push_copy(struct sync_iter *
 	it->map_floor = it->has_floor ? it->floor : INT64_MIN;
 	it->current_in = msg;
 	it->current_input = in;
+	it->current_key = p.key;
+	if (!timed) {
+		it->current_cs = NULL;
+	}
 	if (ds_ir_copy_message(&it->copy, it->self, msg, &p.msg)) {
 		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_MESSAGE_ITERATOR(it->self,
 			"%s: cannot copy a %s message onto the synchronized clock.",

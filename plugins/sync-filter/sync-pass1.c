@@ -8,6 +8,7 @@
  * - Spans: a parent span on host A and its child on host B give
  *   parent start -> child start and child end -> parent end; with the
  *   deepspan_ust schema only client -> server edges count.
+ * - HTTP (Node.js vnode events): see sync-http.c.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -63,7 +64,8 @@ int sync_pass1_init(struct sync_iter *it)
 	it->spans = g_hash_table_new_full(span_hash, span_equal, NULL, g_free);
 	it->pair_recs = g_array_new(FALSE, FALSE, sizeof(struct sync_pair_rec));
 	it->span_cache = ds_span_events_create();
-	return it->tcp && it->spans && it->pair_recs && it->span_cache ? 0 : -1;
+	it->http = sync_http_table_new();
+	return it->tcp && it->spans && it->pair_recs && it->span_cache && it->http ? 0 : -1;
 }
 
 void sync_pass1_fini(struct sync_iter *it)
@@ -84,25 +86,39 @@ void sync_pass1_fini(struct sync_iter *it)
 		ds_span_events_destroy(it->span_cache);
 		it->span_cache = NULL;
 	}
+	if (it->http) {
+		g_hash_table_destroy(it->http);
+		it->http = NULL;
+	}
 }
 
-const bt_clock_snapshot *sync_msg_clock_snapshot(const bt_message *msg)
+bool sync_stream_tracks_keys(const bt_stream_class *sc)
+{
+	if (!bt_stream_class_borrow_default_clock_class_const(sc)) {
+		return false;
+	}
+	return (bt_stream_class_supports_packets(sc) &&
+			(!bt_stream_class_packets_have_beginning_default_clock_snapshot(sc) ||
+			 !bt_stream_class_packets_have_end_default_clock_snapshot(sc))) ||
+		(bt_stream_class_supports_discarded_events(sc) &&
+			!bt_stream_class_discarded_events_have_default_clock_snapshots(sc)) ||
+		(bt_stream_class_supports_discarded_packets(sc) &&
+			!bt_stream_class_discarded_packets_have_default_clock_snapshots(sc));
+}
+
+static const bt_clock_snapshot *other_snapshot(const bt_message *msg, bt_message_type type)
 {
 	const bt_clock_snapshot *cs = NULL;
-	const bt_stream_class *sc;
+	const bt_stream_class *sc = NULL;
 
-	switch (bt_message_get_type(msg)) {
-	case BT_MESSAGE_TYPE_EVENT:
-		sc = bt_event_class_borrow_stream_class_const(bt_event_borrow_class_const(
-			bt_message_event_borrow_event_const(msg)));
-		return bt_stream_class_borrow_default_clock_class_const(sc) ?
-			bt_message_event_borrow_default_clock_snapshot_const(msg) : NULL;
-	case BT_MESSAGE_TYPE_PACKET_BEGINNING:
+	if (type != BT_MESSAGE_TYPE_MESSAGE_ITERATOR_INACTIVITY) {
 		sc = bt_stream_borrow_class_const(sync_msg_stream(msg));
+	}
+	switch (type) {
+	case BT_MESSAGE_TYPE_PACKET_BEGINNING:
 		return bt_stream_class_packets_have_beginning_default_clock_snapshot(sc) ?
 			bt_message_packet_beginning_borrow_default_clock_snapshot_const(msg) : NULL;
 	case BT_MESSAGE_TYPE_PACKET_END:
-		sc = bt_stream_borrow_class_const(sync_msg_stream(msg));
 		return bt_stream_class_packets_have_end_default_clock_snapshot(sc) ?
 			bt_message_packet_end_borrow_default_clock_snapshot_const(msg) : NULL;
 	case BT_MESSAGE_TYPE_STREAM_BEGINNING:
@@ -112,12 +128,10 @@ const bt_clock_snapshot *sync_msg_clock_snapshot(const bt_message *msg)
 		return bt_message_stream_end_borrow_default_clock_snapshot_const(msg, &cs) ==
 			BT_MESSAGE_STREAM_CLOCK_SNAPSHOT_STATE_KNOWN ? cs : NULL;
 	case BT_MESSAGE_TYPE_DISCARDED_EVENTS:
-		sc = bt_stream_borrow_class_const(sync_msg_stream(msg));
 		return bt_stream_class_discarded_events_have_default_clock_snapshots(sc) ?
 			bt_message_discarded_events_borrow_beginning_default_clock_snapshot_const(msg) :
 			NULL;
 	case BT_MESSAGE_TYPE_DISCARDED_PACKETS:
-		sc = bt_stream_borrow_class_const(sync_msg_stream(msg));
 		return bt_stream_class_discarded_packets_have_default_clock_snapshots(sc) ?
 			bt_message_discarded_packets_borrow_beginning_default_clock_snapshot_const(msg) :
 			NULL;
@@ -126,6 +140,31 @@ const bt_clock_snapshot *sync_msg_clock_snapshot(const bt_message *msg)
 	default:
 		return NULL;
 	}
+}
+
+void sync_msg_view_make(struct sync_input *in, const bt_message *msg,
+		struct sync_msg_view *view)
+{
+	view->type = bt_message_get_type(msg);
+	view->event = NULL;
+	if (view->type == BT_MESSAGE_TYPE_EVENT) {
+		view->event = bt_message_event_borrow_event_const(msg);
+		/* every stream of the input has a clock unless one began without */
+		view->cs = !in->unclocked_streams ||
+			bt_stream_class_borrow_default_clock_class_const(
+				bt_event_class_borrow_stream_class_const(
+					bt_event_borrow_class_const(view->event))) ?
+			bt_message_event_borrow_default_clock_snapshot_const(msg) : NULL;
+		return;
+	}
+	if (view->type == BT_MESSAGE_TYPE_STREAM_BEGINNING) {
+		const bt_stream_class *sc = bt_stream_borrow_class_const(
+			bt_message_stream_beginning_borrow_stream_const(msg));
+
+		in->unclocked_streams |= !bt_stream_class_borrow_default_clock_class_const(sc);
+		in->tracked_streams |= sync_stream_tracks_keys(sc);
+	}
+	view->cs = other_snapshot(msg, view->type);
 }
 
 const bt_stream *sync_msg_stream(const bt_message *msg)
@@ -150,7 +189,7 @@ const bt_stream *sync_msg_stream(const bt_message *msg)
 	}
 }
 
-static void record_pair(struct sync_iter *it, enum sync_pair_kind kind, int send_host,
+void sync_record_pair(struct sync_iter *it, enum sync_pair_kind kind, int send_host,
 		int64_t send_ts, int recv_host, int64_t recv_ts)
 {
 	struct sync_pair_rec rec = {
@@ -187,7 +226,7 @@ static void on_tcp(struct sync_iter *it, const struct ds_tcp_key *key, bool send
 		if (e->send_host == e->recv_host) {
 			it->same_host_pairs++;
 		} else {
-			record_pair(it, SYNC_PAIR_TCP, e->send_host, e->send_ts,
+			sync_record_pair(it, SYNC_PAIR_TCP, e->send_host, e->send_ts,
 				e->recv_host, e->recv_ts);
 		}
 	}
@@ -230,6 +269,7 @@ static const struct sync_event_info *event_info(struct sync_iter *it, const bt_e
 	}
 	info = g_new0(struct sync_event_info, 1);
 	ds_kernel_net_classify(ec, &info->net);
+	sync_http_classify(ec, &info->http);
 	info->span = ds_span_events_resolve(it->span_cache, ec);
 	if (info->span && (info->span->kind == DS_SPAN_EVENT_NONE || info->span->missing)) {
 		if (info->span->kind != DS_SPAN_EVENT_NONE) {
@@ -256,6 +296,9 @@ static void on_event(struct sync_iter *it, const bt_event *event, int host, int6
 			on_tcp(it, &key, info->net.direction == DS_NET_SEND, host, ts);
 		}
 	}
+	if (info->http.role != SYNC_HTTP_NONE && it->comp->match[SYNC_PAIR_HTTP]) {
+		sync_http_on_event(it, &info->http, event, host, ts);
+	}
 	if (info->span && it->comp->match[SYNC_PAIR_SPANS]) {
 		struct ds_span_event ev;
 
@@ -266,16 +309,16 @@ static void on_event(struct sync_iter *it, const bt_event *event, int host, int6
 
 static void on_message(struct sync_iter *it, struct sync_input *in, const bt_message *msg)
 {
-	const bt_clock_snapshot *cs = sync_msg_clock_snapshot(msg);
+	struct sync_msg_view view;
 	struct sync_host *h;
 	int64_t ns;
 	int host;
 
-	if (!cs || bt_clock_snapshot_get_ns_from_origin(cs, &ns)) {
+	sync_msg_view_make(in, msg, &view);
+	if (!view.cs || bt_clock_snapshot_get_ns_from_origin(view.cs, &ns)) {
 		return;
 	}
-	host = sync_host_of(it, in, bt_clock_snapshot_borrow_clock_class_const(cs),
-		sync_msg_stream(msg));
+	host = sync_host_of(it, in, bt_clock_snapshot_borrow_clock_class_const(view.cs), msg);
 	if (in->has_last_raw && ns < in->last_raw && in->last_raw - ns > in->max_backstep) {
 		in->max_backstep = in->last_raw - ns;
 	}
@@ -291,8 +334,8 @@ static void on_message(struct sync_iter *it, struct sync_input *in, const bt_mes
 		h->last_ns = ns;
 	}
 	h->has_range = true;
-	if (bt_message_get_type(msg) == BT_MESSAGE_TYPE_EVENT) {
-		on_event(it, bt_message_event_borrow_event_const(msg), host, ns);
+	if (view.event) {
+		on_event(it, view.event, host, ns);
 	}
 }
 
@@ -351,10 +394,10 @@ static void add_span_edges(struct sync_iter *it)
 				 child->kind != DS_SPAN_KIND_SERVER)) {
 			continue;
 		}
-		record_pair(it, SYNC_PAIR_SPANS, parent->host, parent->start,
+		sync_record_pair(it, SYNC_PAIR_SPANS, parent->host, parent->start,
 			child->host, child->start);
 		if (parent->has_end && child->has_end) {
-			record_pair(it, SYNC_PAIR_SPANS, child->host, child->end,
+			sync_record_pair(it, SYNC_PAIR_SPANS, child->host, child->end,
 				parent->host, parent->end);
 		}
 	}
@@ -365,6 +408,7 @@ int sync_pass1_solve(struct sync_iter *it)
 	guint i;
 
 	add_span_edges(it);
+	sync_http_add_pairs(it);
 	if (!ds_sync_solver_init(&it->solver, it->hosts->len)) {
 		return -1;
 	}

@@ -104,6 +104,34 @@ static int formula_host(struct sync_iter *it, const struct ds_json_value *jh, si
 	return 0;
 }
 
+/* Without a saved window: the largest correction difference between the formula's hosts. */
+static int64_t formula_window(struct sync_iter *it)
+{
+	const struct ds_json_value *hosts = ds_json_get(it->comp->formula, "hosts");
+	int64_t lo = 0, hi = 0;
+	bool any = false;
+	size_t i;
+	int end;
+
+	for (i = 0; i < hosts->count; i++) {
+		const struct ds_transform *tf = &host_at(it, (guint) i)->result.to_ref;
+		int64_t t[2];
+
+		if (!ds_json_get_int(hosts->items[i], "first_ns", &t[0]) ||
+				!ds_json_get_int(hosts->items[i], "last_ns", &t[1])) {
+			continue;
+		}
+		for (end = 0; end < 2; end++) {
+			int64_t corr = ds_transform_apply(tf, t[end]) - t[end];
+
+			lo = any && lo < corr ? lo : corr;
+			hi = any && hi > corr ? hi : corr;
+			any = true;
+		}
+	}
+	return any ? hi - lo + 1 : 0;
+}
+
 int sync_apply_formula(struct sync_iter *it)
 {
 	const struct ds_json_value *hosts = ds_json_get(it->comp->formula, "hosts");
@@ -120,7 +148,17 @@ int sync_apply_formula(struct sync_iter *it)
 			it->reference = (unsigned int) i;
 		}
 	}
-	ds_json_get_int(ds_json_get(it->comp->formula, "reorder"), "window_ns", &window);
+	if (it->comp->reference && (!reference || strcmp(reference, it->comp->reference))) {
+		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_MESSAGE_ITERATOR(it->self,
+			"%s: parameter `reference`: `%s` differs from the reference of formula "
+			"\"%s\" (`%s`); drop `reference` or write a new report with it.",
+			SYNC_CLASS_NAME, it->comp->reference, it->comp->formula_path,
+			reference ? reference : "(none)");
+		return -1;
+	}
+	if (!ds_json_get_int(ds_json_get(it->comp->formula, "reorder"), "window_ns", &window)) {
+		window = formula_window(it);
+	}
 	for (k = 0; k < it->input_count; k++) {
 		it->inputs[k].window = window;
 	}

@@ -59,9 +59,23 @@ struct sync_host {
 	bool in_formula;			/* formula mode: found in the formula */
 };
 
+enum sync_http_role {
+	SYNC_HTTP_NONE = 0,
+	SYNC_HTTP_CLIENT_REQUEST,	/* send, client host */
+	SYNC_HTTP_SERVER_REQUEST,	/* receive, server host */
+	SYNC_HTTP_SERVER_RESPONSE,	/* send, server host */
+	SYNC_HTTP_CLIENT_RESPONSE,	/* receive, client host */
+};
+
+struct sync_http_class {
+	enum sync_http_role role;
+	struct ds_field_ref port, local_port;
+};
+
 /* Per event class, what pass 1 needs to know (resolved once). */
 struct sync_event_info {
 	struct ds_kernel_net_class net;
+	struct sync_http_class http;
 	const struct ds_span_class *span;	/* borrowed from the span cache; NULL if none */
 };
 
@@ -72,6 +86,8 @@ struct sync_input {
 	int64_t last_raw;			/* last timestamp read */
 	bool has_last_raw;
 	int64_t max_backstep;			/* largest decrease of raw timestamps */
+	bool unclocked_streams;			/* a stream without a default clock began */
+	bool tracked_streams;			/* a stream with untimed packets/discards began */
 	GArray *hosts_seen;			/* owned; gboolean per host index */
 	/* pass 2 */
 	int64_t window;				/* reorder window, ns */
@@ -114,6 +130,7 @@ struct sync_iter {
 	GHashTable *tcp;			/* struct sync_tcp_entry * (owned, key inside) */
 	GHashTable *spans;			/* struct sync_span * (owned, key inside) */
 	GArray *pair_recs;			/* owned; struct sync_pair_rec, pass 1 order */
+	GHashTable *http;			/* owned; HTTP sends/receives per connection */
 	struct ds_sync_solver solver;
 	bool solver_ready;
 	unsigned int reference;
@@ -134,6 +151,8 @@ struct sync_iter {
 	int64_t window_max;
 	const bt_message *current_in;		/* borrowed: message being copied */
 	struct sync_input *current_input;	/* borrowed: its input */
+	const bt_clock_snapshot *current_cs;	/* borrowed: the snapshot its key came from */
+	int64_t current_key;
 };
 
 /* sync-component.c */
@@ -154,9 +173,9 @@ bt_message_iterator_class_next_method_status sync_iter_next(
 		bt_self_message_iterator *self, bt_message_array_const msgs, uint64_t capacity,
 		uint64_t *count);
 
-/* sync-hosts.c: host of a clock class (created on first sight); -1 on error */
+/* sync-hosts.c: host of a clock class (created on first sight, named from msg's trace) */
 int sync_host_of(struct sync_iter *it, struct sync_input *in, const bt_clock_class *cc,
-		const bt_stream *stream);
+		const bt_message *msg);
 void sync_host_destroy(gpointer host);
 
 /* sync-pass1.c */
@@ -165,10 +184,28 @@ bt_message_iterator_class_next_method_status sync_pass1_run(struct sync_iter *it
 /* Adds the span edges and feeds every pair to the solver; -1 on allocation failure. */
 int sync_pass1_solve(struct sync_iter *it);
 void sync_pass1_fini(struct sync_iter *it);
-/* The clock snapshot that orders `msg` (NULL when it has none). */
-const bt_clock_snapshot *sync_msg_clock_snapshot(const bt_message *msg);
+/* What both passes read of a message, each library call made once. */
+struct sync_msg_view {
+	bt_message_type type;
+	const bt_event *event;			/* events only */
+	const bt_clock_snapshot *cs;		/* the snapshot that orders it, or NULL */
+};
+void sync_msg_view_make(struct sync_input *in, const bt_message *msg,
+		struct sync_msg_view *view);
+/* Does a stream of this class have messages without snapshots that need ordering? */
+bool sync_stream_tracks_keys(const bt_stream_class *sc);
 /* The stream of `msg` (NULL for inactivity messages). */
 const bt_stream *sync_msg_stream(const bt_message *msg);
+
+void sync_record_pair(struct sync_iter *it, enum sync_pair_kind kind, int send_host,
+		int64_t send_ts, int recv_host, int64_t recv_ts);
+
+/* sync-http.c */
+GHashTable *sync_http_table_new(void);
+void sync_http_classify(const bt_event_class *ec, struct sync_http_class *out);
+void sync_http_on_event(struct sync_iter *it, const struct sync_http_class *cls,
+		const bt_event *event, int host, int64_t ts);
+void sync_http_add_pairs(struct sync_iter *it);
 
 /* sync-report.c */
 int sync_choose_reference(struct sync_iter *it);
