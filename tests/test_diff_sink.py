@@ -271,3 +271,16 @@ def test_progress_only_on_a_terminal(tmp_path):
     assert proc.wait(timeout=120) == 0
     os.close(master)
     assert b"sink.deepspan.diff: " in seen and b"spans" in seen
+
+
+def test_blocked_time_named_after_syscall_and_waker(bt2_plugin, tmp_path):
+    """A blocked segment right after a syscall segment is `[Waited blocked] SYSCALL ← WAKER`."""
+    def request(trace, start, block):
+        b = start
+        return [Span(trace, 1, 0, "db", "query", b, b + 100 + block, segments=[
+            (b, b + 40, "syscall", "futex"), (b + 40, b + 60 + block, "blocked", "mysqld/77"),
+            (b + 60 + block, b + 70 + block, "wait_cpu", ""), (b + 70 + block, b + 100 + block, "user", "")])]
+    out = tmp_path / "j"
+    run_sink(bt2_plugin, "diff", {"output-dir": str(out), "group-a": {"trace-id": 1}, "group-b": {"trace-id": 2}},
+             request(1, 0, 0) + request(2, 1000, 30))
+    assert "db: query;[Waited blocked] futex \u2190 mysqld/77 20 50" in folded(out / "diff.folded")
