@@ -76,9 +76,10 @@ static bool write_svg(struct run *run, const char *name, enum ds_flamegraph_kind
 	}
 	ds_format_duration(ds_aggregate_mean_latency(&run->agg, DS_GROUP_A), false, a, sizeof(a));
 	ds_format_duration(ds_aggregate_mean_latency(&run->agg, DS_GROUP_B), false, b, sizeof(b));
-	snprintf(subtitle, sizeof(subtitle), "mode %s; A: %" PRIu64 " requests, mean %s; "
-		"B: %" PRIu64 " requests, mean %s", ds_mode_names[run->agg.mode],
-		run->agg.requests[DS_GROUP_A], a, run->agg.requests[DS_GROUP_B], b);
+	snprintf(subtitle, sizeof(subtitle), "mode %s; A: %" PRIu64 " request%s, mean %s; "
+		"B: %" PRIu64 " request%s, mean %s", ds_mode_names[run->agg.mode],
+		run->agg.requests[DS_GROUP_A], run->agg.requests[DS_GROUP_A] == 1 ? "" : "s", a,
+		run->agg.requests[DS_GROUP_B], run->agg.requests[DS_GROUP_B] == 1 ? "" : "s", b);
 	ds_write_flamegraph_svg(file, &run->agg, &options);
 	return close_output(run, file, name);
 }
