@@ -142,6 +142,14 @@ static void collect_facts(struct run *run)
 	run->facts.spans = run->store->spans->len;
 	run->facts.requests = requests->requests->len;
 	run->facts.truncated_requests = requests->truncated_requests;
+	run->facts.reversed_spans = run->config->reversed_spans;
+	run->facts.duplicate_spans = requests->duplicate_spans;
+	if (run->facts.reversed_spans || run->facts.duplicate_spans) {
+		DS_LOG_WARN(run->self_comp, run->class_name,
+			"%" PRIu64 " spans end before they begin (left out with their requests); "
+			"%" PRIu64 " span ids appear twice in a trace (only the first is a parent).",
+			run->facts.reversed_spans, run->facts.duplicate_spans);
+	}
 	run->facts.skewed_children = requests->skewed_children;
 	run->facts.worst_skew = requests->worst_skew;
 	if (requests->worst_skew_span != DS_NO_SPAN) {
