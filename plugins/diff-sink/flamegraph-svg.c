@@ -222,6 +222,18 @@ static void write_header(struct svg_writer *w, double height)
 		"<text class=\"control search\" x=\"%.0f\" y=\"52\" text-anchor=\"end\">Search</text>\n"
 		"<text class=\"matched\" x=\"%.0f\" y=\"%.0f\" text-anchor=\"end\"></text>\n",
 		PAD, SVG_WIDTH - PAD, SVG_WIDTH - PAD, height - 10);
+	if (o->kind == DS_FLAMEGRAPH_DIFF) {
+		struct ds_rgb slower = ds_diff_colour(o->saturation, false, o->white_band, o->saturation);
+		struct ds_rgb faster = ds_diff_colour(-o->saturation, false, o->white_band, o->saturation);
+
+		fprintf(w->file, "<g class=\"legend\"><rect x=\"400\" y=\"43\" width=\"10\" height=\"10\" "
+			"fill=\"rgb(%u,%u,%u)\"/><text x=\"414\" y=\"52\">slower in B (+%.0f%%+) or new</text>"
+			"<rect x=\"620\" y=\"43\" width=\"10\" height=\"10\" fill=\"#fff\" stroke=\"#bbb\"/>"
+			"<text x=\"634\" y=\"52\">within \xc2\xb1%.0f%%</text><rect x=\"740\" y=\"43\" width=\"10\" "
+			"height=\"10\" fill=\"rgb(%u,%u,%u)\"/><text x=\"754\" y=\"52\">faster in B</text></g>\n",
+			slower.r, slower.g, slower.b, 100.0 * o->saturation, 100.0 * o->white_band,
+			faster.r, faster.g, faster.b);
+	}
 }
 
 void ds_write_flamegraph_svg(FILE *file, const struct ds_aggregate *agg,

@@ -76,6 +76,7 @@ void ds_span_reader_init(struct ds_span_reader *reader,
 	reader->class_name = class_name;
 	reader->layouts = g_hash_table_new_full(g_direct_hash, g_direct_equal,
 		NULL, free_layout);
+	reader->scratch = g_string_new(NULL);
 }
 
 void ds_span_reader_fini(struct ds_span_reader *reader)
@@ -83,6 +84,10 @@ void ds_span_reader_fini(struct ds_span_reader *reader)
 	if (reader->layouts) {
 		g_hash_table_destroy(reader->layouts);
 		reader->layouts = NULL;
+	}
+	if (reader->scratch) {
+		g_string_free(reader->scratch, TRUE);
+		reader->scratch = NULL;
 	}
 }
 
@@ -404,27 +409,24 @@ static int compare_segments(const void *a, const void *b)
  * thread slept in and its waker (`futex ← mysqld/4242`), unless the producer
  * already wrote it that way.
  */
-static uint32_t blocked_detail(struct ds_span_store *store,
+static uint32_t blocked_detail(struct ds_span_store *store, GString *scratch,
 		const struct ds_segment *previous, const char *detail)
 {
-	char *joined;
-	uint32_t id;
-
 	if (!previous || previous->state != DS_STATE_SYSCALL ||
 			previous->detail == 0 || strstr(detail, "\xe2\x86\x90")) {
 		return ds_strings_intern(&store->strings, detail);
 	}
-	joined = *detail ? g_strdup_printf("%s \xe2\x86\x90 %s",
-			ds_store_string(store, previous->detail), detail) :
-		g_strdup(ds_store_string(store, previous->detail));
-	id = ds_strings_intern(&store->strings, joined);
-	g_free(joined);
-	return id;
+	g_string_assign(scratch, ds_store_string(store, previous->detail));
+	if (*detail) {
+		g_string_append(scratch, " \xe2\x86\x90 ");
+		g_string_append(scratch, detail);
+	}
+	return ds_strings_intern(&store->strings, scratch->str);
 }
 
 static void read_segments(const struct ds_span_layout *layout,
 		const bt_field *array, struct ds_span *span,
-		struct ds_span_store *store)
+		struct ds_span_store *store, GString *scratch)
 {
 	uint64_t i, n = bt_field_array_get_length(array);
 	const struct element_layout *el = &layout->segment;
@@ -450,7 +452,7 @@ static void read_segments(const struct ds_span_layout *layout,
 		};
 
 		segment.detail = segment.state == DS_STATE_BLOCKED ?
-			blocked_detail(store, previous, detail) :
+			blocked_detail(store, scratch, previous, detail) :
 			ds_strings_intern(&store->strings, detail);
 		if (previous && previous->begin > segment.begin) {
 			sorted = false;
@@ -535,8 +537,10 @@ enum ds_span_read_status ds_span_reader_read(struct ds_span_reader *reader,
 #undef INT_OF
 #undef STRING_OF
 	if (span.end < span.begin) {
+		/* A corrupt span: kept out of the groups like a truncated one, and counted. */
 		span.end = span.begin;
 		span.truncated = true;
+		reader->reversed_spans++;
 	}
 	if (layout->index[M_SYSCALLS] != NO_MEMBER) {
 		read_syscalls(layout, member_at(payload, layout->index[M_SYSCALLS]),
@@ -544,7 +548,7 @@ enum ds_span_read_status ds_span_reader_read(struct ds_span_reader *reader,
 	}
 	if (layout->index[M_SEGMENTS] != NO_MEMBER) {
 		read_segments(layout, member_at(payload, layout->index[M_SEGMENTS]),
-			&span, store);
+			&span, store, reader->scratch);
 	}
 	span.input = input;
 	span.parent = DS_NO_SPAN;

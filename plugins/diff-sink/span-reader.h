@@ -28,7 +28,9 @@ struct ds_span_reader {
 	GHashTable *layouts;		/* owned: const bt_event_class * -> owned layout (NULL value = not a span) */
 	const bt_event_class *last_class;	/* borrowed cache key */
 	struct ds_span_layout *last_layout;	/* borrowed from `layouts` */
+	GString *scratch;			/* owned: joins blocked details */
 	uint64_t spans_read;
+	uint64_t reversed_spans;		/* end before begin: treated as truncated */
 };
 
 void ds_span_reader_init(struct ds_span_reader *reader,
