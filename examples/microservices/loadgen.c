@@ -29,7 +29,7 @@
 #define SERVICE_COUNT 3
 
 struct loadgen_options {
-	unsigned long requests, concurrency, big_every, big_items, balance_every, max_seconds;
+	unsigned long requests, warmup, concurrency, big_every, big_items, balance_every, max_seconds;
 	unsigned long gateway_work_us, account_work_us, store_work_us;
 	uint16_t gateway_port;
 	const char *output;
@@ -59,16 +59,18 @@ struct child {
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"usage: ds-loadgen [--requests=N] [--concurrency=C] [--big-every=K] [--big-items=I]\n"
+		"usage: ds-loadgen [--requests=N] [--warmup=W] [--concurrency=C] [--big-every=K] [--big-items=I]\n"
 		"                  [--balance-every=M] [--gateway-work-us=US] [--account-work-us=US]\n"
 		"                  [--store-work-us=US] [--max-seconds=S] [--gateway-port=PORT] [--output=FILE]\n"
 		"Sends N requests (default 200, at most %d) from C threads (default 4, at most %d) to the\n"
 		"example gateway. Every M-th request (default 10) is GET /balance, the others GET /checkout;\n"
 		"every K-th request (default 50) is a checkout of I items (default 100): the gateway prices\n"
-		"each item (--gateway-work-us, 50) and the store holds its lock per item (--store-work-us,\n"
+		"each item (--gateway-work-us, 200) and the store holds its lock per item (--store-work-us,\n"
 		"100): the slow requests. Without --gateway-port it starts the three\n"
 		"services itself (from its own directory) and stops them at the end. Prints JSON to FILE\n"
-		"(default stdout). Everything stops after S seconds (default 120).\n",
+		"(default stdout). Everything stops after S seconds (default 120). First, W sequential\n"
+		"checkouts (default 5, root operation \"warm-up GET /checkout\", not measured) warm every\n"
+		"process up.\n",
 		MAX_REQUESTS, MAX_CONCURRENCY);
 }
 
@@ -85,6 +87,7 @@ static bool parse_options(int argc, char **argv, struct loadgen_options *opts)
 {
 	static const struct option long_options[] = {
 		{ "requests", required_argument, NULL, 'n' },
+		{ "warmup", required_argument, NULL, 'u' },
 		{ "concurrency", required_argument, NULL, 'c' },
 		{ "big-every", required_argument, NULL, 'k' },
 		{ "big-items", required_argument, NULL, 'i' },
@@ -102,12 +105,13 @@ static bool parse_options(int argc, char **argv, struct loadgen_options *opts)
 	bool ok = true;
 	int c;
 
-	*opts = (struct loadgen_options) { .requests = 200, .concurrency = 4, .big_every = 50,
-		.big_items = 100, .balance_every = 10, .max_seconds = 120, .gateway_work_us = 50,
+	*opts = (struct loadgen_options) { .requests = 200, .warmup = 5, .concurrency = 4, .big_every = 50,
+		.big_items = 100, .balance_every = 10, .max_seconds = 120, .gateway_work_us = 200,
 		.account_work_us = 200, .store_work_us = 100 };
 	while (ok && (c = getopt_long(argc, argv, "h", long_options, NULL)) != -1) {
 		switch (c) {
 		case 'n': ok = parse_ulong(optarg, 1, MAX_REQUESTS, &opts->requests); break;
+		case 'u': ok = parse_ulong(optarg, 0, 1000, &opts->warmup); break;
 		case 'c': ok = parse_ulong(optarg, 1, MAX_CONCURRENCY, &opts->concurrency); break;
 		case 'k': ok = parse_ulong(optarg, 1, ULONG_MAX, &opts->big_every); break;
 		case 'i': ok = parse_ulong(optarg, 1, 10000, &opts->big_items); break;
@@ -161,6 +165,22 @@ static void send_request(struct run *run, unsigned long i)
 	rec->ok = http_get(run->opts->gateway_port, path, &context, &resp) && resp.status == 200;
 	deepspan_span_end(&rec->span, rec->ok ? DEEPSPAN_STATUS_OK : DEEPSPAN_STATUS_ERROR);
 	rec->end_ns = service_now_ns();
+}
+
+/* Sequential small checkouts before the measured run: first connections, threads, page faults. */
+static void warm_up(const struct loadgen_options *opts)
+{
+	for (unsigned long i = 0; i < opts->warmup; i++) {
+		struct deepspan_context context;
+		struct http_response resp;
+		struct deepspan_span span;
+		bool ok;
+
+		deepspan_span_start(&span, NULL, "loadgen", "warm-up GET /checkout", DEEPSPAN_KIND_CLIENT);
+		context = deepspan_span_context(&span);
+		ok = http_get(opts->gateway_port, "/checkout?user=0&items=1", &context, &resp) && resp.status == 200;
+		deepspan_span_end(&span, ok ? DEEPSPAN_STATUS_OK : DEEPSPAN_STATUS_ERROR);
+	}
 }
 
 static void *worker(void *arg)
@@ -346,6 +366,7 @@ int main(int argc, char **argv)
 		}
 		opts.gateway_port = children[2].port;
 	}
+	warm_up(&opts);
 	for (; started < opts.concurrency; started++) {
 		if (pthread_create(&threads[started], NULL, worker, &run) != 0) {
 			break;
