@@ -1,0 +1,21 @@
+/* source.deepspan.scenario: component and message-iterator methods. */
+#ifndef DEEPSPAN_SCENARIO_COMPONENT_H
+#define DEEPSPAN_SCENARIO_COMPONENT_H
+
+#include <babeltrace2/babeltrace.h>
+
+bt_component_class_initialize_method_status scenario_initialize(
+		bt_self_component_source *self_comp_src,
+		bt_self_component_source_configuration *config,
+		const bt_value *params, void *init_method_data);
+void scenario_finalize(bt_self_component_source *self_comp_src);
+bt_message_iterator_class_initialize_method_status scenario_iterator_initialize(
+		bt_self_message_iterator *self_msg_iter,
+		bt_self_message_iterator_configuration *config,
+		bt_self_component_port_output *self_port);
+void scenario_iterator_finalize(bt_self_message_iterator *self_msg_iter);
+bt_message_iterator_class_next_method_status scenario_iterator_next(
+		bt_self_message_iterator *self_msg_iter, bt_message_array_const msgs,
+		uint64_t capacity, uint64_t *count);
+
+#endif /* DEEPSPAN_SCENARIO_COMPONENT_H */

@@ -1,0 +1,106 @@
+#include "sim-state.h"
+
+#include <string.h>
+
+static const char *const state_names[SIM_ST_COUNT] = {
+	"user", "syscall", "blocked", "wait_cpu", "interrupted", "unknown",
+};
+
+const char *sim_tstate_name(enum sim_tstate state)
+{
+	return state_names[state];
+}
+
+void sim_book_init(struct sim_thread_book *book)
+{
+	memset(book, 0, sizeof(*book));
+	book->state = SIM_ST_UNKNOWN;
+	book->syscall = SIM_SYS_NONE;
+}
+
+static void charge(struct sim_thread_book *book, int64_t ts)
+{
+	struct sim_span *span;
+
+	for (span = book->spans; span; span = span->outer) {
+		int64_t from = book->since > span->begin ? book->since : span->begin;
+
+		if (ts > from) {
+			span->states[book->state] += ts - from;
+		}
+	}
+	book->since = ts;
+}
+
+void sim_book_set(struct sim_thread_book *book, enum sim_tstate state, int64_t ts)
+{
+	if (state == book->state) {
+		return;
+	}
+	charge(book, ts);
+	book->state = state;
+}
+
+enum sim_tstate sim_book_running_state(const struct sim_thread_book *book)
+{
+	return book->syscall == SIM_SYS_NONE ? SIM_ST_USER : SIM_ST_SYSCALL;
+}
+
+void sim_book_syscall_entry(struct sim_thread_book *book, enum sim_syscall sys, int64_t ts)
+{
+	book->syscall = sys;
+	book->syscall_entry = ts;
+	sim_book_set(book, SIM_ST_SYSCALL, ts);
+}
+
+static void charge_syscall(struct sim_thread_book *book, struct sim_span *span, int64_t ts)
+{
+	int64_t from = book->syscall_entry > span->begin ? book->syscall_entry : span->begin;
+
+	span->syscalls[book->syscall].count++;
+	if (ts > from) {
+		span->syscalls[book->syscall].duration += ts - from;
+	}
+}
+
+void sim_book_syscall_exit(struct sim_thread_book *book, int64_t ts)
+{
+	struct sim_span *span;
+
+	if (book->syscall == SIM_SYS_NONE) {
+		return;
+	}
+	for (span = book->spans; span; span = span->outer) {
+		charge_syscall(book, span, ts);
+	}
+	book->syscall = SIM_SYS_NONE;
+	sim_book_set(book, SIM_ST_USER, ts);
+}
+
+void sim_book_span_start(struct sim_thread_book *book, struct sim_span *span, int64_t ts)
+{
+	charge(book, ts);
+	memset(span->states, 0, sizeof(span->states));
+	memset(span->syscalls, 0, sizeof(span->syscalls));
+	span->begin = ts;
+	span->end = ts;
+	span->outer = book->spans;
+	book->spans = span;
+}
+
+struct sim_span *sim_book_span_end(struct sim_thread_book *book, int64_t ts)
+{
+	struct sim_span *span = book->spans;
+
+	if (!span) {
+		return NULL;
+	}
+	charge(book, ts);
+	if (book->syscall != SIM_SYS_NONE) {
+		charge_syscall(book, span, ts);
+	}
+	span->end = ts;
+	book->spans = span->outer;
+	span->outer = NULL;
+	return span;
+}

@@ -1,0 +1,100 @@
+/*
+ * The scenario simulator: configuration, the world (hosts, event queue,
+ * output queues, workload, truth) and the step function that advances it by
+ * one action in true time.  No babeltrace2 dependency: the component feeds
+ * its ports from the output queues, and unit tests drive it directly.
+ */
+#ifndef DEEPSPAN_SCENARIO_SIM_H
+#define DEEPSPAN_SCENARIO_SIM_H
+
+#include <glib.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "sim-kernel.h"
+#include "sim-output.h"
+#include "sim-queue.h"
+#include "sim-rng.h"
+
+enum sim_span_schema {
+	SIM_SPANS_DEEPSPAN,
+	SIM_SPANS_JAEGER,
+};
+
+enum sim_cause {
+	SIM_CAUSE_NONE,
+	SIM_CAUSE_LOCK,
+	SIM_CAUSE_CPU,
+	SIM_CAUSE_DISK,
+	SIM_CAUSE_IRQ,
+	SIM_CAUSE_MIXED,	/* each slow request draws one of lock, cpu, disk, irq */
+};
+
+const char *sim_cause_name(enum sim_cause cause);
+
+struct sim_config {
+	unsigned int hosts;		/* 2..8 */
+	unsigned int cpus;		/* per host, 1..SIM_MAX_CPUS */
+	uint64_t requests;
+	uint64_t seed;
+	double slow_ratio;		/* share of slow requests, 0..1 */
+	enum sim_cause cause;
+	enum sim_span_schema span_schema;
+	struct sim_clock clocks[SIM_MAX_HOSTS];	/* per-host transform (reference set by sim_create) */
+	const char *truth_path;		/* borrowed; NULL = no truth file */
+	uint32_t packet_events;		/* events per packet */
+	int64_t interarrival_ns;	/* mean time between two requests */
+	unsigned int max_inflight;	/* concurrent external requests */
+};
+
+/* Fills `cfg` with the defaults of the hotrod preset (clocks: random, from the seed). */
+void sim_config_defaults(struct sim_config *cfg);
+/* Draws per-host offsets in +-50 ms and drifts in +-50 ppm from the seed (host 0 stays exact). */
+void sim_config_random_clocks(struct sim_config *cfg);
+
+struct sim_hotrod;
+struct sim_truth;
+
+struct sim {
+	struct sim_config cfg;
+	struct sim_rng rng;		/* kernel randomness */
+	struct sim_queue queue;
+	struct sim_output out;
+	struct sim_host host[SIM_MAX_HOSTS];
+	int64_t start;			/* true time of the trace start */
+	int64_t now;			/* true time of the action being handled */
+	GHashTable *strings;		/* owned: interned strings (keys owned) */
+	struct sim_irq_work *free_irq_works;	/* borrowed free list (blocks owned by `pool`) */
+	GPtrArray *pool;		/* owned: every pooled object (irq works, jobs, spans, ...) */
+	struct sim_hotrod *hotrod;	/* owned */
+	struct sim_truth *truth;	/* owned; NULL without a truth file */
+	uint64_t tcp_segments;		/* net_dev_queue events */
+	bool done;
+	bool failed;
+	char error[256];		/* why `failed` */
+};
+
+/* Creates the world; on failure returns NULL and writes a message into `error`. */
+struct sim *sim_create(const struct sim_config *cfg, char *error, size_t error_size);
+void sim_destroy(struct sim *sim);
+
+/* Handles the next action; returns false once the simulation is over (or failed). */
+bool sim_step(struct sim *sim);
+
+/* An interned copy of `text`, alive as long as the simulator. */
+const char *sim_intern(struct sim *sim, const char *text);
+
+/* Schedules an action (kind >= SIM_ACT_WORKLOAD goes to the workload). */
+void sim_schedule(struct sim *sim, int64_t time, uint32_t kind, uint32_t arg,
+		uint64_t gen, void *target);
+
+/* The clock UUID of `host`: derived from the seed and the host index (version-4 layout). */
+void sim_host_clock_uuid(const struct sim *sim, unsigned int host, uint8_t out[16]);
+
+/* Allocates `size` zeroed bytes owned by the simulator (freed by sim_destroy); NULL + failed on error. */
+void *sim_pool_alloc(struct sim *sim, size_t size);
+
+/* Marks the simulation failed (out of memory, I/O error) with a message. */
+void sim_fail(struct sim *sim, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+#endif /* DEEPSPAN_SCENARIO_SIM_H */
