@@ -56,6 +56,22 @@ def _start_service(role, env_extra, recorded):
     return proc, int(match.group(1))
 
 
+def _load(port, requests, concurrency, slow_every):
+    load = subprocess.run(["node", str(DEMO_DIR / "loadgen.js"), str(port), str(requests),
+                           str(concurrency), str(slow_every)],
+                          capture_output=True, text=True, timeout=600, check=True)
+    return json.loads(load.stdout)
+
+
+def run_store_only(requests, concurrency, recorded=True):
+    """Runs store alone under the load generator; returns the load generator's JSON."""
+    store, store_port = _start_service("store", {}, recorded)
+    try:
+        return _load(store_port, requests, concurrency, 0)
+    finally:
+        _stop([store])
+
+
 def run_demo(requests, concurrency, slow_every=0, recorded=True):
     """Runs store, users, gateway and the load generator; returns the load generator's JSON."""
     procs = []
@@ -66,21 +82,22 @@ def run_demo(requests, concurrency, slow_every=0, recorded=True):
         procs.append(users)
         gateway, gateway_port = _start_service("gateway", {"USERS_PORT": str(users_port)}, recorded)
         procs.append(gateway)
-        load = subprocess.run(["node", str(DEMO_DIR / "loadgen.js"), str(gateway_port), str(requests),
-                               str(concurrency), str(slow_every)],
-                              capture_output=True, text=True, timeout=300, check=True)
-        return json.loads(load.stdout)
+        return _load(gateway_port, requests, concurrency, slow_every)
     finally:
-        for proc in procs:
-            proc.terminate()
-        for proc in procs:
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
-            proc.stdout.close()
-            proc.stderr.close()
+        _stop(procs)
+
+
+def _stop(procs):
+    for proc in procs:
+        proc.terminate()
+    for proc in procs:
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        proc.stdout.close()
+        proc.stderr.close()
 
 
 def capture(out_dir, requests, concurrency, slow_every=0):

@@ -610,6 +610,13 @@ static void client_request(struct nctx_engine *engine, struct nctx_process *proc
 		request_make_root(engine, client);
 	}
 	request_op(engine, client, NCTX_OP_SPAN_START, &start, start.vtid, 0);
+	/*
+	 * A client span is a wait for a remote call: it never runs on the loop itself (its
+	 * callbacks are its server request's), so it is deactivated right away.
+	 */
+	if (engine->config.activations) {
+		request_op(engine, client, NCTX_OP_SPAN_DEACTIVATE, &start, start.vtid, 0);
+	}
 	if (engine->pending_servers->len > 0) {
 		link_pending_callee(engine, client);
 		pending_review(engine, origin->ts, false);

@@ -406,6 +406,31 @@ static void finish(struct nodejs_ctx_iter *iter)
 	iter->finished = true;
 }
 
+static bool may_be_vnode(struct nodejs_ctx_iter *iter, const bt_message *msg)
+{
+	return bt_message_get_type(msg) == BT_MESSAGE_TYPE_EVENT &&
+		vnode_event_may_be_vnode(&iter->classes, bt_message_event_borrow_event_const(msg));
+}
+
+/*
+ * Fast path: while nothing is queued or held back, messages before the first
+ * possible vnode event go straight out (references moved).  Returns how many.
+ */
+static uint64_t pass_through(struct nodejs_ctx_iter *iter, bt_message_array_const upstream,
+		uint64_t upstream_count, bt_message_array_const msgs, uint64_t capacity)
+{
+	uint64_t i = 0;
+
+	if (iter->head != iter->queue->len || nctx_engine_horizon(iter->engine) != INT64_MAX) {
+		return 0;
+	}
+	while (i < upstream_count && i < capacity && !may_be_vnode(iter, upstream[i])) {
+		msgs[i] = upstream[i];
+		i++;
+	}
+	return i;
+}
+
 bt_message_iterator_class_next_method_status nodejs_ctx_iter_next(
 		bt_self_message_iterator *self_msg_iter, bt_message_array_const msgs,
 		uint64_t capacity, uint64_t *count)
@@ -431,13 +456,18 @@ bt_message_iterator_class_next_method_status nodejs_ctx_iter_next(
 		}
 		switch (bt_message_iterator_next(iter->upstream, &upstream_msgs, &upstream_count)) {
 		case BT_MESSAGE_ITERATOR_NEXT_STATUS_OK:
-			for (i = 0; i < upstream_count; i++) {
+			i = pass_through(iter, upstream_msgs, upstream_count, msgs, capacity);
+			*count = i;
+			for (; i < upstream_count; i++) {
 				if (!handle_message(iter, upstream_msgs[i])) {
 					for (i++; i < upstream_count; i++) {
 						bt_message_put_ref(upstream_msgs[i]);
 					}
 					return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_ERROR;
 				}
+			}
+			if (*count > 0) {
+				return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK;
 			}
 			break;
 		case BT_MESSAGE_ITERATOR_NEXT_STATUS_END:

@@ -49,6 +49,10 @@ void vnode_classes_init(struct vnode_classes *classes)
 		NULL, g_free);
 	classes->last_class = NULL;
 	classes->last_info = NULL;
+	classes->by_stream_class = g_hash_table_new_full(g_direct_hash, g_direct_equal,
+		NULL, g_free);
+	classes->last_stream_class = NULL;
+	classes->last_scan = NULL;
 }
 
 void vnode_classes_fini(struct vnode_classes *classes)
@@ -57,6 +61,46 @@ void vnode_classes_fini(struct vnode_classes *classes)
 		g_hash_table_destroy(classes->by_class);
 		classes->by_class = NULL;
 	}
+	if (classes->by_stream_class) {
+		g_hash_table_destroy(classes->by_stream_class);
+		classes->by_stream_class = NULL;
+	}
+}
+
+static void scan_stream_class(const bt_stream_class *sc, struct vnode_stream_scan *scan)
+{
+	uint64_t i;
+
+	scan->event_class_count = bt_stream_class_get_event_class_count(sc);
+	scan->has_vnode = false;
+	for (i = 0; i < scan->event_class_count && !scan->has_vnode; i++) {
+		const char *name = bt_event_class_get_name(
+			bt_stream_class_borrow_event_class_by_index_const(sc, i));
+
+		scan->has_vnode = name && strncmp(name, "vnode:", 6) == 0;
+	}
+}
+
+bool vnode_event_may_be_vnode(struct vnode_classes *classes, const bt_event *event)
+{
+	const bt_stream_class *sc = bt_event_class_borrow_stream_class_const(
+		bt_event_borrow_class_const(event));
+	struct vnode_stream_scan *scan = classes->last_scan;
+
+	if (sc != classes->last_stream_class) {
+		scan = g_hash_table_lookup(classes->by_stream_class, sc);
+		if (!scan) {
+			scan = g_new0(struct vnode_stream_scan, 1);
+			scan_stream_class(sc, scan);
+			g_hash_table_insert(classes->by_stream_class, (gpointer) sc, scan);
+		}
+		classes->last_stream_class = sc;
+		classes->last_scan = scan;
+	}
+	if (!scan->has_vnode && bt_stream_class_get_event_class_count(sc) != scan->event_class_count) {
+		scan_stream_class(sc, scan);
+	}
+	return scan->has_vnode;
 }
 
 /* Index of member `name` in `fc` (a structure or NULL), or VNODE_NO_FIELD. */

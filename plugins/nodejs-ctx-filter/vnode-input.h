@@ -42,15 +42,30 @@ struct vnode_class {
 	int host;				/* filled by the caller, −1 unknown */
 };
 
-/* Cache of classified event classes. */
+/* Whether a stream class declares any vnode event class (rescanned when it grows). */
+struct vnode_stream_scan {
+	uint64_t event_class_count;
+	bool has_vnode;
+};
+
+/* Cache of classified event and stream classes. */
 struct vnode_classes {
 	GHashTable *by_class;		/* owned; const bt_event_class * -> struct vnode_class (owned) */
 	const bt_event_class *last_class;	/* borrowed; one-entry cache */
 	struct vnode_class *last_info;	/* borrowed */
+	GHashTable *by_stream_class;	/* owned; const bt_stream_class * -> struct vnode_stream_scan (owned) */
+	const bt_stream_class *last_stream_class;	/* borrowed; one-entry cache */
+	struct vnode_stream_scan *last_scan;	/* borrowed */
 };
 
 void vnode_classes_init(struct vnode_classes *classes);
 void vnode_classes_fini(struct vnode_classes *classes);
+
+/*
+ * Cheap pre-filter, one pointer compare per event in the common case: false
+ * when `event`'s stream class declares no vnode event class at all.
+ */
+bool vnode_event_may_be_vnode(struct vnode_classes *classes, const bt_event *event);
 
 /*
  * The classification of `event_class`; NULL on error (a vnode event lacking
