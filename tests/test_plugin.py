@@ -31,8 +31,10 @@ def test_python_finds_the_plugin(bt2_plugin):
 @pytest.mark.parametrize("cls", ALL)
 def test_help_documents_parameters(plugin_dir, cls):
     out = run_babeltrace2("help", cls).stdout
-    assert "Description:" in out and "Help:" in out, out
-    help_text = out.split("Help:", 1)[1]
+    header = f"'{cls}'"
+    assert header in out, out
+    help_text = out.split(header, 1)[1]
+    assert "Description:" in help_text, out
     # every documented class says what its parameters are, with a default or a type
     assert re.search(r"default|type", help_text, re.I), f"{cls} help has no parameter documentation:\n{out}"
 
