@@ -35,17 +35,25 @@ def iterate(source):
     """Yields (event message) from a trace directory or a bt2.ComponentSpec (through a muxer)."""
     import bt2
     spec = source if isinstance(source, bt2.ComponentSpec) else str(source)
+    _stream_keys.clear()    # stream addresses are only unique within one graph
     for msg in bt2.TraceCollectionMessageIterator(spec):
         if type(msg) is bt2._EventMessageConst:
             yield msg
 
 
+_stream_keys = {}
+
+
 def event_key(msg):
     """(ns from origin, host, domain, event name, cpu) of an event message."""
     event = msg.event
-    env = event.stream.trace.environment
-    return (msg.default_clock_snapshot.ns_from_origin, str(env["hostname"]), str(env["domain"]),
-            event.name, int(event.packet.context_field["cpu_id"]))
+    stream = event.stream
+    cached = _stream_keys.get(stream.addr)
+    if cached is None:
+        env = stream.trace.environment
+        cached = (None, str(env["hostname"]), str(env["domain"]), int(event.packet.context_field["cpu_id"]))
+        _stream_keys[stream.addr] = cached
+    return (msg.default_clock_snapshot.ns_from_origin, cached[1], cached[2], event.cls.name, cached[3])
 
 
 def scenario_spec(**params):
