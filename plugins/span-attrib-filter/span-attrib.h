@@ -84,6 +84,10 @@ struct span_attrib_iterator {
 	struct ds_span_events *span_events;	/* owned */
 	GHashTable *roles;			/* owned; const bt_event_class * -> struct event_role * (owned) */
 	GHashTable *streams;			/* owned; const bt_stream * -> struct stream_info * (owned) */
+	const bt_event_class *last_class;	/* borrowed; one-entry cache of `roles` */
+	const void *last_role;			/* borrowed; its struct event_role */
+	const bt_stream *last_stream;		/* borrowed; one-entry cache of `streams` */
+	struct stream_info *last_info;		/* borrowed */
 	GHashTable *hosts;			/* owned; name -> struct host * (owned) */
 	GPtrArray *queue;			/* owned; messages to return (owned references) */
 	guint queue_head;
