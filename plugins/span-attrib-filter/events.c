@@ -25,9 +25,10 @@ static const struct event_role *role_get(struct span_attrib_iterator *it, const 
 {
 	struct event_role *role;
 	const char *missing = NULL;
+	unsigned int slot = (unsigned int) (((uintptr_t) ec >> 4) ^ ((uintptr_t) ec >> 12)) % ROLE_CACHE_SIZE;
 
-	if (ec == it->last_class) {
-		return it->last_role;
+	if (it->role_cache_class[slot] == ec) {
+		return it->role_cache_role[slot];
 	}
 	role = g_hash_table_lookup(it->roles, ec);
 	if (role) {
@@ -57,8 +58,8 @@ static const struct event_role *role_get(struct span_attrib_iterator *it, const 
 		return NULL;
 	}
 end:
-	it->last_class = ec;
-	it->last_role = role;
+	it->role_cache_class[slot] = ec;
+	it->role_cache_role[slot] = role;
 	return role;
 }
 
