@@ -177,6 +177,24 @@ static enum sim_tstate state_after_switch_out(int64_t prev_state)
 	return SIM_ST_UNKNOWN;
 }
 
+static void rq_push_front(struct sim_cpu *cpu, struct sim_thread *t)
+{
+	t->rq_next = cpu->rq_head;
+	cpu->rq_head = t;
+	if (!cpu->rq_tail) {
+		cpu->rq_tail = t;
+	}
+	cpu->rq_len++;
+}
+
+/* CFS-like: the scheduling latency shared by the runnable threads, at least the minimum granularity. */
+static int64_t slice_length(const struct sim_cpu *cpu)
+{
+	int64_t slice = SIM_SCHED_LATENCY / (int64_t) (cpu->rq_len + 1);
+
+	return slice < SIM_MIN_GRANULARITY ? SIM_MIN_GRANULARITY : slice;
+}
+
 /* sched_switch from the current thread (or idle) to the run queue's head (or idle). */
 static void cpu_switch(struct sim *sim, struct sim_cpu *cpu, int64_t prev_state)
 {
@@ -202,7 +220,7 @@ static void cpu_switch(struct sim *sim, struct sim_cpu *cpu, int64_t prev_state)
 	}
 	cpu->cur = next;
 	cpu->gen++;
-	cpu->slice_end = sim_host_now(sim, cpu->host) + SIM_TIME_SLICE;
+	cpu->slice_end = sim_host_now(sim, cpu->host) + slice_length(cpu);
 }
 
 static void start_run(struct sim *sim, struct sim_cpu *cpu)
@@ -282,7 +300,7 @@ static void on_work_done(struct sim *sim, struct sim_cpu *cpu, uint64_t gen)
 		cpu_dispatch(sim, cpu);
 		return;
 	}
-	cpu->slice_end = sim->now + SIM_TIME_SLICE;
+	cpu->slice_end = sim->now + slice_length(cpu);
 	start_run(sim, cpu);
 }
 
@@ -331,13 +349,43 @@ static void fill_comm_tid_prio(struct sim_record *rec, const struct sim_thread *
 	rec->v[1] = t->prio;
 }
 
+/*
+ * A thread was queued behind a running one: the runner keeps the CPU for at
+ * most the wake-up granularity (or what is left of its slice, if shorter).
+ */
+static void wakeup_preempt(struct sim *sim, struct sim_cpu *cpu)
+{
+	struct sim_thread *t = cpu->cur;
+	int64_t now = sim_host_now(sim, cpu->host);
+
+	if (cpu->slice_end <= now + SIM_WAKEUP_GRANULARITY) {
+		return;
+	}
+	cpu->slice_end = now + SIM_WAKEUP_GRANULARITY;
+	if (t->remaining > 0) {
+		t->remaining -= now - cpu->run_start;
+		if (t->remaining < 1) {
+			t->remaining = 1;
+		}
+		start_run(sim, cpu);
+	}
+}
+
 static void enqueue_woken(struct sim *sim, struct sim_thread *t, unsigned int waker_cpu)
 {
 	struct sim_host *host = &sim->host[t->host];
 	struct sim_cpu *target = &host->cpu[t->cpu];
 
 	t->run = SIM_T_RUNNABLE;
-	rq_push(target, t);
+	if (target->cur) {
+		/* a sleeper's credit: it runs next, soon */
+		rq_push_front(target, t);
+		if (!target->irq_cur) {
+			wakeup_preempt(sim, target);
+		}
+	} else {
+		rq_push(target, t);
+	}
 	if (!target->cur && !target->irq_cur && !target->resched_pending) {
 		target->resched_pending = true;
 		sim_schedule(sim, sim_host_now(sim, t->host) + (target->index == waker_cpu ? 700 : 2500),

@@ -172,7 +172,9 @@ enum sim_kernel_action {
 };
 
 /* Kernel constants (ns). */
-#define SIM_TIME_SLICE 3000000
+#define SIM_SCHED_LATENCY 6000000
+#define SIM_MIN_GRANULARITY 750000
+#define SIM_WAKEUP_GRANULARITY 750000
 #define SIM_NET_LATENCY 60000
 #define SIM_MSS 1448
 
