@@ -21,13 +21,17 @@ def api_clock(true):
     return true + API_OFFSET + round((true - BASE) * API_DRIFT)
 
 
-def _exchange(n=60):
-    """Per host, the (event, local time, port, local_port) list of n requests."""
+def _exchange(n=60, contradiction=False):
+    """Per host, the (event, local time, port, local_port) list of n requests.
+
+    With `contradiction`, the last request reaches the server 5 ms before it was sent."""
     web, api = [], []
     for i in range(n):
         t = BASE + i * 10_000_000
         cport = 50_000 + i % 4            # four keep-alive connections
         lat_req, lat_resp = 120_000 + (i * 7919) % 90_000, 150_000 + (i * 104729) % 70_000
+        if contradiction and i == n - 1:
+            lat_req = -5_000_000
         web.append(("vnode:http_client_request", web_clock(t), 8080, cport))
         api.append(("vnode:http_server_request", api_clock(t + lat_req), cport, 8080))
         api.append(("vnode:http_server_response", api_clock(t + lat_req + 2_000_000), cport, 8080))
@@ -66,7 +70,7 @@ class _Iter(bt2._UserMessageIterator):
 
 class _VnodeSource(bt2._UserSourceComponent, message_iterator_class=_Iter):
     def __init__(self, config, params, obj):
-        for host, events in _exchange().items():
+        for host, events in _exchange(contradiction=bool(params.get("contradiction"))).items():
             tc = self._create_trace_class()
             cc = self._create_clock_class(frequency=1_000_000_000, name="monotonic",
                                           origin_is_unix_epoch=True,
@@ -101,10 +105,35 @@ def test_http_pairs_synchronize(bt2_plugin, tmp_path):
     assert state["decreases"] == 0 and state["count"] == 240
 
 
-def test_http_not_matched_when_excluded(bt2_plugin, tmp_path):
+def test_http_not_matched_when_excluded(bt2_plugin, tmp_path, capfd):
     report = tmp_path / "sync.json"
-    run_sync(bt2_plugin, [(_VnodeSource, {})], {"report": str(report), "match": "tcp"},
-             logging_level=bt2.LoggingLevel.ERROR)
+    run_sync(bt2_plugin, [(_VnodeSource, {})],
+             {"report": str(report), "match": "tcp", "reference": "web"})
     rep = load_json(report)
     assert rep["pairs"]["http"] == 0
-    assert all(h["quality"] == "ABSENT" for h in rep["hosts"] if not h["reference"])
+    api = next(h for h in rep["hosts"] if h["name"] == "api")
+    assert api["quality"] == "ABSENT" and api["transform"] == {"x0": 0, "y0": 0, "slope": 1.0}
+    err = " ".join(capfd.readouterr().err.split())
+    assert ("host api: no usable send/receive pair joins it to reference host web: "
+            "it keeps its own clock (quality ABSENT)") in err
+
+
+def test_contradicting_pair_keeps_last_good_formula(bt2_plugin, tmp_path, capfd):
+    good, bad = tmp_path / "good.json", tmp_path / "bad.json"
+    run_sync(bt2_plugin, [(_VnodeSource, {})], {"report": str(good), "reference": "web"})
+    run_sync(bt2_plugin, [(_VnodeSource, {"contradiction": True})],
+             {"report": str(bad), "reference": "web"})
+    err = " ".join(capfd.readouterr().err.split())
+    api_good = next(h for h in load_json(good)["hosts"] if h["name"] == "api")
+    api_bad = next(h for h in load_json(bad)["hosts"] if h["name"] == "api")
+    assert api_bad["quality"] == "FAIL" and api_bad["fail_kept_last_good"]
+    assert api_bad["rejected_pairs"] == 1
+    pair = load_json(bad)["host_pairs"][0]
+    assert pair["quality"] == "FAIL" and pair["rejected"] == 1
+    # the formula of the pairs before the contradiction is kept
+    t = api_clock(BASE + 300_000_000)
+    apply = lambda tf: tf["y0"] + (t - tf["x0"]) + round((tf["slope"] - 1) * (t - tf["x0"]))
+    assert abs(apply(api_bad["transform"]) - web_clock(BASE + 300_000_000)) <= api_bad["accuracy_ns"] + 1
+    assert ("host api: contradicting pairs on its path to the reference (quality FAIL): "
+            "the last good formula is kept (1 pairs rejected)") in err
+    assert api_good["quality"] == "ACCURATE"

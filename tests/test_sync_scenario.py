@@ -170,3 +170,55 @@ def test_synchronized_trace_saved_and_read_back(scenarios, tmp_path):
     uuids = {run_babeltrace2("--output-format=ctf-metadata", m.parent).stdout.split("clock {")[1]
              .split('uuid = "')[1].split('"')[0] for m in out.rglob("metadata")}
     assert len(uuids) == 1
+
+
+STATES = ("user", "syscall", "blocked", "wait_cpu", "interrupted", "unknown")
+
+
+def _attributed_spans(plugin, dirs, synced):
+    """sources -> (sync | muxer) -> span-attrib -> collector of deepspan:span events."""
+    import bt2
+    from test_sync_common import _Collector, _ctf_fs_class
+
+    def keep(msg):
+        if msg.event.name != "deepspan:span":
+            return None
+        p = msg.event.payload_field
+        return ((int(p["trace_id_high"]), int(p["trace_id_low"]), int(p["span_id"])),
+                int(p["begin"]), int(p["end"]), tuple(int(p[k]) for k in STATES))
+
+    graph = bt2.Graph()
+    state = {"keep": keep, "events": [], "count": 0, "last_ns": -(1 << 63), "decreases": 0,
+             "clock_classes": set()}
+    if synced:
+        first = graph.add_component(plugin.filter_component_classes["sync"], "sync")
+    else:
+        first = graph.add_component(bt2.find_plugin("utils").filter_component_classes["muxer"], "mux")
+    attrib = graph.add_component(plugin.filter_component_classes["span-attrib"], "attrib")
+    sink = graph.add_component(_Collector, "collector", obj=state)
+    n = 0
+    for i, d in enumerate(dirs):
+        src = graph.add_component(_ctf_fs_class(), f"src{i}", params={"inputs": [str(d)]})
+        for name in sorted(src.output_ports):
+            graph.connect_ports(src.output_ports[name], first.input_ports[f"in{n}"])
+            n += 1
+    graph.connect_ports(first.output_ports["out"], attrib.input_ports["in"])
+    graph.connect_ports(attrib.output_ports["out"], sink.input_ports["in"])
+    graph.run()
+    return {e[0]: e[1:] for e in state["events"]}
+
+
+def test_span_attrib_unchanged_after_sync(bt2_plugin, scenarios):
+    """Per-span state durations are host-local: sync only rescales them by the clock slope."""
+    dirs, truth = scenarios(3)
+    raw = _attributed_spans(bt2_plugin, dirs, synced=False)
+    synced = _attributed_spans(bt2_plugin, dirs, synced=True)
+    assert len(raw) > 100 and raw.keys() == synced.keys()
+    for key, (begin, end, states) in raw.items():
+        s_begin, s_end, s_states = synced[key]
+        assert sum(s_states) == s_end - s_begin
+        # at most 50 ppm of drift correction (+1 ns rounding per bound) on each duration
+        slack = (end - begin) * 60e-6 + 2
+        assert abs((s_end - s_begin) - (end - begin)) <= slack
+        for a, b in zip(states, s_states):
+            assert abs(a - b) <= slack, (key, states, s_states)

@@ -403,12 +403,27 @@ static void add_span_edges(struct sync_iter *it)
 	}
 }
 
+/* Chronological on the receiving side, so a contradiction rejects the later pairs. */
+static gint compare_pairs(gconstpointer a, gconstpointer b)
+{
+	const struct sync_pair_rec *x = a, *y = b;
+
+	if (x->recv_ts != y->recv_ts) {
+		return x->recv_ts < y->recv_ts ? -1 : 1;
+	}
+	if (x->send_ts != y->send_ts) {
+		return x->send_ts < y->send_ts ? -1 : 1;
+	}
+	return (x->recv_host > y->recv_host) - (x->recv_host < y->recv_host);
+}
+
 int sync_pass1_solve(struct sync_iter *it)
 {
 	guint i;
 
 	add_span_edges(it);
 	sync_http_add_pairs(it);
+	g_array_sort(it->pair_recs, compare_pairs);
 	if (!ds_sync_solver_init(&it->solver, it->hosts->len)) {
 		return -1;
 	}
