@@ -470,23 +470,26 @@ static struct ds_span_layout *layout_of(struct ds_span_reader *reader,
 		const bt_event_class *event_class, bool *error)
 {
 	struct ds_span_layout *layout;
+	unsigned int i;
 
 	*error = false;
-	if (event_class == reader->last_class) {
-		return reader->last_layout;
+	for (i = 0; i < DS_SPAN_READER_CACHE; i++) {
+		if (reader->recent_class[i] == event_class) {
+			return reader->recent_layout[i];
+		}
 	}
-	if (g_hash_table_lookup_extended(reader->layouts, event_class, NULL,
+	if (!g_hash_table_lookup_extended(reader->layouts, event_class, NULL,
 			(gpointer *) &layout)) {
-		goto end;
+		layout = resolve_layout(reader, event_class, error);
+		if (*error) {
+			return NULL;
+		}
+		g_hash_table_insert(reader->layouts, (gpointer) event_class, layout);
 	}
-	layout = resolve_layout(reader, event_class, error);
-	if (*error) {
-		return NULL;
-	}
-	g_hash_table_insert(reader->layouts, (gpointer) event_class, layout);
-end:
-	reader->last_class = event_class;
-	reader->last_layout = layout;
+	i = reader->recent_next;
+	reader->recent_next = (i + 1) % DS_SPAN_READER_CACHE;
+	reader->recent_class[i] = event_class;
+	reader->recent_layout[i] = layout;
 	return layout;
 }
 

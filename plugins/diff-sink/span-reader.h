@@ -22,12 +22,16 @@ enum ds_span_read_status {
 
 struct ds_span_layout;
 
+#define DS_SPAN_READER_CACHE 8
+
 struct ds_span_reader {
 	bt_self_component *self_comp;	/* borrowed: receives error causes */
 	const char *class_name;		/* borrowed: "sink.deepspan.diff" */
 	GHashTable *layouts;		/* owned: const bt_event_class * -> owned layout (NULL value = not a span) */
-	const bt_event_class *last_class;	/* borrowed cache key */
-	struct ds_span_layout *last_layout;	/* borrowed from `layouts` */
+	/* A small cache in front of `layouts` (kernel events of many classes pass by). */
+	const bt_event_class *recent_class[DS_SPAN_READER_CACHE];	/* borrowed keys */
+	struct ds_span_layout *recent_layout[DS_SPAN_READER_CACHE];	/* borrowed from `layouts` */
+	unsigned int recent_next;					/* next slot to replace */
 	GString *scratch;			/* owned: joins blocked details */
 	uint64_t spans_read;
 	uint64_t reversed_spans;		/* end before begin: treated as truncated */
