@@ -502,3 +502,31 @@ def test_analyze_py_reports_bad_input(plugin_dir, tmp_path):
     proc = subprocess.run(["/usr/bin/python3", str(ANALYZE), f"--plugin-path={empty}", str(empty)],
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode != 0 and f"no deepspan plugin in {empty}" in proc.stderr
+
+
+def test_recorder_without_command_records_until_interrupted(sessiond, tmp_path):
+    """No COMMAND: record whatever runs until SIGINT (Ctrl-C), then stop and print the command."""
+    session = unique_session("ctrlc")
+    trace = tmp_path / "trace"
+    result = tmp_path / "loadgen.json"
+    recorder = subprocess.Popen([str(RECORD), "--no-kernel", "-n", session, "-o", str(trace)],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 60
+        while f"Recording session {session}: [active]" not in lttng("list", session).stdout:
+            assert recorder.poll() is None and time.monotonic() < deadline, "the session never started"
+            time.sleep(0.1)
+        subprocess.run([str(LOADGEN), "--requests=20", f"--output={result}"], check=True, timeout=120)
+        recorder.send_signal(signal.SIGINT)
+        out, err = recorder.communicate(timeout=120)
+    finally:
+        if recorder.poll() is None:
+            os.killpg(recorder.pid, signal.SIGKILL)
+            recorder.communicate()
+        lttng("destroy", session)
+    assert recorder.returncode == 0, err
+    assert "recording until Ctrl-C" in err and f"babeltrace2 {trace}" in out
+    assert session not in lttng("list").stdout, "the session is destroyed"
+    requests = json.loads(result.read_text())["requests"]
+    recorded = {k[:2] for k in read_raw_spans(trace)}
+    assert {(r["trace_id_high"], r["trace_id_low"]) for r in requests} <= recorded
