@@ -352,11 +352,39 @@ def test_both_schemas_are_recorded_alike(schema_recording):
         check_emitted_spans(mine, emitted[schema])
 
 
+def read_activations(trace):
+    """{span key: [(event name, clock value, ns from origin)]} of the span_activate/span_deactivate events."""
+    import bt2
+    seen = {}
+    for msg in bt2.TraceCollectionMessageIterator(str(trace)):
+        if isinstance(msg, bt2._EventMessageConst) and msg.event.name in (
+                "deepspan_ust:span_activate", "deepspan_ust:span_deactivate"):
+            p = msg.event.payload_field
+            key = (int(p["trace_id_high"]), int(p["trace_id_low"]), int(p["span_id"]))
+            snapshot = msg.default_clock_snapshot
+            seen.setdefault(key, []).append((msg.event.name.split(":")[1], snapshot.value, snapshot.ns_from_origin))
+    return seen
+
+
+def test_activate_and_deactivate_are_recorded(schema_recording):
+    """deepspan_ust:span_activate/span_deactivate carry the span's ids, in order, inside the span."""
+    trace, emitted = schema_recording
+    redis = {(e["trace_id_high"], e["trace_id_low"], e["span_id"]): e for e in emitted["deepspan"]["spans"]
+             if e["operation"] == "redis GET"}
+    seen = read_activations(trace)
+    mine = {k: v for k, v in seen.items() if k in redis or k[:2] in {r[:2] for r in redis}}
+    assert set(mine) == set(redis), "exactly the redis GET spans activate"
+    for key, events in mine.items():
+        assert [name for name, _, _ in events] == ["span_activate", "span_deactivate"]
+        assert redis[key]["begin_ns"] <= events[0][1] <= events[1][1] <= redis[key]["end_ns"]
+
+
 def test_span_attrib_reads_jaeger_ust_like_deepspan_ust(schema_recording, bt2_plugin):
     require_class(bt2_plugin, "filter", "span-attrib")
     trace, emitted = schema_recording
     raw = read_raw_spans(trace)
     rows = {(r["trace_id_high"], r["trace_id_low"], r["span_id"]): r for r in span_attrib_events(bt2_plugin, trace)}
+    activations = read_activations(trace)
     shapes = {}
     for schema in ("jaeger", "deepspan"):
         keys = [(e["trace_id_high"], e["trace_id_low"], e["span_id"]) for e in emitted[schema]["spans"]]
@@ -365,7 +393,10 @@ def test_span_attrib_reads_jaeger_ust_like_deepspan_ust(schema_recording, bt2_pl
             row, span = rows[k], raw[k]
             assert (row["parent_span_id"], row["service"], row["operation"]) == (span.parent, span.service, span.operation)
             assert (row["begin"], row["end"]) == (span.start_ns, span.end_ns)
-            assert row["unknown"] == row["end"] - row["begin"]
+            # Without kernel events a running span is all Unknown; after span_deactivate it is not running
+            # on any thread, which span-attrib charges as Waited blocked ("inactive").
+            inactive = row["end"] - activations[k][-1][2] if k in activations else 0
+            assert (row["unknown"], row["blocked"]) == (row["end"] - row["begin"] - inactive, inactive)
         shapes[schema] = sorted((rows[k]["service"], rows[k]["operation"], rows[k]["parent_span_id"] == 0) for k in keys)
     assert shapes["jaeger"] == shapes["deepspan"], "one schema or the other: the same spans"
 
