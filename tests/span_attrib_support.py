@@ -64,6 +64,8 @@ class _Trace:
             pc = self.tc.create_structure_field_class()
             pc.append_member("cpu_id", self.tc.create_unsigned_integer_field_class(32))
             self.sc = self.tc.create_stream_class(default_clock_class=clock_class, supports_packets=True,
+                                                  packets_have_beginning_default_clock_snapshot=True,
+                                                  packets_have_end_default_clock_snapshot=True,
                                                   packet_context_field_class=pc,
                                                   supports_discarded_events=True,
                                                   discarded_events_have_default_clock_snapshots=True)
@@ -126,7 +128,7 @@ class Source(bt2._UserSourceComponent, message_iterator_class=_ScriptIter):
             self._traces[key] = _Trace(self, host, domain, self._clock, self._fields_of)
         return self._traces[key]
 
-    def _stream(self, it, host, stream):
+    def _stream(self, it, host, stream, ts):
         domain = "kernel" if stream.startswith("k") else "ust"
         trace = self._trace(host, domain)
         if stream not in trace.streams:
@@ -136,7 +138,7 @@ class Source(bt2._UserSourceComponent, message_iterator_class=_ScriptIter):
             if domain == "kernel":
                 packet = s.create_packet()
                 packet.context_field["cpu_id"] = int(stream[1:])
-                msgs.append(it._create_packet_beginning_message(packet))
+                msgs.append(it._create_packet_beginning_message(packet, ts))
             trace.streams[stream] = (s, packet)
             return trace, s, msgs
         return trace, trace.streams[stream][0], []
@@ -145,25 +147,27 @@ class Source(bt2._UserSourceComponent, message_iterator_class=_ScriptIter):
 def _gen(comp, it):
     script = comp._script
     opened = []
+    last_ts = 0
     for entry in script:
         if entry[0] == "discard":
             _, host, stream, begin, end, count = entry
-            trace, s, msgs = comp._stream(it, host, stream)
+            trace, s, msgs = comp._stream(it, host, stream, begin)
             yield from msgs
             # a discarded-events message cannot sit inside a packet: close and reopen it
             pkt = trace.streams[stream][1]
             if pkt is not None:
-                yield it._create_packet_end_message(pkt)
+                yield it._create_packet_end_message(pkt, begin)
             yield it._create_discarded_events_message(s, count=count, beg_clock_snapshot=begin,
                                                       end_clock_snapshot=end)
             if pkt is not None:
                 new_pkt = s.create_packet()
                 new_pkt.context_field["cpu_id"] = int(stream[1:])
                 trace.streams[stream] = (s, new_pkt)
-                yield it._create_packet_beginning_message(new_pkt)
+                yield it._create_packet_beginning_message(new_pkt, end)
             continue
         ts, host, stream, name, fields = entry
-        trace, s, msgs = comp._stream(it, host, stream)
+        trace, s, msgs = comp._stream(it, host, stream, ts)
+        last_ts = ts
         if msgs:
             opened.append((trace, stream))
         yield from msgs
@@ -178,7 +182,7 @@ def _gen(comp, it):
     for trace, stream in opened:
         s, pkt = trace.streams[stream]
         if pkt is not None:
-            yield it._create_packet_end_message(pkt)
+            yield it._create_packet_end_message(pkt, last_ts)
         yield it._create_stream_end_message(s)
 
 
