@@ -561,3 +561,19 @@ def test_recorder_without_command_records_until_interrupted(sessiond, tmp_path):
     requests = json.loads(result.read_text())["requests"]
     recorded = {k[:2] for k in read_raw_spans(trace)}
     assert {(r["trace_id_high"], r["trace_id_low"]) for r in requests} <= recorded
+
+
+def test_full_pipeline_on_the_recording(shop_recording, plugin_dir, bt2_plugin, tmp_path):
+    """DESIGN.md's whole chain (sync, nodejs-ctx, span-attrib, diff) on a real one-host recording: sync has
+    one host to align and nodejs-ctx no vnode events, so the explanation is that of span-attrib alone."""
+    for kind, name in (("filter", "sync"), ("filter", "nodejs-ctx"), ("filter", "span-attrib"), ("sink", "diff")):
+        require_class(bt2_plugin, kind, name)
+    trace, _ = shop_recording
+    explained = {}
+    for label, chain in (("short", []), ("full", ["-c", "filter.deepspan.sync", "-c", "filter.deepspan.nodejs-ctx"])):
+        out = tmp_path / label
+        run_babeltrace2(trace, *chain, "-c", "filter.deepspan.span-attrib", "-p", "pass-through=false",
+                        "-c", "sink.deepspan.diff", "-p", f'output-dir="{out}"', plugin_dir=plugin_dir)
+        explained[label] = (out / "explain.txt").read_text()
+        assert (out / "diff.folded").stat().st_size > 0
+    assert explained["full"] == explained["short"]
