@@ -5,7 +5,8 @@
  * test can check that filter.deepspan.span-attrib reads both schemas identically.
  *
  * Each request: "HTTP GET /dispatch" → { "SQL SELECT" → "disk read", "redis GET" }, each span
- * a short busy loop. Single thread, bounded by --requests.
+ * a short busy loop; in the deepspan schema "redis GET" also emits span_activate/span_deactivate
+ * around its work. Single thread, bounded by --requests.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -112,7 +113,14 @@ static void emit_request(struct emitter *em)
 	span_finish(em, &spans[2]);
 	span_finish(em, &spans[1]);
 	span_begin(em, &spans[3], &spans[0], "redis GET");
-	busy_wait_us(100);
+	if (em->schema == SCHEMA_DEEPSPAN) {
+		/* As an event loop would: the span runs on this thread only between these two events. */
+		deepspan_span_activate(&spans[3].span);
+		busy_wait_us(100);
+		deepspan_span_deactivate(&spans[3].span);
+	} else {
+		busy_wait_us(100);
+	}
 	span_finish(em, &spans[3]);
 	span_finish(em, &spans[0]);
 }

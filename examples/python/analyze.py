@@ -43,7 +43,8 @@ def find_trace_dirs(paths):
 def load_deepspan(plugin_path):
     """The deepspan plugin, from `plugin_path` or else babeltrace2's own search path."""
     if plugin_path:
-        plugins = {p.name: p for p in bt2.find_plugins_in_path(str(plugin_path))}
+        found = bt2.find_plugins_in_path(str(plugin_path)) or []   # None when the directory has no plugin
+        plugins = {p.name: p for p in found}
         if "deepspan" not in plugins:
             raise SystemExit(f"analyze.py: no deepspan plugin in {plugin_path}")
         return plugins["deepspan"]
@@ -116,11 +117,11 @@ def print_python_table(rows):
     for frame, spans in sorted(by_frame.items(), key=lambda item: -len(item[1])):
         durations = sorted((s["end"] - s["begin"]) / 1e6 for s in spans)
 
-        def pct(p):
-            return durations[min(len(durations) - 1, int(p * len(durations)))]
+        def pct(percent):   # nearest rank, as sink.deepspan.metrics: the ceil(percent/100 * n)-th value
+            return durations[max(0, (percent * len(durations) + 99) // 100 - 1)]
         states = [statistics.fmean(s[state] for s in spans) / 1e6 for state in STATES]
         table.append([frame, str(len(spans)), *(f"{v:.3f}" for v in
-                      (statistics.fmean(durations), pct(0.50), pct(0.95), pct(0.99), durations[-1], *states))])
+                      (statistics.fmean(durations), pct(50), pct(95), pct(99), durations[-1], *states))])
     widths = [max(len(r[i]) for r in table) for i in range(len(header))]
     for r in table:
         print("  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths))))
@@ -141,10 +142,15 @@ def main():
 
     deepspan = load_deepspan(args.plugin_path)
     trace_dirs = find_trace_dirs(args.traces)
-    if args.python:
-        print_python_table(span_rows(deepspan, trace_dirs, args.sync))
-    else:
-        run_metrics_graph(deepspan, trace_dirs, args.by, args.format, args.sync)
+    try:
+        if args.python:
+            print_python_table(span_rows(deepspan, trace_dirs, args.sync))
+        else:
+            run_metrics_graph(deepspan, trace_dirs, args.by, args.format, args.sync)
+    except bt2._Error as error:
+        # The error's causes say which component failed and why (bad parameter, corrupt trace, ...).
+        print(f"analyze.py: the babeltrace2 graph failed:\n{error}", file=sys.stderr)
+        return 1
     return 0
 
 

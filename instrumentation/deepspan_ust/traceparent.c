@@ -47,11 +47,15 @@ static bool read_hex(const char *text, unsigned int digits, uint64_t *value)
 enum deepspan_result deepspan_traceparent_format(const struct deepspan_context *ctx,
 		char *buf, size_t size)
 {
+	enum deepspan_result result = DEEPSPAN_OK;
+
 	if (!buf || size < DEEPSPAN_TRACEPARENT_SIZE) {
-		return DEEPSPAN_ERROR_TOO_SMALL;
+		result = DEEPSPAN_ERROR_TOO_SMALL;
+		goto end;
 	}
 	if (!ctx || (ctx->trace_id_high == 0 && ctx->trace_id_low == 0) || ctx->span_id == 0) {
-		return DEEPSPAN_ERROR_INVALID;
+		result = DEEPSPAN_ERROR_INVALID;
+		goto end;
 	}
 	memcpy(buf, "00-", 3);
 	write_hex(buf + 3, ctx->trace_id_high, 16);
@@ -61,7 +65,8 @@ enum deepspan_result deepspan_traceparent_format(const struct deepspan_context *
 	buf[52] = '-';
 	write_hex(buf + 53, ctx->trace_flags, 2);
 	buf[DEEPSPAN_TRACEPARENT_LEN] = '\0';
-	return DEEPSPAN_OK;
+end:
+	return result;
 }
 
 static bool is_blank(char c)
@@ -69,13 +74,28 @@ static bool is_blank(char c)
 	return c == ' ' || c == '\t';
 }
 
+/* The shape of a traceparent of `length` bytes: separators, version, and the length rule of that version. */
+static bool valid_layout(const char *text, size_t length)
+{
+	uint64_t version;
+
+	if (length < DEEPSPAN_TRACEPARENT_LEN || text[2] != '-' || text[35] != '-' || text[52] != '-' ||
+			!read_hex(text, 2, &version) || version == 0xff) {
+		return false;
+	}
+	/* Version 00 has exactly four fields; a later version may append "-more". */
+	return version == 0 ? length == DEEPSPAN_TRACEPARENT_LEN :
+		length == DEEPSPAN_TRACEPARENT_LEN || text[DEEPSPAN_TRACEPARENT_LEN] == '-';
+}
+
 enum deepspan_result deepspan_traceparent_parse(const char *text, size_t length,
 		struct deepspan_context *ctx)
 {
-	uint64_t version, high, low, span_id, flags;
+	enum deepspan_result result = DEEPSPAN_ERROR_INVALID;
+	uint64_t high, low, span_id, flags;
 
 	if (!text || !ctx) {
-		return DEEPSPAN_ERROR_INVALID;
+		goto end;
 	}
 	while (length > 0 && is_blank(text[0])) {
 		text++;
@@ -84,27 +104,17 @@ enum deepspan_result deepspan_traceparent_parse(const char *text, size_t length,
 	while (length > 0 && is_blank(text[length - 1])) {
 		length--;
 	}
-	if (length < DEEPSPAN_TRACEPARENT_LEN || text[2] != '-' || text[35] != '-' || text[52] != '-') {
-		return DEEPSPAN_ERROR_INVALID;
-	}
-	if (!read_hex(text, 2, &version) || version == 0xff) {
-		return DEEPSPAN_ERROR_INVALID;
-	}
-	/* Version 00 has exactly four fields; a later version may append "-more". */
-	if (version == 0 ? length != DEEPSPAN_TRACEPARENT_LEN :
-			length > DEEPSPAN_TRACEPARENT_LEN && text[DEEPSPAN_TRACEPARENT_LEN] != '-') {
-		return DEEPSPAN_ERROR_INVALID;
-	}
-	if (!read_hex(text + 3, 16, &high) || !read_hex(text + 19, 16, &low) ||
-			!read_hex(text + 36, 16, &span_id) || !read_hex(text + 53, 2, &flags)) {
-		return DEEPSPAN_ERROR_INVALID;
-	}
-	if ((high == 0 && low == 0) || span_id == 0) {
-		return DEEPSPAN_ERROR_INVALID;
+	if (!valid_layout(text, length) ||
+			!read_hex(text + 3, 16, &high) || !read_hex(text + 19, 16, &low) ||
+			!read_hex(text + 36, 16, &span_id) || !read_hex(text + 53, 2, &flags) ||
+			(high == 0 && low == 0) || span_id == 0) {
+		goto end;
 	}
 	ctx->trace_id_high = high;
 	ctx->trace_id_low = low;
 	ctx->span_id = span_id;
 	ctx->trace_flags = (uint8_t) flags;
-	return DEEPSPAN_OK;
+	result = DEEPSPAN_OK;
+end:
+	return result;
 }
