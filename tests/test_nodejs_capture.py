@@ -68,7 +68,8 @@ def test_three_level_trees(demo):
     spans = demo["spans"]
     children = {}
     for span in spans.values():
-        children.setdefault(span["parent_span_id"], []).append(span)
+        if span["kind"] != 0:  # event-loop-busy spans are checked below
+            children.setdefault(span["parent_span_id"], []).append(span)
     roots = [s for s in spans.values() if s["parent_span_id"] == 0]
     assert len(roots) == REQUESTS
     for root in roots:
@@ -98,6 +99,18 @@ def test_durations_match_load_generator(demo):
     assert gap_ms >= 0
     assert statistics.mean(roots) > 0.5 * statistics.mean(measured)
     assert statistics.median(roots) > 0.5 * statistics.median(measured)
+
+
+def test_event_loop_busy_spans_hang_off_waiting_clients(demo):
+    spans = demo["spans"]
+    busy = [s for s in spans.values() if s["kind"] == 0]
+    print(f"{len(busy)} event-loop-busy spans")
+    assert demo["stats"]["busy_spans"] == len(busy)
+    for span in busy:
+        client = spans[span["parent_span_id"]]
+        assert client["kind"] == 2 and span["operation"].startswith("event loop busy: ")
+        assert client["begin"] <= span["begin"] < span["end"] <= client["end"]
+        assert span["trace_id_low"] == client["trace_id_low"] and span["vpid"] != client["vpid"]
 
 
 def test_activations_bracket_callbacks(demo):
