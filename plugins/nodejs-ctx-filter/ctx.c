@@ -428,8 +428,9 @@ static void server_link(struct nctx_engine *engine, struct nctx_request *server,
 	if (server->pending) {
 		pending_remove(engine, server);
 	}
-	nctx_request_depend(engine, client, server);
 	nctx_busy_spans(engine, server, client);
+	/* Last: resolving may free an ended server request. */
+	nctx_request_depend(engine, client, server);
 }
 
 /* The latest open client request matching `server` by ports, or NULL. */
