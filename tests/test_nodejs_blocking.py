@@ -28,8 +28,9 @@ def blocking(tmp_path_factory, plugin_dir):
     if "filter.deepspan.span-attrib" not in classes or "sink.deepspan.diff" not in classes:
         pytest.skip("filter.deepspan.span-attrib and sink.deepspan.diff are not built in")
     out = tmp_path_factory.mktemp("nodejs-blocking")
-    trace_dir, load = capture(out, REQUESTS, CONCURRENCY, SLOW_EVERY)
-    return {"out": out, "trace": trace_dir, "load": load}
+    baseline_dir, _ = capture(out / "baseline", REQUESTS, CONCURRENCY, 0)
+    trace_dir, load = capture(out / "blocking", REQUESTS, CONCURRENCY, SLOW_EVERY)
+    return {"out": out, "baseline": baseline_dir, "trace": trace_dir, "load": load}
 
 
 def test_busy_spans_point_at_the_blocking_request(blocking):
@@ -50,17 +51,32 @@ def test_busy_spans_point_at_the_blocking_request(blocking):
         "only /api/slow requests themselves were slowed"
 
 
-def test_diff_ranks_the_blocking_request_among_the_causes(blocking):
+def _ust_trace(session_dir):
+    (metadata,) = session_dir.glob("ust/**/metadata")
+    return metadata.parent
+
+
+def test_diff_shows_requests_slowed_by_the_blocking_request(blocking):
+    """Baseline run (port a) against the run with /slow (port b), both GET /api only."""
     report = blocking["out"] / "report"
-    proc = run_babeltrace2(
-        blocking["trace"], "-c", "filter.deepspan.nodejs-ctx", "-c", "filter.deepspan.span-attrib",
-        "-c", "sink.deepspan.diff", "-p",
-        f'output-dir="{report}",top=15,group-a={{root="HTTP GET /api",percentiles=[0,50]}},'
-        'group-b={root="HTTP GET /api",percentiles=[75,100]}')
+    args = ["run"]
+    for port, trace in (("a", blocking["baseline"]), ("b", blocking["trace"])):
+        args += [f"--component={port}src:source.ctf.fs", f'--params=inputs=["{_ust_trace(trace)}"]',
+                 f"--component={port}mux:filter.utils.muxer",
+                 f"--component={port}ctx:filter.deepspan.nodejs-ctx",
+                 f"--component={port}attrib:filter.deepspan.span-attrib",
+                 f"--connect={port}src:{port}mux", f"--connect={port}mux:{port}ctx",
+                 f"--connect={port}ctx:{port}attrib", f"--connect={port}attrib:diff.{port}"]
+    args += ["--component=diff:sink.deepspan.diff",
+             f'--params=output-dir="{report}",top=20,group-a={{root="HTTP GET /api"}},'
+             'group-b={root="HTTP GET /api"}']
+    proc = run_babeltrace2(*args)
     print(proc.stdout)
     difference = re.search(r"Mean latency difference B - A: \+([\d.]+) ms", proc.stdout)
-    assert difference and float(difference.group(1)) > 0
-    causes = [line for line in proc.stdout.splitlines() if BUSY_SLOW in line]
-    assert causes, f"'{BUSY_SLOW}' is not among the diff's causes"
+    assert difference and float(difference.group(1)) > 0, "the blocking run is not slower"
+    explain = (report / "explain.txt").read_text()
+    increases = explain.split("Largest decreases")[0]
+    causes = [line for line in increases.splitlines() if BUSY_SLOW in line]
+    assert causes, f"'{BUSY_SLOW}' is not among the diff's causes:\n{explain}"
     assert re.match(r"\s*\+[\d.]+ (ms|µs)", causes[0])
-    assert (report / "diff.svg").exists() and BUSY_SLOW in (report / "explain.txt").read_text()
+    assert (report / "diff.svg").exists() and BUSY_SLOW in (report / "diff.svg").read_text()
