@@ -284,3 +284,19 @@ def test_blocked_time_named_after_syscall_and_waker(bt2_plugin, tmp_path):
     run_sink(bt2_plugin, "diff", {"output-dir": str(out), "group-a": {"trace-id": 1}, "group-b": {"trace-id": 2}},
              request(1, 0, 0) + request(2, 1000, 30))
     assert "db: query;[Waited blocked] futex \u2190 mysqld/77 20 50" in folded(out / "diff.folded")
+
+
+def test_corrupt_and_duplicated_spans_counted(bt2_plugin, tmp_path, capfd):
+    spans = fast_and_one_slow(20)
+    bad = dispatch_request(5000, 50 * 100 * MS)
+    bad[3].begin, bad[3].end = bad[3].end, bad[3].begin  # route ends before it begins
+    dup = dispatch_request(6000, 60 * 100 * MS)
+    dup.append(Span(6000, 3, 2, "mysql", "SELECT", dup[2].begin, dup[2].end, host="cust", tid=31))
+    out = tmp_path / "c"
+    run_sink(bt2_plugin, "diff", {"output-dir": str(out), "summary": False}, spans + bad + dup,
+             logging_level=bt2.LoggingLevel.WARNING)
+    explain = (out / "explain.txt").read_text()
+    assert "Warning: 1 span ending before its beginning (left out with their requests), " \
+           "1 duplicated span id (only the first is a parent)" in explain
+    assert "Left out: 1 request with truncated spans" in explain
+    assert "1 spans end before they begin" in capfd.readouterr().err

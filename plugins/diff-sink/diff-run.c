@@ -142,6 +142,14 @@ static void collect_facts(struct run *run)
 	run->facts.spans = run->store->spans->len;
 	run->facts.requests = requests->requests->len;
 	run->facts.truncated_requests = requests->truncated_requests;
+	run->facts.reversed_spans = run->config->reversed_spans;
+	run->facts.duplicate_spans = requests->duplicate_spans;
+	if (run->facts.reversed_spans || run->facts.duplicate_spans) {
+		DS_LOG_WARN(run->self_comp, run->class_name,
+			"%" PRIu64 " spans end before they begin (left out with their requests); "
+			"%" PRIu64 " span ids appear twice in a trace (only the first is a parent).",
+			run->facts.reversed_spans, run->facts.duplicate_spans);
+	}
 	run->facts.skewed_children = requests->skewed_children;
 	run->facts.worst_skew = requests->worst_skew;
 	if (requests->worst_skew_span != DS_NO_SPAN) {
@@ -197,7 +205,11 @@ bool ds_diff_run(const struct ds_diff_config *config, struct ds_span_store *stor
 	bool ok = false;
 	unsigned int g;
 	uint32_t i;
+	int64_t start_us = g_get_monotonic_time();
 
+	DS_LOG_INFO(self_comp, class_name, "%u spans, %u segments, %u syscall totals, %u strings",
+		store->spans->len, store->segments->len, store->syscalls->len,
+		store->strings.texts->len);
 	ds_requests_build(&run.requests, store, config->skew_tolerance);
 	ds_select_groups(store, &run.requests, &config->groups[0], &config->groups[1],
 		config->two_inputs, &run.selection);
@@ -236,6 +248,8 @@ bool ds_diff_run(const struct ds_diff_config *config, struct ds_span_store *stor
 		fflush(stdout);
 	}
 	ok = true;
+	DS_LOG_INFO(self_comp, class_name, "analysis and output: %.1f ms",
+		(double) (g_get_monotonic_time() - start_us) / 1e3);
 end:
 	ds_explanation_fini(&run.explanation);
 	ds_aggregate_fini(&run.agg);

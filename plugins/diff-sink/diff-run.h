@@ -24,6 +24,7 @@ struct ds_diff_config {
 	int64_t skew_tolerance;		/* ns */
 	bool two_inputs;
 	bool summary;			/* print the summary on stdout */
+	uint64_t reversed_spans;	/* from the reader: spans ending before they begin */
 };
 
 extern const char *const ds_mode_names[];

@@ -256,6 +256,7 @@ bt_component_class_sink_consume_method_status ds_diff_sink_consume(
 		return status;
 	}
 	ds_progress_stage(&sink->progress, "building requests and writing the report");
+	sink->config.reversed_spans = sink->reader.reversed_spans;
 	if (!ds_diff_run(&sink->config, &sink->store, sink->self_comp, CLASS_NAME)) {
 		ds_progress_stage(&sink->progress, NULL);
 		return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_ERROR;

@@ -166,6 +166,13 @@ void ds_explain_write(FILE *file, const struct ds_aggregate *agg,
 		fprintf(file, "Left out: %" PRIu64 " request%s with truncated spans\n",
 			facts->truncated_requests, facts->truncated_requests == 1 ? "" : "s");
 	}
+	if (facts->reversed_spans || facts->duplicate_spans) {
+		fprintf(file, "Warning: %" PRIu64 " span%s ending before %s beginning (left out with "
+			"their requests), %" PRIu64 " duplicated span id%s (only the first is a parent)\n",
+			facts->reversed_spans, facts->reversed_spans == 1 ? "" : "s",
+			facts->reversed_spans == 1 ? "its" : "their", facts->duplicate_spans,
+			facts->duplicate_spans == 1 ? "" : "s");
+	}
 	if (facts->skewed_children) {
 		char worst[32];
 

@@ -537,8 +537,10 @@ enum ds_span_read_status ds_span_reader_read(struct ds_span_reader *reader,
 #undef INT_OF
 #undef STRING_OF
 	if (span.end < span.begin) {
+		/* A corrupt span: kept out of the groups like a truncated one, and counted. */
 		span.end = span.begin;
 		span.truncated = true;
+		reader->reversed_spans++;
 	}
 	if (layout->index[M_SYSCALLS] != NO_MEMBER) {
 		read_syscalls(layout, member_at(payload, layout->index[M_SYSCALLS]),

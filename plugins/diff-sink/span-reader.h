@@ -30,6 +30,7 @@ struct ds_span_reader {
 	struct ds_span_layout *last_layout;	/* borrowed from `layouts` */
 	GString *scratch;			/* owned: joins blocked details */
 	uint64_t spans_read;
+	uint64_t reversed_spans;		/* end before begin: treated as truncated */
 };
 
 void ds_span_reader_init(struct ds_span_reader *reader,

@@ -42,10 +42,14 @@ void ds_strings_fini(struct ds_strings *strings)
 
 uint32_t ds_strings_intern(struct ds_strings *strings, const char *text)
 {
-	gpointer found = g_hash_table_lookup(strings->ids, text);
+	gpointer found;
 	char *copy;
 	uint32_t id;
 
+	if (text[0] == '\0' && strings->texts->len > 0) {
+		return 0;	/* the empty string, the most common detail */
+	}
+	found = g_hash_table_lookup(strings->ids, text);
 	if (found) {
 		return (uint32_t) GPOINTER_TO_UINT(found) - 1;
 	}

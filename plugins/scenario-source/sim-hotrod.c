@@ -25,6 +25,7 @@ enum hr_service {
 #define HR_MAX_INSTANCES 2
 #define HR_MAX_OPS 12
 #define HR_HELPERS 6
+#define HR_HOGS_PER_CPU 4
 #define HR_ROUTE_FANOUT 3
 #define HR_GET_DRIVER_CALLS 4
 #define HR_LOCK_ADDR UINT64_C(0x7f3a5c0012a8)
@@ -107,7 +108,8 @@ struct hr_thread_role {
 	struct sim_conn *conns[HR_SERVICES][HR_MAX_INSTANCES];	/* owned, lazily */
 	unsigned int next_instance[HR_SERVICES];
 	struct hr_thread_role *next_idle;	/* borrowed */
-	bool idle;			/* in its instance's idle list */
+	bool idle;			/* in its instance's idle list (holder: waiting for work) */
+	bool timer_armed;		/* holder: a wake-up timer is pending */
 	int64_t period, run_ns;		/* daemon */
 	unsigned int pending;		/* parallel tasks outstanding */
 	struct sim_span *call_span;	/* borrowed: open client span */
@@ -135,7 +137,7 @@ struct sim_hotrod {
 	struct hr_instance inst[HR_SERVICES][HR_MAX_INSTANCES];
 	unsigned int ninst[HR_SERVICES];
 	struct sim_process *hog_proc[SIM_MAX_HOSTS];	/* owned */
-	struct sim_thread *hogs[SIM_MAX_HOSTS][SIM_MAX_CPUS];	/* borrowed */
+	struct sim_thread *hogs[SIM_MAX_HOSTS][HR_HOGS_PER_CPU * SIM_MAX_CPUS];	/* borrowed */
 	int64_t hog_until[SIM_MAX_HOSTS];
 	struct sim_process *daemons[SIM_MAX_HOSTS][2];	/* owned */
 	struct hr_thread_role *roles;	/* owned list */
@@ -441,7 +443,7 @@ static void build_program(struct sim *sim, struct hr_job *job, unsigned int call
 		add_op(job, op_call(sim, HR_DRIVER, "FindNearest", 300, 2900, 0));
 		if (cause == SIM_CAUSE_CPU) {
 			add_op(job, (struct hr_op) { .kind = HR_OP_HOG,
-				.ns = sim_rng_range(&sim->hotrod->rng, 20000000, 30000000) });
+				.ns = sim_rng_range(&sim->hotrod->rng, 12000000, 18000000) });
 		}
 		add_op(job, (struct hr_op) { .kind = HR_OP_PAR_CALLS, .service = HR_ROUTE,
 			.operation = sim_intern(sim, "HTTP GET /route"), .req_bytes = 250,
@@ -482,7 +484,7 @@ static void build_program(struct sim *sim, struct hr_job *job, unsigned int call
 		break;
 	case HR_REDIS:
 		if (cause == SIM_CAUSE_IRQ && call_index == 1) {
-			add_op(job, (struct hr_op) { .kind = HR_OP_STORM, .count = 500 });
+			add_op(job, (struct hr_op) { .kind = HR_OP_STORM, .count = 400 });
 			add_op(job, op_compute(sim, 400000));
 		} else {
 			add_op(job, op_compute(sim, call_index == 0 ? 60000 : 120000));
@@ -660,7 +662,7 @@ static void trigger_hog(struct sim *sim, int64_t duration)
 		if (until > hr->hog_until[h]) {
 			hr->hog_until[h] = until;
 		}
-		for (c = 0; c < sim->host[h].ncpus; c++) {
+		for (c = 0; c < HR_HOGS_PER_CPU * sim->host[h].ncpus && c < HR_HOGS_PER_CPU * SIM_MAX_CPUS; c++) {
 			struct sim_thread *hog = hr->hogs[h][c];
 
 			if (hog && hog->run == SIM_T_BLOCKED) {
@@ -672,9 +674,12 @@ static void trigger_hog(struct sim *sim, int64_t duration)
 
 static void lock_trigger(struct sim *sim, struct hr_instance *inst, int64_t hold)
 {
+	struct hr_thread_role *holder = inst->holder->role;
+
 	inst->lock_rounds_wanted++;
 	inst->hold_ns = hold;
-	if (inst->holder->run == SIM_T_BLOCKED) {
+	if (holder->idle && !holder->timer_armed) {
+		holder->timer_armed = true;
 		sim_timer_wake(sim, inst->holder, 2000);
 	}
 }
@@ -943,7 +948,6 @@ static void release_lock(struct sim *sim, struct sim_thread *t, struct hr_instan
 /* mysqld's background thread: holds the table lock for `hold_ns` when asked (cause `lock`). */
 static struct sim_step holder_fn(struct sim *sim, struct sim_thread *t)
 {
-	struct hr_instance *inst = ((struct hr_thread_role *) t->role)->inst;
 
 	SIM_CO_BEGIN(t);
 	for (;;) {
@@ -951,9 +955,13 @@ static struct sim_step holder_fn(struct sim *sim, struct sim_thread *t)
 			futex_wait_entry(sim, t, HR_LOCK_ADDR + 256);
 		}
 		t->started = true;
-		while (inst->lock_rounds_done >= inst->lock_rounds_wanted) {
+		((struct hr_thread_role *) t->role)->idle = true;
+		while (((struct hr_thread_role *) t->role)->inst->lock_rounds_done >=
+				((struct hr_thread_role *) t->role)->inst->lock_rounds_wanted) {
 			SIM_CO_YIELD(t, step_block(SIM_PREV_STATE_SLEEPING));
 		}
+		((struct hr_thread_role *) t->role)->idle = false;
+		((struct hr_thread_role *) t->role)->timer_armed = false;
 		futex_wait_exit(sim, t, HR_LOCK_ADDR + 256);
 		SIM_CO_YIELD(t, step_run(12000));
 		nanosleep_entry(sim, t, ((struct hr_thread_role *) t->role)->inst->hold_ns);
@@ -1120,6 +1128,11 @@ void sim_hotrod_act(struct sim *sim, const struct sim_action *action)
 	}
 }
 
+uint64_t sim_hotrod_completed(const struct sim *sim)
+{
+	return sim->hotrod->completed;
+}
+
 bool sim_hotrod_finished(const struct sim *sim)
 {
 	return sim->hotrod->completed >= sim->cfg.requests;
@@ -1195,6 +1208,7 @@ static bool create_instance(struct sim *sim, struct hr_instance *inst, enum hr_s
 		if (!inst->holder) {
 			return false;
 		}
+		((struct hr_thread_role *) inst->holder->role)->idle = true;
 	}
 	return true;
 }
@@ -1269,7 +1283,7 @@ bool sim_hotrod_create(struct sim *sim)
 		if (!hr->hog_proc[h]) {
 			return false;
 		}
-		for (c = 0; c < sim->host[h].ncpus; c++) {
+		for (c = 0; c < HR_HOGS_PER_CPU * sim->host[h].ncpus && c < HR_HOGS_PER_CPU * SIM_MAX_CPUS; c++) {
 			hr->hogs[h][c] = spawn(sim, hr->hog_proc[h], "stress-ng-cpu", hog_fn,
 				HR_ROLE_HOG, NULL, c);
 			if (!hr->hogs[h][c]) {

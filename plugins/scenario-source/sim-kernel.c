@@ -177,6 +177,24 @@ static enum sim_tstate state_after_switch_out(int64_t prev_state)
 	return SIM_ST_UNKNOWN;
 }
 
+static void rq_push_front(struct sim_cpu *cpu, struct sim_thread *t)
+{
+	t->rq_next = cpu->rq_head;
+	cpu->rq_head = t;
+	if (!cpu->rq_tail) {
+		cpu->rq_tail = t;
+	}
+	cpu->rq_len++;
+}
+
+/* CFS-like: the scheduling latency shared by the runnable threads, at least the minimum granularity. */
+static int64_t slice_length(const struct sim_cpu *cpu)
+{
+	int64_t slice = SIM_SCHED_LATENCY / (int64_t) (cpu->rq_len + 1);
+
+	return slice < SIM_MIN_GRANULARITY ? SIM_MIN_GRANULARITY : slice;
+}
+
 /* sched_switch from the current thread (or idle) to the run queue's head (or idle). */
 static void cpu_switch(struct sim *sim, struct sim_cpu *cpu, int64_t prev_state)
 {
@@ -202,7 +220,7 @@ static void cpu_switch(struct sim *sim, struct sim_cpu *cpu, int64_t prev_state)
 	}
 	cpu->cur = next;
 	cpu->gen++;
-	cpu->slice_end = sim_host_now(sim, cpu->host) + SIM_TIME_SLICE;
+	cpu->slice_end = sim_host_now(sim, cpu->host) + slice_length(cpu);
 }
 
 static void start_run(struct sim *sim, struct sim_cpu *cpu)
@@ -282,7 +300,7 @@ static void on_work_done(struct sim *sim, struct sim_cpu *cpu, uint64_t gen)
 		cpu_dispatch(sim, cpu);
 		return;
 	}
-	cpu->slice_end = sim->now + SIM_TIME_SLICE;
+	cpu->slice_end = sim->now + slice_length(cpu);
 	start_run(sim, cpu);
 }
 
@@ -331,13 +349,43 @@ static void fill_comm_tid_prio(struct sim_record *rec, const struct sim_thread *
 	rec->v[1] = t->prio;
 }
 
+/*
+ * A thread was queued behind a running one: the runner keeps the CPU for at
+ * most the wake-up granularity (or what is left of its slice, if shorter).
+ */
+static void wakeup_preempt(struct sim *sim, struct sim_cpu *cpu)
+{
+	struct sim_thread *t = cpu->cur;
+	int64_t now = sim_host_now(sim, cpu->host);
+
+	if (cpu->slice_end <= now + SIM_WAKEUP_GRANULARITY) {
+		return;
+	}
+	cpu->slice_end = now + SIM_WAKEUP_GRANULARITY;
+	if (t->remaining > 0) {
+		t->remaining -= now - cpu->run_start;
+		if (t->remaining < 1) {
+			t->remaining = 1;
+		}
+		start_run(sim, cpu);
+	}
+}
+
 static void enqueue_woken(struct sim *sim, struct sim_thread *t, unsigned int waker_cpu)
 {
 	struct sim_host *host = &sim->host[t->host];
 	struct sim_cpu *target = &host->cpu[t->cpu];
 
 	t->run = SIM_T_RUNNABLE;
-	rq_push(target, t);
+	if (target->cur) {
+		/* a sleeper's credit: it runs next, soon */
+		rq_push_front(target, t);
+		if (!target->irq_cur) {
+			wakeup_preempt(sim, target);
+		}
+	} else {
+		rq_push(target, t);
+	}
 	if (!target->cur && !target->irq_cur && !target->resched_pending) {
 		target->resched_pending = true;
 		sim_schedule(sim, sim_host_now(sim, t->host) + (target->index == waker_cpu ? 700 : 2500),
@@ -521,6 +569,12 @@ static int64_t net_rx_step(struct sim *sim, struct sim_cpu *cpu, struct sim_irq_
 	struct sim_conn *conn = work->conn;
 	int recv_dir = 1 - work->dir;
 
+	if (work->loopback && work->step < 2) {
+		/* loopback: no device irq; the sender raised NET_RX (netif_rx) */
+		work->step = 1;
+		emit_softirq(sim, cpu, SIM_EV_SOFTIRQ_RAISE, SIM_SOFTIRQ_NET_RX);
+		return 1500;
+	}
 	switch (work->step) {
 	case 0:
 		emit_irq_entry(sim, cpu, NET_IRQ, sim_intern(sim, "eth0"));
@@ -542,7 +596,7 @@ static int64_t net_rx_step(struct sim *sim, struct sim_cpu *cpu, struct sim_irq_
 
 		rec->v[0] = (int64_t) (UINT64_C(0xffff888000000000) + ((host->skb_counter++ * 0x2c0) & 0xffffffffu));
 		rec->v[1] = len + 52;
-		rec->s[0] = sim_intern(sim, "eth0");
+		rec->s[0] = sim_intern(sim, work->loopback ? "lo" : "eth0");
 		fill_net_header(rec, 2, conn, work->dir, work->seq + index * SIM_MSS, work->ack_seq,
 			len, work->seg_done == work->segments, (uint16_t) (work->seq + index));
 		if (work->seg_done == work->segments) {
@@ -739,7 +793,7 @@ static unsigned int rx_cpu(const struct sim_host *host, const struct sim_conn *c
 }
 
 static void queue_delivery(struct sim *sim, struct sim_conn *conn, int dir, uint32_t seq,
-		uint32_t ack, uint32_t bytes, void *msg, int64_t at)
+		uint32_t ack, uint32_t bytes, void *msg, int64_t at, unsigned int sender_cpu)
 {
 	int receiver = conn->host[1 - dir];
 	struct sim_irq_work *work;
@@ -759,7 +813,9 @@ static void queue_delivery(struct sim *sim, struct sim_conn *conn, int dir, uint
 	work->segments = (bytes + SIM_MSS - 1) / SIM_MSS;
 	work->msg = msg;
 	work->duration = sim_rng_jitter(&sim->rng, 2500, 0.3);
-	irq_raise(sim, (unsigned int) receiver, rx_cpu(&sim->host[receiver], conn), work, at);
+	work->loopback = conn->host[dir] == receiver;
+	irq_raise(sim, (unsigned int) receiver,
+		work->loopback ? sender_cpu : rx_cpu(&sim->host[receiver], conn), work, at);
 }
 
 void sim_tcp_send(struct sim *sim, struct sim_thread *t, struct sim_conn *conn, int dir,
@@ -769,6 +825,8 @@ void sim_tcp_send(struct sim *sim, struct sim_thread *t, struct sim_conn *conn, 
 	uint32_t seq = conn->snd_nxt[dir];
 	uint32_t ack = conn->rcv_nxt[dir];
 	uint32_t segments = (bytes + SIM_MSS - 1) / SIM_MSS;
+	bool loopback = conn->host[1 - dir] == (int) t->host;
+	int64_t latency;
 	uint32_t i;
 
 	for (i = 0; i < segments; i++) {
@@ -777,14 +835,15 @@ void sim_tcp_send(struct sim *sim, struct sim_thread *t, struct sim_conn *conn, 
 
 		rec->v[0] = (int64_t) (UINT64_C(0xffff888000000000) + ((host->skb_counter++ * 0x2c0) & 0xffffffffu));
 		rec->v[1] = len + 66;
-		rec->s[0] = sim_intern(sim, "eth0");
+		rec->s[0] = sim_intern(sim, loopback ? "lo" : "eth0");
 		fill_net_header(rec, 2, conn, dir, seq + i * SIM_MSS, ack, len, i + 1 == segments,
 			(uint16_t) (seq + i));
 		sim->tcp_segments++;
 	}
 	conn->snd_nxt[dir] = seq + bytes;
-	queue_delivery(sim, conn, dir, seq, ack, bytes, msg,
-		sim_host_now(sim, t->host) + sim_rng_jitter(&sim->rng, SIM_NET_LATENCY, 0.4));
+	latency = loopback ? sim_rng_jitter(&sim->rng, 4000, 0.3) :
+		sim_rng_jitter(&sim->rng, SIM_NET_LATENCY, 0.4);
+	queue_delivery(sim, conn, dir, seq, ack, bytes, msg, sim_host_now(sim, t->host) + latency, t->cpu);
 }
 
 void sim_tcp_inject(struct sim *sim, struct sim_conn *conn, int dir, uint32_t bytes,
@@ -793,7 +852,7 @@ void sim_tcp_inject(struct sim *sim, struct sim_conn *conn, int dir, uint32_t by
 	uint32_t seq = conn->snd_nxt[dir];
 
 	conn->snd_nxt[dir] = seq + bytes;
-	queue_delivery(sim, conn, dir, seq, conn->rcv_nxt[dir], bytes, msg, at);
+	queue_delivery(sim, conn, dir, seq, conn->rcv_nxt[dir], bytes, msg, at, 0);
 }
 
 void sim_disk_read(struct sim *sim, struct sim_thread *t, uint32_t bytes, int64_t latency)

@@ -123,6 +123,7 @@ struct sim_irq_work {
 	uint32_t bytes;			/* payload bytes (net, disk) */
 	uint32_t segments;
 	uint32_t seg_done;
+	bool loopback;			/* same-host connection: `lo`, no device irq */
 	void *msg;			/* borrowed (net) */
 	uint64_t sector;		/* disk */
 	unsigned int repeat;		/* storm: irqs still to raise after this one */
@@ -172,7 +173,9 @@ enum sim_kernel_action {
 };
 
 /* Kernel constants (ns). */
-#define SIM_TIME_SLICE 3000000
+#define SIM_SCHED_LATENCY 6000000
+#define SIM_MIN_GRANULARITY 750000
+#define SIM_WAKEUP_GRANULARITY 750000
 #define SIM_NET_LATENCY 60000
 #define SIM_MSS 1448
 
