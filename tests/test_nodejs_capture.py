@@ -10,7 +10,8 @@ import statistics
 
 import pytest
 
-from test_nodejs_helpers import capture, capture_unavailable, read_spans
+from conftest import run_babeltrace2
+from test_nodejs_helpers import fields_of, capture, capture_unavailable, read_spans
 
 REQUESTS = 60
 CONCURRENCY = 4
@@ -27,7 +28,7 @@ def demo(tmp_path_factory, plugin_dir):
     spans, events, _ = read_spans(trace_dir, "-p", f'stats="{stats_path}"')
     stats = json.loads(stats_path.read_text())
     print(f"nodejs-ctx counts: {json.dumps(stats)}")
-    return {"load": load, "spans": spans, "events": events, "stats": stats}
+    return {"load": load, "spans": spans, "events": events, "stats": stats, "trace": trace_dir}
 
 
 def test_load_generator_completed(demo):
@@ -68,7 +69,8 @@ def test_three_level_trees(demo):
     spans = demo["spans"]
     children = {}
     for span in spans.values():
-        children.setdefault(span["parent_span_id"], []).append(span)
+        if span["kind"] != 0:  # event-loop-busy spans are checked below
+            children.setdefault(span["parent_span_id"], []).append(span)
     roots = [s for s in spans.values() if s["parent_span_id"] == 0]
     assert len(roots) == REQUESTS
     for root in roots:
@@ -100,6 +102,18 @@ def test_durations_match_load_generator(demo):
     assert statistics.median(roots) > 0.5 * statistics.median(measured)
 
 
+def test_event_loop_busy_spans_hang_off_waiting_clients(demo):
+    spans = demo["spans"]
+    busy = [s for s in spans.values() if s["kind"] == 0]
+    print(f"{len(busy)} event-loop-busy spans")
+    assert demo["stats"]["busy_spans"] == len(busy)
+    for span in busy:
+        client = spans[span["parent_span_id"]]
+        assert client["kind"] == 2 and span["operation"].startswith("event loop busy: ")
+        assert client["begin"] <= span["begin"] < span["end"] <= client["end"]
+        assert span["trace_id_low"] == client["trace_id_low"] and span["vpid"] != client["vpid"]
+
+
 def test_activations_bracket_callbacks(demo):
     """Per process, at most one server span is active, only between its own start and end."""
     spans, events = demo["spans"], demo["events"]
@@ -128,3 +142,29 @@ def test_activations_bracket_callbacks(demo):
 def test_output_in_time_order(demo):
     stamps = [event[0] for event in demo["events"]]
     assert stamps == sorted(stamps)
+
+
+def test_span_attrib_accounts_every_span(demo, plugin_dir):
+    """filter.deepspan.span-attrib after nodejs-ctx: one deepspan:span per span, exact state sums."""
+    if "filter.deepspan.span-attrib" not in run_babeltrace2("list-plugins").stdout:
+        pytest.skip("filter.deepspan.span-attrib is not built in")
+    proc = run_babeltrace2(demo["trace"], "-c", "filter.deepspan.nodejs-ctx",
+                           "-c", "filter.deepspan.span-attrib")
+    records = []
+    for line in proc.stdout.splitlines():
+        if " deepspan:span: " in line:
+            head = line.split(" deepspan:span: ", 1)[1].split(", syscalls = [", 1)[0]
+            records.append(fields_of(head))
+    spans = demo["spans"]
+    assert len(records) == len(spans)
+    states = ("user", "syscall", "blocked", "wait_cpu", "interrupted", "unknown")
+    for record in records:
+        span = spans[record["span_id"]]
+        assert (record["begin"], record["end"]) == (span["begin"], span["end"])
+        assert sum(record[s] for s in states) == record["end"] - record["begin"]
+        assert record["service"] == span["service"] and record["host"]
+        if span["kind"] == 2:
+            # A remote call never runs on the loop: inactive (blocked) all along.
+            assert record["blocked"] == record["end"] - record["begin"]
+    servers = [r for r in records if spans[r["span_id"]]["kind"] == 1]
+    assert any(r["blocked"] > 0 for r in servers) and any(r["unknown"] > 0 for r in servers)

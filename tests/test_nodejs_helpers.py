@@ -121,7 +121,8 @@ SPAN_LINE = re.compile(r"^\[(\d+)\.(\d{9})\] .*?deepspan_ust:(span_\w+): \{ (.*?
 FIELD = re.compile(r'(\w+) = ("(?:[^"\\]|\\.)*"|-?\d+)')
 
 
-def _fields(text):
+def fields_of(text):
+    """`key = value` pairs of a babeltrace2 text line (strings unquoted, integers parsed)."""
     return {k: (v[1:-1] if v.startswith('"') else int(v)) for k, v in FIELD.findall(text)}
 
 
@@ -136,7 +137,7 @@ def read_spans(trace_dir, *filter_args, extra=()):
         if not match:
             continue
         ts = int(match.group(1)) * 1_000_000_000 + int(match.group(2))
-        kind, context, payload = match.group(3), _fields(match.group(4)), _fields(match.group(5))
+        kind, context, payload = match.group(3), fields_of(match.group(4)), fields_of(match.group(5))
         events.append((ts, kind, context, payload))
         if kind == "span_start":
             spans[payload["span_id"]] = dict(payload, begin=ts, end=None, vpid=context["vpid"])

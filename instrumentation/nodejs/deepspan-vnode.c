@@ -171,9 +171,22 @@ end:
 	return NULL;
 }
 
+/* tracing(): whether a session records vnode:async_context now. */
+static napi_value vnode_tracing(napi_env env, napi_callback_info info)
+{
+	napi_value result = NULL;
+
+	if (napi_get_boolean(env, lttng_ust_tracepoint_enabled(vnode, async_context),
+			&result) != napi_ok) {
+		result = NULL;
+	}
+	return result;
+}
+
 static napi_value vnode_init(napi_env env, napi_value exports)
 {
 	const napi_property_descriptor functions[] = {
+		{ "tracing", NULL, vnode_tracing, NULL, NULL, NULL, napi_enumerable, NULL },
 		{ "asyncContext", NULL, vnode_async_context, NULL, NULL, NULL, napi_enumerable, NULL },
 		{ "httpRequest", NULL, vnode_http_request, NULL, NULL, NULL, napi_enumerable, NULL },
 		{ "httpResponse", NULL, vnode_http_response, NULL, NULL, NULL, napi_enumerable, NULL },

@@ -46,13 +46,16 @@ const addon = loadAddon();
 if (addon) {
 	const asyncHooks = require('async_hooks');
 	const diagnostics = require('diagnostics_channel');
-	const { asyncContext, httpRequest, httpResponse } = addon;
+	const { asyncContext, httpRequest, httpResponse, tracing } = addon;
 	const executionAsyncId = asyncHooks.executionAsyncId;
 	const triggerAsyncId = asyncHooks.triggerAsyncId;
 	const PHASE_CONSTRUCTOR = 0, PHASE_BEFORE = 1, PHASE_AFTER = 2, PHASE_DESTROY = 3;
 
 	// The hooks run on every async operation: one native call each, no allocation.
-	asyncHooks.createHook({
+	// They are enabled only while a session records vnode:async_context (checked at
+	// start and every TRACING_POLL_MS), so an untraced application pays nothing for them;
+	// resources made before a session starts are unknown to the filter (no owner).
+	const hook = asyncHooks.createHook({
 		init(id, type, trigger) {
 			asyncContext(PHASE_CONSTRUCTOR, id, trigger, executionAsyncId(), type);
 		},
@@ -65,7 +68,22 @@ if (addon) {
 		destroy(id) {
 			asyncContext(PHASE_DESTROY, id, -1, executionAsyncId());
 		},
-	}).enable();
+	});
+	const TRACING_POLL_MS = 250;
+	let hooked = false;
+	const followSession = () => {
+		const on = tracing();
+		if (on !== hooked) {
+			hooked = on;
+			if (on) {
+				hook.enable();
+			} else {
+				hook.disable();
+			}
+		}
+	};
+	followSession();
+	setInterval(followSession, TRACING_POLL_MS).unref();
 
 	const socketFd = (socket) => (socket && socket._handle && typeof socket._handle.fd === 'number'
 		? socket._handle.fd : -1);

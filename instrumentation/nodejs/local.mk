@@ -33,3 +33,7 @@ instrumentation/nodejs/deepspan_vnode.node: instrumentation/nodejs/libdeepspan-v
 	  cp -f $(srcdir)/instrumentation/nodejs/deepspan-vnode.js "$(abs_builddir)/instrumentation/nodejs/"; }
 CLEANFILES += instrumentation/nodejs/deepspan_vnode.node
 endif
+
+# The three-service demo of doc/nodejs.md and the tests (tests/test_nodejs_*.py), and the guide.
+EXTRA_DIST += instrumentation/nodejs/demo/service.js instrumentation/nodejs/demo/loadgen.js
+dist_doc_DATA += doc/nodejs.md

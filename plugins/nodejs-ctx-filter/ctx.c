@@ -8,85 +8,11 @@
  * everything that descends from it) keeps its operations in `deferred` and
  * cannot be freed; resolving it flushes them and resolves its dependents.
  */
-#include "ctx.h"
+#include "ctx-internal.h"
 
-#include <glib.h>
 #include <inttypes.h>
 #include <string.h>
 
-struct nctx_process;
-
-struct nctx_request {
-	uint64_t serial;
-	bool client;
-	struct nctx_process *process;	/* borrowed */
-	int64_t vtid;
-	int64_t start_ts;
-	int64_t end_ts;
-	bool ended;
-	int64_t sock_async_id;
-	int64_t resource_id;		/* server: ctx_id; client: its HTTPCLIENTREQUEST */
-	int64_t port;			/* remote */
-	int64_t local_port;
-	bool local_port_was_unknown;	/* client: learnt at the response */
-	char *service;			/* owned */
-	char *operation;		/* owned */
-	uint64_t span_id;
-	uint64_t parent_span_id;
-	uint64_t trace_id_low;
-	uint64_t caller_serial;		/* server: the matched client request, 0 none */
-	bool known;			/* trace id decided */
-	bool pending;			/* server: in engine->pending_servers */
-	GPtrArray *dependents;		/* owned array, borrowed requests waiting for our trace id */
-	GArray *deferred;		/* owned; struct nctx_op to emit once known */
-};
-
-/*
- * An HTTPCLIENTREQUEST resource not yet announced by its client request
- * event: Node 20 publishes `http.client.request.start` only once the request
- * is written (possibly after the server got it), so the client span starts
- * at this constructor.
- */
-struct nctx_parser {
-	struct nctx_process *process;	/* borrowed */
-	int64_t id;
-	struct nctx_origin at;		/* the constructor; procname not kept */
-};
-
-/* One frame of a process's callback stack (before ... after). */
-struct nctx_frame {
-	int64_t id;
-	uint64_t owner;			/* request serial, 0 none */
-};
-
-struct nctx_process {
-	uint32_t host;
-	int64_t vpid;
-	GHashTable *owners;		/* owned; async id -> request serial (packed) */
-	GArray *stack;			/* owned; struct nctx_frame */
-	uint64_t active;		/* serial of the active request, 0 none */
-	GHashTable *client_parsers;	/* owned; HTTPCLIENTREQUEST id -> struct nctx_parser (borrowed) */
-	GPtrArray *open_servers;	/* owned array, borrowed requests */
-	GPtrArray *open_clients;	/* owned array, borrowed requests */
-};
-
-struct nctx_engine {
-	struct nctx_config config;
-	nctx_emit_fn emit;
-	void *user;
-	GHashTable *processes;		/* owned; (host, vpid) key -> process (owned) */
-	GHashTable *requests;		/* owned; serial -> request (owned) */
-	GPtrArray *open_clients;	/* owned array, borrowed: every open client request */
-	GPtrArray *pending_servers;	/* owned array, borrowed: by start time */
-	GPtrArray *open_parsers;	/* owned; struct nctx_parser (owned), by time */
-	uint64_t next_serial;
-	uint64_t next_span_id;
-	uint64_t next_trace_low;
-	struct nctx_stats stats;
-};
-
-#define NCTX_KEY(v) ((gpointer) (uintptr_t) (v))
-#define NCTX_VALUE(p) ((uint64_t) (uintptr_t) (p))
 
 static void request_free(gpointer data)
 {
@@ -109,6 +35,7 @@ static void process_free(gpointer data)
 
 	g_hash_table_destroy(process->owners);
 	g_hash_table_destroy(process->client_parsers);
+	g_array_free(process->busy, TRUE);
 	g_array_free(process->stack, TRUE);
 	g_ptr_array_free(process->open_servers, TRUE);
 	g_ptr_array_free(process->open_clients, TRUE);
@@ -130,6 +57,7 @@ struct nctx_engine *nctx_engine_create(const struct nctx_config *config,
 	engine->open_clients = g_ptr_array_new();
 	engine->pending_servers = g_ptr_array_new();
 	engine->open_parsers = g_ptr_array_new_with_free_func(g_free);
+	nctx_busy_init(engine);
 	engine->next_serial = 1;
 	engine->next_span_id = 1;
 	engine->next_trace_low = 1;
@@ -143,6 +71,7 @@ void nctx_engine_destroy(struct nctx_engine *engine)
 	}
 	g_ptr_array_free(engine->pending_servers, TRUE);
 	g_ptr_array_free(engine->open_parsers, TRUE);
+	nctx_busy_fini(engine);
 	g_ptr_array_free(engine->open_clients, TRUE);
 	g_hash_table_destroy(engine->requests);
 	g_hash_table_destroy(engine->processes);
@@ -167,7 +96,7 @@ int64_t nctx_engine_horizon(const struct nctx_engine *engine)
 
 		horizon = MIN(horizon, parser->at.ts);
 	}
-	return horizon;
+	return MIN(horizon, nctx_busy_horizon(engine));
 }
 
 static struct nctx_process *process_get(struct nctx_engine *engine,
@@ -184,6 +113,7 @@ static struct nctx_process *process_get(struct nctx_engine *engine,
 		process->owners = g_hash_table_new(g_direct_hash, g_direct_equal);
 		process->stack = g_array_new(FALSE, FALSE, sizeof(struct nctx_frame));
 		process->client_parsers = g_hash_table_new(g_direct_hash, g_direct_equal);
+		process->busy = g_array_new(FALSE, FALSE, sizeof(struct nctx_busy));
 		process->open_servers = g_ptr_array_new();
 		process->open_clients = g_ptr_array_new();
 		g_hash_table_insert(engine->processes, NCTX_KEY(key), process);
@@ -218,7 +148,7 @@ static void parser_close(struct nctx_engine *engine, struct nctx_parser *parser)
 	}
 }
 
-static void request_release_if_done(struct nctx_engine *engine,
+void nctx_request_release_if_done(struct nctx_engine *engine,
 		struct nctx_request *request)
 {
 	if (request->ended && request->known && !request->pending &&
@@ -234,14 +164,14 @@ static void op_fill_ids(const struct nctx_request *request, struct nctx_op *op)
 	op->parent_span_id = request->parent_span_id;
 	op->service = request->service;
 	op->operation = request->operation;
-	op->span_kind = request->client ? NCTX_SPAN_CLIENT : NCTX_SPAN_SERVER;
+	op->span_kind = request->span_kind;
 	op->host = request->process->host;
 	op->vpid = request->process->vpid;
 	op->procname = request->service;
 }
 
 /* Emits (or defers) one operation of `request` at `ts`. */
-static void request_op(struct nctx_engine *engine, struct nctx_request *request,
+void nctx_request_op(struct nctx_engine *engine, struct nctx_request *request,
 		enum nctx_op_kind kind, const struct nctx_origin *at, int64_t vtid,
 		uint8_t status)
 {
@@ -269,7 +199,7 @@ static void request_resolve(struct nctx_engine *engine,
 		struct nctx_request *request);
 
 /* `dependent` takes its trace id from `from` (now or once `from` is known). */
-static void request_depend(struct nctx_engine *engine,
+void nctx_request_depend(struct nctx_engine *engine,
 		struct nctx_request *from, struct nctx_request *dependent)
 {
 	dependent->parent_span_id = from->span_id;
@@ -313,7 +243,7 @@ static void request_resolve(struct nctx_engine *engine,
 		request_resolve(engine, dependent);
 	}
 	g_ptr_array_free(dependents, TRUE);
-	request_release_if_done(engine, request);
+	nctx_request_release_if_done(engine, request);
 }
 
 /* Makes `serial` the request running on the process's loop, emitting the transitions. */
@@ -329,13 +259,16 @@ static void process_set_active(struct nctx_engine *engine,
 		old_request = open_request(engine, process->active);
 		new_request = open_request(engine, serial);
 		if (old_request) {
-			request_op(engine, old_request, NCTX_OP_SPAN_DEACTIVATE, at, at->vtid, 0);
+			nctx_request_op(engine, old_request, NCTX_OP_SPAN_DEACTIVATE, at, at->vtid, 0);
+			nctx_busy_record(engine, process, old_request, at);
 		}
 		if (new_request) {
-			request_op(engine, new_request, NCTX_OP_SPAN_ACTIVATE, at, at->vtid, 0);
+			nctx_request_op(engine, new_request, NCTX_OP_SPAN_ACTIVATE, at, at->vtid, 0);
 		}
 	}
 	process->active = serial;
+	process->active_since = *at;
+	process->active_since.procname = NULL;
 }
 
 static uint64_t process_top_owner(const struct nctx_process *process)
@@ -424,27 +357,41 @@ static char *operation_name(bool client, const struct nctx_http *http)
 		(int) path_len, url);
 }
 
-static struct nctx_request *request_new(struct nctx_engine *engine,
-		struct nctx_process *process, const struct nctx_origin *origin,
-		bool client, const struct nctx_http *http)
+struct nctx_request *nctx_request_alloc(struct nctx_engine *engine,
+		struct nctx_process *process, const struct nctx_origin *start,
+		enum nctx_span_kind span_kind, const char *service, char *operation)
 {
 	struct nctx_request *request = g_new0(struct nctx_request, 1);
 
 	request->serial = engine->next_serial++;
-	request->client = client;
+	request->client = span_kind == NCTX_SPAN_CLIENT;
+	request->span_kind = span_kind;
 	request->process = process;
-	request->vtid = origin->vtid;
-	request->start_ts = origin->ts;
-	request->sock_async_id = http->sock_async_id;
-	request->resource_id = http->ctx_id;
-	request->port = http->port;
-	request->local_port = http->local_port;
-	request->service = g_strdup(origin->procname ? origin->procname : "node");
-	request->operation = operation_name(client, http);
+	request->vtid = start->vtid;
+	request->start_ts = start->ts;
+	request->start_cycles = start->cycles;
+	request->service = g_strdup(service);
+	request->operation = operation;
+	request->label = nctx_busy_label(engine, request->service, operation);
 	request->span_id = engine->next_span_id++;
 	request->dependents = g_ptr_array_new();
 	request->deferred = g_array_new(FALSE, FALSE, sizeof(struct nctx_op));
 	g_hash_table_insert(engine->requests, NCTX_KEY(request->serial), request);
+	return request;
+}
+
+static struct nctx_request *request_new(struct nctx_engine *engine,
+		struct nctx_process *process, const struct nctx_origin *origin,
+		bool client, const struct nctx_http *http)
+{
+	struct nctx_request *request = nctx_request_alloc(engine, process, origin,
+		client ? NCTX_SPAN_CLIENT : NCTX_SPAN_SERVER,
+		origin->procname ? origin->procname : "node", operation_name(client, http));
+
+	request->sock_async_id = http->sock_async_id;
+	request->resource_id = http->ctx_id;
+	request->port = http->port;
+	request->local_port = http->local_port;
 	return request;
 }
 
@@ -481,7 +428,9 @@ static void server_link(struct nctx_engine *engine, struct nctx_request *server,
 	if (server->pending) {
 		pending_remove(engine, server);
 	}
-	request_depend(engine, client, server);
+	nctx_busy_spans(engine, server, client);
+	/* Last: resolving may free an ended server request. */
+	nctx_request_depend(engine, client, server);
 }
 
 /* The latest open client request matching `server` by ports, or NULL. */
@@ -574,7 +523,7 @@ static void server_request(struct nctx_engine *engine, struct nctx_process *proc
 	} else {
 		request_make_root(engine, server);
 	}
-	request_op(engine, server, NCTX_OP_SPAN_START, origin, origin->vtid, 0);
+	nctx_request_op(engine, server, NCTX_OP_SPAN_START, origin, origin->vtid, 0);
 	/* The request's handler runs in the current callback: it is now the request's. */
 	top = process->stack->len;
 	if (top > 0 && g_array_index(process->stack, struct nctx_frame, top - 1).id == http->ctx_id) {
@@ -600,22 +549,22 @@ static void client_request(struct nctx_engine *engine, struct nctx_process *proc
 	if (!parent) {
 		parent = open_request(engine, process_top_owner(process));
 	}
-	client->local_port_was_unknown = http->local_port < 0;
 	g_ptr_array_add(process->open_clients, client);
 	g_ptr_array_add(engine->open_clients, client);
+	nctx_busy_client_waits(engine, client);
 	if (parent && !parent->client) {
 		engine->stats.clients_with_parent++;
-		request_depend(engine, parent, client);
+		nctx_request_depend(engine, parent, client);
 	} else {
 		request_make_root(engine, client);
 	}
-	request_op(engine, client, NCTX_OP_SPAN_START, &start, start.vtid, 0);
+	nctx_request_op(engine, client, NCTX_OP_SPAN_START, &start, start.vtid, 0);
 	/*
 	 * A client span is a wait for a remote call: it never runs on the loop itself (its
 	 * callbacks are its server request's), so it is deactivated right away.
 	 */
 	if (engine->config.activations) {
-		request_op(engine, client, NCTX_OP_SPAN_DEACTIVATE, &start, start.vtid, 0);
+		nctx_request_op(engine, client, NCTX_OP_SPAN_DEACTIVATE, &start, start.vtid, 0);
 	}
 	if (engine->pending_servers->len > 0) {
 		link_pending_callee(engine, client);
@@ -686,12 +635,13 @@ static void request_end(struct nctx_engine *engine, struct nctx_request *request
 	request->end_ts = origin->ts;
 	if (process->active == request->serial) {
 		if (engine->config.activations) {
-			request_op(engine, request, NCTX_OP_SPAN_DEACTIVATE, origin,
+			nctx_request_op(engine, request, NCTX_OP_SPAN_DEACTIVATE, origin,
 				origin->vtid, 0);
+			nctx_busy_record(engine, process, request, origin);
 		}
 		process->active = 0;
 	}
-	request_op(engine, request, NCTX_OP_SPAN_END, origin, request->vtid,
+	nctx_request_op(engine, request, NCTX_OP_SPAN_END, origin, request->vtid,
 		span_status(http_status));
 }
 
@@ -710,7 +660,7 @@ static void server_response(struct nctx_engine *engine, struct nctx_process *pro
 		engine->stats.interval_violations++;
 	}
 	request_end(engine, server, origin, http->status);
-	request_release_if_done(engine, server);
+	nctx_request_release_if_done(engine, server);
 }
 
 static void client_response(struct nctx_engine *engine, struct nctx_process *process,
@@ -732,9 +682,10 @@ static void client_response(struct nctx_engine *engine, struct nctx_process *pro
 	link_pending_callee(engine, client);
 	g_ptr_array_remove(process->open_clients, client);
 	g_ptr_array_remove(engine->open_clients, client);
+	nctx_busy_client_done(engine, client);
 	request_end(engine, client, origin, http->status);
 	pending_review(engine, origin->ts, false);
-	request_release_if_done(engine, client);
+	nctx_request_release_if_done(engine, client);
 }
 
 void nctx_http_response(struct nctx_engine *engine,
@@ -767,6 +718,7 @@ void nctx_engine_advance(struct nctx_engine *engine, int64_t ts)
 		}
 		parser_close(engine, parser);
 	}
+	nctx_busy_expire(engine, ts, false);
 	pending_review(engine, ts, false);
 }
 
@@ -779,6 +731,7 @@ void nctx_engine_finish(struct nctx_engine *engine)
 		parser_close(engine, g_ptr_array_index(engine->open_parsers, 0));
 	}
 	pending_review(engine, INT64_MAX, true);
+	nctx_busy_expire(engine, INT64_MAX, true);
 	engine->stats.open_at_end = 0;
 	g_hash_table_iter_init(&iter, engine->requests);
 	while (g_hash_table_iter_next(&iter, NULL, &value)) {

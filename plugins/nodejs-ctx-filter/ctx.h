@@ -37,6 +37,9 @@ struct nctx_origin {
 	uint64_t cycles;	/* the same instant in the host clock's cycles */
 };
 
+/* `cycles` value meaning "compute it from `ts` with the host's clock". */
+#define NCTX_CYCLES_FROM_TS UINT64_MAX
+
 /* `vnode:http_*_request` and `vnode:http_*_response` payloads. */
 struct nctx_http {
 	int64_t sockid;
@@ -58,7 +61,8 @@ enum nctx_op_kind {
 };
 
 enum nctx_span_kind {
-	NCTX_SPAN_SERVER = 1,	/* deepspan_ust `kind` values */
+	NCTX_SPAN_INTERNAL = 0,	/* deepspan_ust `kind` values */
+	NCTX_SPAN_SERVER = 1,
 	NCTX_SPAN_CLIENT = 2,
 };
 
@@ -66,7 +70,7 @@ enum nctx_span_kind {
 struct nctx_op {
 	enum nctx_op_kind kind;
 	int64_t ts;			/* ns from origin, of the event that caused it */
-	uint64_t cycles;		/* that event's clock value */
+	uint64_t cycles;		/* that event's clock value, or NCTX_CYCLES_FROM_TS */
 	uint32_t host;
 	int64_t vpid;
 	int64_t vtid;
@@ -90,6 +94,13 @@ struct nctx_config {
 	uint64_t trace_id_high;
 	/* Emit span_activate / span_deactivate around the request's callbacks. */
 	bool activations;
+	/*
+	 * Emit "event loop busy" spans: the time a client request waited while its
+	 * callee's loop ran other requests' callbacks (needs activations).
+	 */
+	bool busy_spans;
+	/* Busy stretches shorter than this are not reported. */
+	int64_t busy_min_ns;
 };
 
 /* Counters, for the end-of-stream report and the tests. */
@@ -107,6 +118,7 @@ struct nctx_stats {
 	uint64_t interval_violations;	/* matched server ended after its client */
 	uint64_t unmatched_responses;	/* response without an open request */
 	uint64_t activations;
+	uint64_t busy_spans;		/* event-loop-busy spans emitted */
 	uint64_t open_at_end;		/* requests never answered */
 };
 

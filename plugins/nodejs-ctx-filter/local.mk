@@ -1,6 +1,7 @@
 # nodejs-ctx-filter: filter.deepspan.nodejs-ctx (append to the plugin) and its unit tests.
 # ctx.c is the pure-C state machine (no babeltrace2): the unit tests link it directly.
-NODEJS_CTX_CORE = plugins/nodejs-ctx-filter/ctx.c plugins/nodejs-ctx-filter/ctx.h
+NODEJS_CTX_CORE = plugins/nodejs-ctx-filter/ctx.c plugins/nodejs-ctx-filter/ctx.h \
+	plugins/nodejs-ctx-filter/ctx-internal.h plugins/nodejs-ctx-filter/ctx-busy.c
 plugins_babeltrace_plugin_deepspan_la_SOURCES += $(NODEJS_CTX_CORE) \
 	plugins/nodejs-ctx-filter/register.h plugins/nodejs-ctx-filter/nodejs-ctx.h \
 	plugins/nodejs-ctx-filter/nodejs-ctx.c \

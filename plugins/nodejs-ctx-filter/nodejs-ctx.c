@@ -51,7 +51,7 @@ struct nodejs_ctx_iter {
 };
 
 static const char *const nodejs_ctx_param_names[] = {
-	"match-window", "activations", "trace-id-high", "stats", NULL,
+	"match-window", "activations", "busy-spans", "busy-min", "trace-id-high", "stats", NULL,
 };
 
 bt_component_class_initialize_method_status nodejs_ctx_initialize(
@@ -72,6 +72,8 @@ bt_component_class_initialize_method_status nodejs_ctx_initialize(
 			ds_params_get_duration(&p, "match-window", 10000000000LL,
 				&comp->config.match_window_ns) ||
 			ds_params_get_bool(&p, "activations", true, &comp->config.activations) ||
+			ds_params_get_bool(&p, "busy-spans", true, &comp->config.busy_spans) ||
+			ds_params_get_duration(&p, "busy-min", 50000, &comp->config.busy_min_ns) ||
 			ds_params_get_uint(&p, "trace-id-high", DEFAULT_TRACE_ID_HIGH, 0,
 				UINT64_MAX, &comp->config.trace_id_high) ||
 			ds_params_get_string(&p, "stats", NULL, &stats_path)) {
@@ -381,6 +383,7 @@ static void write_stats(struct nodejs_ctx_iter *iter)
 	ds_json_uint(&writer, "interval_violations", s->interval_violations);
 	ds_json_uint(&writer, "unmatched_responses", s->unmatched_responses);
 	ds_json_uint(&writer, "activations", s->activations);
+	ds_json_uint(&writer, "busy_spans", s->busy_spans);
 	ds_json_uint(&writer, "open_at_end", s->open_at_end);
 	ds_json_end_object(&writer);
 	fputc('\n', file);

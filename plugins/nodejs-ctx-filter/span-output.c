@@ -281,11 +281,27 @@ static bool fill_event(bt_event *event, const struct nctx_op *op)
 	return true;
 }
 
+/* The cycle value of `host`'s clock at `ns` from its origin. */
+static uint64_t cycles_at(const struct span_host *host, int64_t ns)
+{
+	const bt_clock_class *clock = host->upstream_clock;
+	uint64_t frequency = bt_clock_class_get_frequency(clock);
+	int64_t offset_seconds;
+	uint64_t offset_cycles;
+	__int128 cycles;
+
+	bt_clock_class_get_offset(clock, &offset_seconds, &offset_cycles);
+	cycles = ((__int128) ns - (__int128) offset_seconds * 1000000000) *
+		(__int128) frequency / 1000000000 - (__int128) offset_cycles;
+	return cycles < 0 ? 0 : (uint64_t) cycles;
+}
+
 unsigned int span_output_messages(struct span_output *output,
 		bt_self_message_iterator *self_msg_iter, const struct nctx_op *op,
 		const bt_message **msgs)
 {
 	struct span_host *host = g_ptr_array_index(output->hosts, op->host);
+	uint64_t cycles = op->cycles == NCTX_CYCLES_FROM_TS ? cycles_at(host, op->ts) : op->cycles;
 	unsigned int count = 0;
 	bt_message *msg;
 
@@ -297,16 +313,15 @@ unsigned int span_output_messages(struct span_output *output,
 		if (!msg) {
 			goto error;
 		}
-		bt_message_stream_beginning_set_default_clock_snapshot(msg, op->cycles);
+		bt_message_stream_beginning_set_default_clock_snapshot(msg, cycles);
 		msgs[count++] = msg;
 	}
 	msg = bt_message_event_create_with_default_clock_snapshot(self_msg_iter,
-		host->event_classes[op->kind], host->stream, op->cycles);
+		host->event_classes[op->kind], host->stream, cycles);
 	if (!msg || !fill_event(bt_message_event_borrow_event(msg), op)) {
 		bt_message_put_ref(msg);
 		goto error;
 	}
-	host->last_cycles = op->cycles > host->last_cycles ? op->cycles : host->last_cycles;
 	msgs[count++] = msg;
 	return count;
 error:

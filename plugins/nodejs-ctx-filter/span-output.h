@@ -21,7 +21,6 @@ struct span_host {
 	bt_event_class *event_classes[4];	/* borrowed; by enum nctx_op_kind */
 	bt_trace *trace;			/* owned; NULL until the first span */
 	bt_stream *stream;			/* owned; NULL until the first span */
-	uint64_t last_cycles;			/* of the last event written */
 };
 
 struct span_output {

@@ -43,12 +43,14 @@ struct fixture {
 	struct nctx_engine *engine;
 };
 
-static void fixture_init(struct fixture *fx, bool activations)
+static void fixture_init_busy(struct fixture *fx, bool activations, bool busy_spans)
 {
 	struct nctx_config config = {
 		.match_window_ns = WINDOW_NS,
 		.trace_id_high = 0x6e6f6465,
 		.activations = activations,
+		.busy_spans = busy_spans,
+		.busy_min_ns = 5,
 	};
 
 	fx->rec.ops = g_array_new(FALSE, FALSE, sizeof(struct nctx_op));
@@ -56,6 +58,11 @@ static void fixture_init(struct fixture *fx, bool activations)
 	fx->rec.last_event_ts = 0;
 	fx->rec.deferred = 0;
 	fx->engine = nctx_engine_create(&config, record_op, &fx->rec);
+}
+
+static void fixture_init(struct fixture *fx, bool activations)
+{
+	fixture_init_busy(fx, activations, false);
 }
 
 static void fixture_fini(struct fixture *fx)
@@ -508,6 +515,60 @@ static void test_callee_before_client_event(void)
 	fixture_fini(&fx);
 }
 
+/* users' loop runs a 59-unit synchronous handler while gateway's call to users waits. */
+static void test_event_loop_busy(void)
+{
+	struct fixture fx;
+	const struct nctx_op *client, *callee, *slow, *busy, *tiny;
+	guint i;
+	int64_t busy_end = -1;
+
+	fixture_init_busy(&fx, true, true);
+	before(&fx, USERS, 100, 4);
+	http(&fx, USERS, 101, false, true, 4, 3, 45000, 8081, "/slow");
+	before(&fx, GATEWAY, 105, 6);
+	http(&fx, GATEWAY, 106, false, true, 6, 5, 50000, 8080, "/api");
+	construct(&fx, GATEWAY, 110, 7, 6, 6, "HTTPCLIENTREQUEST");
+	http(&fx, GATEWAY, 111, true, true, 7, 12, 8081, 40001, "/user");
+	after(&fx, GATEWAY, 112, 6);
+	UNIT_EQ_INT(nctx_engine_horizon(fx.engine), 110, "busy: output held while the call waits");
+	construct(&fx, USERS, 150, 20, 4, 4, "TickObject");
+	after(&fx, USERS, 160, 4);
+	/* /slow runs again for 1 unit: shorter than busy-min, not reported. */
+	before(&fx, USERS, 162, 20);
+	after(&fx, USERS, 163, 20);
+	before(&fx, USERS, 170, 9);
+	http(&fx, USERS, 171, false, true, 9, 8, 40001, 8081, "/user");
+	UNIT_EQ_INT(nctx_engine_horizon(fx.engine), INT64_MAX, "busy: released once the callee starts");
+	client = find_start(&fx, "HTTP GET 127.0.0.1:8081/user", 0);
+	callee = find_start(&fx, "HTTP GET /user", 0);
+	slow = find_start(&fx, "HTTP GET /slow", 0);
+	busy = find_start(&fx, "event loop busy: users: HTTP GET /slow", 0);
+	tiny = find_start(&fx, "event loop busy: users: HTTP GET /slow", 1);
+	if (!UNIT_CHECK(client && callee && slow && busy, "busy: spans emitted")) {
+		goto end;
+	}
+	UNIT_EQ_UINT(callee->parent_span_id, client->span_id, "busy: callee linked");
+	UNIT_EQ_UINT(busy->parent_span_id, client->span_id, "busy: child of the waiting client span");
+	UNIT_EQ_UINT(busy->trace_id_low, client->trace_id_low, "busy: in the waiting request's trace");
+	UNIT_EQ_INT(busy->span_kind, NCTX_SPAN_INTERNAL, "busy: internal span");
+	UNIT_EQ_STR(busy->service, "users", "busy: on the callee's service");
+	UNIT_EQ_INT(busy->vpid, USERS, "busy: on the callee's process");
+	UNIT_EQ_INT(busy->ts, 110, "busy: from the client's start");
+	for (i = 0; i < fx.rec.ops->len; i++) {
+		const struct nctx_op *op = &g_array_index(fx.rec.ops, struct nctx_op, i);
+
+		if (op->kind == NCTX_OP_SPAN_END && op->span_id == busy->span_id) {
+			busy_end = op->ts;
+		}
+	}
+	UNIT_EQ_INT(busy_end, 160, "busy: to the end of the other request's callback");
+	UNIT_CHECK(tiny == NULL, "busy: stretches under busy-min ignored");
+	UNIT_EQ_UINT(nctx_engine_stats(fx.engine)->busy_spans, 1, "busy: counted");
+end:
+	fixture_fini(&fx);
+}
+
 int main(void)
 {
 	test_fresh_socket();
@@ -517,5 +578,6 @@ int main(void)
 	test_deferred_match();
 	test_window_expiry();
 	test_callee_before_client_event();
+	test_event_loop_busy();
 	return unit_finish();
 }
