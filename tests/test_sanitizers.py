@@ -36,3 +36,55 @@ def test_asan_unit_program(program):
     proc = subprocess.run([str(program)], capture_output=True, text=True, timeout=900, env=env)
     assert proc.returncode == 0, f"{program.name} under ASan/UBSan failed ({proc.returncode}):\n{proc.stdout[-4000:]}\n{proc.stderr[-6000:]}"
     assert re.search(r"^1\.\.[1-9]", proc.stdout, re.M)
+
+
+def asan_graph(tmp_path, *args):
+    """Runs babeltrace2 with the ASan/UBSan plugin; fails on any sanitizer report or non-zero exit."""
+    plugin_dir = pathlib.Path(ASAN_BUILD_DIR) / "plugin-dir"
+    cmd = ["babeltrace2", f"--plugin-path={plugin_dir}", *map(str, args)]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=900, env=asan_env(), cwd=tmp_path)
+    report = re.search(r"(ERROR: AddressSanitizer|runtime error:|ERROR: LeakSanitizer)", proc.stderr)
+    assert proc.returncode == 0 and not report, (
+        f"{' '.join(cmd)}\nexit {proc.returncode}\n{proc.stderr[-8000:]}")
+    return proc
+
+
+SCENARIOS = {
+    "hotrod-3-hosts": 'requests=150,seed=11',
+    "lock-6-hosts-half-slow": 'cause="lock",slow-ratio=0.5,requests=150,hosts=6,clock="none",seed=4',
+    "cpu-jaeger": 'cause="cpu",span-schema="jaeger_ust",requests=120,seed=5',
+    "disk-2-hosts": 'cause="disk",requests=120,hosts=2,seed=6',
+    "irq-5-hosts": 'cause="irq",requests=120,hosts=5,seed=8',
+}
+
+
+@pytest.mark.parametrize("params", SCENARIOS.values(), ids=SCENARIOS.keys())
+def test_asan_scenario_sync_attrib_diff(tmp_path, params):
+    asan_graph(tmp_path, "-c", "source.deepspan.scenario", "-p", params,
+               "-c", "filter.deepspan.sync", "-c", "filter.deepspan.nodejs-ctx",
+               "-c", "filter.deepspan.span-attrib", "-p", "pass-through=false",
+               "-c", "sink.deepspan.diff", "-p", f'output-dir="{tmp_path / "report"}"')
+
+
+def test_asan_metrics_every_table(tmp_path):
+    for by in ("operation", "request", "syscall", "thread"):
+        asan_graph(tmp_path, "-c", "source.deepspan.scenario", "-p", "requests=80,seed=2",
+                   "-c", "filter.deepspan.span-attrib", "-p", "pass-through=false",
+                   "-c", "sink.deepspan.metrics", "-p", f'by="{by}",format="json",output="{tmp_path / by}.json"')
+
+
+@pytest.mark.parametrize("trace", ["cat-kern-ust", "multi-domains"])
+def test_asan_real_traces(tmp_path, shared_traces, trace):
+    asan_graph(tmp_path, shared_traces / trace, "-c", "filter.deepspan.sync", "-c", "filter.deepspan.nodejs-ctx",
+               "-c", "filter.deepspan.span-attrib", "-c", "sink.utils.dummy")
+
+
+def test_asan_real_two_hosts_run_mode(tmp_path, shared_traces):
+    sync = shared_traces / "synctraces"
+    asan_graph(tmp_path, "run",
+               "--component=src:source.ctf.fs", f"--params=inputs=[\"{sync / 'scp_src'}\"]",
+               "--component=dst:source.ctf.fs", f"--params=inputs=[\"{sync / 'scp_dest'}\"]",
+               "--component=sync:filter.deepspan.sync",
+               "--component=attrib:filter.deepspan.span-attrib",
+               "--component=sink:sink.utils.dummy",
+               "--connect=src:sync", "--connect=dst:sync", "--connect=sync:attrib", "--connect=attrib:sink")

@@ -17,6 +17,8 @@
 struct scenario {
 	bt_self_component *self_comp;	/* borrowed */
 	struct sim *sim;		/* owned */
+	struct sim_config cfg;		/* the parameters, kept to replay the run on a seek */
+	unsigned int run;		/* how many times the simulation was restarted */
 	struct scn_emitter emitter;	/* owns the trace IR */
 	char *truth_path;		/* owned */
 	bool error_reported;
@@ -25,6 +27,7 @@ struct scenario {
 struct scenario_iter {
 	struct scenario *scenario;	/* borrowed */
 	unsigned int port;
+	unsigned int run;		/* the scenario run this iterator reads */
 	bool ended;
 };
 
@@ -79,6 +82,7 @@ bt_component_class_initialize_method_status scenario_initialize(
 		goto error;
 	}
 	cfg.truth_path = scenario->truth_path;
+	scenario->cfg = cfg;
 	scenario->sim = sim_create(&cfg, error, sizeof(error));
 	if (!scenario->sim) {
 		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(self_comp,
@@ -129,6 +133,7 @@ bt_message_iterator_class_initialize_method_status scenario_iterator_initialize(
 		return BT_MESSAGE_ITERATOR_CLASS_INITIALIZE_METHOD_STATUS_ERROR;
 	}
 	scenario->sim->out.port[iter->port].connected = true;
+	iter->run = scenario->run;
 	bt_self_message_iterator_set_data(self_msg_iter, iter);
 	return BT_MESSAGE_ITERATOR_CLASS_INITIALIZE_METHOD_STATUS_OK;
 }
@@ -158,6 +163,13 @@ bt_message_iterator_class_next_method_status scenario_iterator_next(
 	struct sim_record rec;
 	uint64_t n = 0;
 
+	if (iter->run != scenario->run) {
+		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_MESSAGE_ITERATOR(self_msg_iter,
+			"%s: another output port was rewound to the beginning but not this one "
+			"(port %u): seek every port of the component together.",
+			SCN_CLASS_NAME, iter->port);
+		return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_ERROR;
+	}
 	while (n < capacity) {
 		if (!sim_output_pop(&sim->out, iter->port, &rec)) {
 			if (sim->failed) {
@@ -192,4 +204,53 @@ error:
 		bt_message_put_ref(msgs[--n]);
 	}
 	return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_ERROR;
+}
+
+bt_message_iterator_class_can_seek_beginning_method_status
+scenario_iterator_can_seek_beginning(bt_self_message_iterator *self_msg_iter,
+		bt_bool *can_seek)
+{
+	(void) self_msg_iter;
+	*can_seek = BT_TRUE;	/* the run is deterministic: it can always be replayed */
+	return BT_MESSAGE_ITERATOR_CLASS_CAN_SEEK_BEGINNING_METHOD_STATUS_OK;
+}
+
+/* Replaces the simulation by a fresh one with the same parameters (no truth file the second time). */
+static bool restart_simulation(struct scenario *scenario, bt_self_message_iterator *self_msg_iter)
+{
+	struct sim_config cfg = scenario->cfg;
+	struct sim *fresh;
+	char error[256];
+	unsigned int port;
+
+	cfg.truth_path = NULL;
+	fresh = sim_create(&cfg, error, sizeof(error));
+	if (!fresh) {
+		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_MESSAGE_ITERATOR(self_msg_iter,
+			"%s: cannot restart the simulation to seek the beginning: %s.",
+			SCN_CLASS_NAME, error);
+		return false;
+	}
+	for (port = 0; port < 2 * scenario->cfg.hosts; port++) {
+		fresh->out.port[port].connected = scenario->sim->out.port[port].connected;
+	}
+	sim_destroy(scenario->sim);
+	scenario->sim = fresh;
+	scenario->run++;
+	return true;
+}
+
+bt_message_iterator_class_seek_beginning_method_status
+scenario_iterator_seek_beginning(bt_self_message_iterator *self_msg_iter)
+{
+	struct scenario_iter *iter = bt_self_message_iterator_get_data(self_msg_iter);
+	struct scenario *scenario = iter->scenario;
+
+	/* The first port rewound restarts the shared simulation; the others join that run. */
+	if (iter->run == scenario->run && !restart_simulation(scenario, self_msg_iter)) {
+		return BT_MESSAGE_ITERATOR_CLASS_SEEK_BEGINNING_METHOD_STATUS_ERROR;
+	}
+	iter->run = scenario->run;
+	iter->ended = false;
+	return BT_MESSAGE_ITERATOR_CLASS_SEEK_BEGINNING_METHOD_STATUS_OK;
 }

@@ -14,6 +14,11 @@ bt_message_iterator_class_initialize_method_status scenario_iterator_initialize(
 		bt_self_message_iterator_configuration *config,
 		bt_self_component_port_output *self_port);
 void scenario_iterator_finalize(bt_self_message_iterator *self_msg_iter);
+bt_message_iterator_class_can_seek_beginning_method_status
+scenario_iterator_can_seek_beginning(bt_self_message_iterator *self_msg_iter,
+		bt_bool *can_seek);
+bt_message_iterator_class_seek_beginning_method_status
+scenario_iterator_seek_beginning(bt_self_message_iterator *self_msg_iter);
 bt_message_iterator_class_next_method_status scenario_iterator_next(
 		bt_self_message_iterator *self_msg_iter, bt_message_array_const msgs,
 		uint64_t capacity, uint64_t *count);

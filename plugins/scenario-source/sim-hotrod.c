@@ -124,10 +124,11 @@ static void on_arrival(struct sim *sim, bool scheduled)
 			sim_schedule(sim, sim->now + sim_rng_exp(&hr->rng, (double) sim->cfg.interarrival_ns),
 				HR_ACT_ARRIVAL, 0, 0, NULL);
 		}
-		if (hr->inflight >= sim->cfg.max_inflight) {
-			hr->waiting_arrivals++;
-			return;
-		}
+	}
+	/* fresh or released from the wait list: a free slot may have been taken meanwhile */
+	if (hr->inflight >= sim->cfg.max_inflight) {
+		hr->waiting_arrivals++;
+		return;
 	}
 	start_request(sim);
 }

@@ -1,1 +1,35 @@
 # sync-filter: sources of this component class (append to the plugin) and its unit tests.
+# The pure-C synchronization core is a convenience library so the unit tests link it too.
+noinst_LTLIBRARIES += plugins/sync-filter/libsync-core.la
+plugins_sync_filter_libsync_core_la_SOURCES = \
+	plugins/sync-filter/hull.c plugins/sync-filter/hull.h \
+	plugins/sync-filter/solver.c plugins/sync-filter/solver.h
+
+plugins_babeltrace_plugin_deepspan_la_LIBADD += plugins/sync-filter/libsync-core.la
+plugins_babeltrace_plugin_deepspan_la_SOURCES += \
+	plugins/sync-filter/register.h plugins/sync-filter/sync.h \
+	plugins/sync-filter/sync-component.c plugins/sync-filter/sync-hosts.c \
+	plugins/sync-filter/sync-pass1.c plugins/sync-filter/sync-http.c \
+	plugins/sync-filter/sync-iter.c \
+	plugins/sync-filter/sync-report.c
+
+check_PROGRAMS += tests/unit/test_sync_hull
+tests_unit_test_sync_hull_SOURCES = tests/unit/test_sync_hull.c tests/unit/unit.h
+tests_unit_test_sync_hull_LDADD = plugins/sync-filter/libsync-core.la $(UNIT_LDADD)
+
+# Shared modules owned by the sync engineer (plugins/common/).
+plugins_common_libdeepspan_common_la_SOURCES += \
+	plugins/common/trace-ir-copy.h \
+	plugins/common/trace-ir-copy-classes.c \
+	plugins/common/trace-ir-copy-fields.c \
+	plugins/common/trace-ir-copy-messages.c
+plugins_common_libdeepspan_common_la_SOURCES += \
+	plugins/common/kernel-net.c plugins/common/kernel-net.h \
+	plugins/common/json-reader.c plugins/common/json-reader.h
+
+check_PROGRAMS += tests/unit/test_sync_json
+tests_unit_test_sync_json_SOURCES = tests/unit/test_sync_json.c tests/unit/unit.h
+tests_unit_test_sync_json_LDADD = $(UNIT_LDADD)
+
+dist_doc_DATA += doc/sync.md
+EXTRA_DIST += bench/sync-bench

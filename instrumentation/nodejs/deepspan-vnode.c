@@ -1,0 +1,202 @@
+/*
+ * deepspan_vnode: the N-API addon of the Node.js recorder.  It defines the
+ * LTTng-UST provider `vnode` (vnode-tp.h) and exposes one function per event
+ * to deepspan-vnode.js.  Every function returns early when its tracepoint is
+ * disabled, so an untraced application pays one native call per hook.
+ */
+#define LTTNG_UST_TRACEPOINT_CREATE_PROBES
+#define LTTNG_UST_TRACEPOINT_DEFINE
+#include "vnode-tp.h"
+
+#include <node_api.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+/* Longest string copied into an event (longer ones are truncated). */
+#define VNODE_STRING_MAX 512
+
+/*
+ * Written instead of an empty string: lttng-ust 2.13.5 records an empty
+ * string field without its terminating NUL, so readers see stale bytes.
+ */
+#define VNODE_EMPTY_STRING "-"
+
+/* The async_hooks phases, indexed by the first argument of asyncContext(). */
+static const char *const vnode_phase_names[] = {
+	"constructor", "before", "after", "destroy",
+};
+
+static int64_t vnode_arg_int64(napi_env env, napi_value value)
+{
+	int64_t out = -1;
+
+	if (napi_get_value_int64(env, value, &out) != napi_ok) {
+		out = -1;
+	}
+	return out;
+}
+
+static int vnode_arg_int(napi_env env, napi_value value)
+{
+	int32_t out = -1;
+
+	if (napi_get_value_int32(env, value, &out) != napi_ok) {
+		out = -1;
+	}
+	return out;
+}
+
+/* Copies a JS string into `buf`; anything else or "" becomes VNODE_EMPTY_STRING. */
+static const char *vnode_arg_string(napi_env env, napi_value value, char *buf,
+		size_t size)
+{
+	size_t len = 0;
+
+	if (napi_get_value_string_utf8(env, value, buf, size, &len) != napi_ok ||
+			len == 0) {
+		return VNODE_EMPTY_STRING;
+	}
+	return buf;
+}
+
+/* Fetches up to `max` arguments; missing ones are `undefined`. */
+static size_t vnode_args(napi_env env, napi_callback_info info, napi_value *argv,
+		size_t max)
+{
+	size_t argc = max;
+
+	if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok) {
+		return 0;
+	}
+	return argc;
+}
+
+/* asyncContext(phase, id, triggerId, execId[, type]) */
+static napi_value vnode_async_context(napi_env env, napi_callback_info info)
+{
+	napi_value argv[5];
+	char type_buf[VNODE_STRING_MAX];
+	const char *type = VNODE_EMPTY_STRING;
+	int phase;
+
+	if (!lttng_ust_tracepoint_enabled(vnode, async_context)) {
+		goto end;
+	}
+	if (vnode_args(env, info, argv, 5) < 4) {
+		goto end;
+	}
+	phase = vnode_arg_int(env, argv[0]);
+	if (phase < 0 || phase > 3) {
+		goto end;
+	}
+	if (phase == 0) {
+		type = vnode_arg_string(env, argv[4], type_buf, sizeof(type_buf));
+	}
+	lttng_ust_do_tracepoint(vnode, async_context, vnode_arg_int64(env, argv[1]),
+		vnode_arg_int64(env, argv[2]), vnode_arg_int64(env, argv[3]),
+		type, vnode_phase_names[phase]);
+end:
+	return NULL;
+}
+
+/* httpRequest(isClient, sockid, sockAsyncId, ctxId, method, url, address, port, localPort) */
+static napi_value vnode_http_request(napi_env env, napi_callback_info info)
+{
+	napi_value argv[9];
+	char method[32], url[VNODE_STRING_MAX], address[64];
+	bool is_client = false;
+
+	if (vnode_args(env, info, argv, 9) < 9) {
+		goto end;
+	}
+	if (napi_get_value_bool(env, argv[0], &is_client) != napi_ok) {
+		goto end;
+	}
+	if (is_client ? !lttng_ust_tracepoint_enabled(vnode, http_client_request)
+			: !lttng_ust_tracepoint_enabled(vnode, http_server_request)) {
+		goto end;
+	}
+	if (is_client) {
+		lttng_ust_do_tracepoint(vnode, http_client_request,
+			vnode_arg_int(env, argv[1]), vnode_arg_int64(env, argv[2]),
+			vnode_arg_int64(env, argv[3]),
+			vnode_arg_string(env, argv[4], method, sizeof(method)),
+			vnode_arg_string(env, argv[5], url, sizeof(url)),
+			vnode_arg_string(env, argv[6], address, sizeof(address)),
+			vnode_arg_int(env, argv[7]), vnode_arg_int(env, argv[8]));
+	} else {
+		lttng_ust_do_tracepoint(vnode, http_server_request,
+			vnode_arg_int(env, argv[1]), vnode_arg_int64(env, argv[2]),
+			vnode_arg_int64(env, argv[3]),
+			vnode_arg_string(env, argv[4], method, sizeof(method)),
+			vnode_arg_string(env, argv[5], url, sizeof(url)),
+			vnode_arg_string(env, argv[6], address, sizeof(address)),
+			vnode_arg_int(env, argv[7]), vnode_arg_int(env, argv[8]));
+	}
+end:
+	return NULL;
+}
+
+/* httpResponse(isClient, sockid, sockAsyncId, ctxId, status, address, port, localPort) */
+static napi_value vnode_http_response(napi_env env, napi_callback_info info)
+{
+	napi_value argv[8];
+	char address[64];
+	bool is_client = false;
+
+	if (vnode_args(env, info, argv, 8) < 8) {
+		goto end;
+	}
+	if (napi_get_value_bool(env, argv[0], &is_client) != napi_ok) {
+		goto end;
+	}
+	if (is_client ? !lttng_ust_tracepoint_enabled(vnode, http_client_response)
+			: !lttng_ust_tracepoint_enabled(vnode, http_server_response)) {
+		goto end;
+	}
+	if (is_client) {
+		lttng_ust_do_tracepoint(vnode, http_client_response,
+			vnode_arg_int(env, argv[1]), vnode_arg_int64(env, argv[2]),
+			vnode_arg_int64(env, argv[3]), vnode_arg_int(env, argv[4]),
+			vnode_arg_string(env, argv[5], address, sizeof(address)),
+			vnode_arg_int(env, argv[6]), vnode_arg_int(env, argv[7]));
+	} else {
+		lttng_ust_do_tracepoint(vnode, http_server_response,
+			vnode_arg_int(env, argv[1]), vnode_arg_int64(env, argv[2]),
+			vnode_arg_int64(env, argv[3]), vnode_arg_int(env, argv[4]),
+			vnode_arg_string(env, argv[5], address, sizeof(address)),
+			vnode_arg_int(env, argv[6]), vnode_arg_int(env, argv[7]));
+	}
+end:
+	return NULL;
+}
+
+/* tracing(): whether a session records vnode:async_context now. */
+static napi_value vnode_tracing(napi_env env, napi_callback_info info)
+{
+	napi_value result = NULL;
+
+	if (napi_get_boolean(env, lttng_ust_tracepoint_enabled(vnode, async_context),
+			&result) != napi_ok) {
+		result = NULL;
+	}
+	return result;
+}
+
+static napi_value vnode_init(napi_env env, napi_value exports)
+{
+	const napi_property_descriptor functions[] = {
+		{ "tracing", NULL, vnode_tracing, NULL, NULL, NULL, napi_enumerable, NULL },
+		{ "asyncContext", NULL, vnode_async_context, NULL, NULL, NULL, napi_enumerable, NULL },
+		{ "httpRequest", NULL, vnode_http_request, NULL, NULL, NULL, napi_enumerable, NULL },
+		{ "httpResponse", NULL, vnode_http_response, NULL, NULL, NULL, napi_enumerable, NULL },
+	};
+
+	if (napi_define_properties(env, exports,
+			sizeof(functions) / sizeof(functions[0]), functions) != napi_ok) {
+		napi_throw_error(env, NULL, "deepspan_vnode: cannot define the addon's functions");
+	}
+	return exports;
+}
+
+NAPI_MODULE(NODE_GYP_MODULE_NAME, vnode_init)

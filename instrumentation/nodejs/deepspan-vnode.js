@@ -1,0 +1,134 @@
+'use strict';
+/*
+ * deepspan Node.js recorder: preload it into an unmodified application,
+ *
+ *     node -r /path/to/deepspan-vnode.js app.js
+ *
+ * and record the LTTng-UST provider `vnode` (lttng enable-event -u 'vnode:*').
+ * It reports every async resource (async_hooks: constructor, before, after,
+ * destroy) and every HTTP exchange (diagnostics_channel) through the
+ * deepspan_vnode addon; filter.deepspan.nodejs-ctx turns them into spans.
+ *
+ * The addon is looked up in $DEEPSPAN_VNODE_ADDON, then beside this file.
+ * When it cannot be loaded the application runs untraced after one warning.
+ * $DEEPSPAN_SERVICE, when set, becomes the process title: the LTTng `procname`
+ * context, hence the service name of the spans (at most 15 characters).
+ */
+const path = require('path');
+
+if (process.env.DEEPSPAN_SERVICE) {
+	process.title = process.env.DEEPSPAN_SERVICE;
+}
+
+function loadAddon() {
+	const candidates = [];
+	if (process.env.DEEPSPAN_VNODE_ADDON) {
+		candidates.push(process.env.DEEPSPAN_VNODE_ADDON);
+	}
+	candidates.push(path.join(__dirname, 'deepspan_vnode.node'));
+	candidates.push(path.join(__dirname, '.libs', 'deepspan_vnode.node'));
+	const failures = [];
+	for (const file of candidates) {
+		try {
+			return require(file);
+		} catch (err) {
+			failures.push(`${file}: ${err.code === 'MODULE_NOT_FOUND' ? 'not found' : err.message}`);
+		}
+	}
+	process.stderr.write(`deepspan-vnode: warning: cannot load the deepspan_vnode addon, the ` +
+		`application runs without vnode tracing (tried ${failures.join('; ')}); ` +
+		'set DEEPSPAN_VNODE_ADDON to its path\n');
+	return null;
+}
+
+const addon = loadAddon();
+
+if (addon) {
+	const asyncHooks = require('async_hooks');
+	const diagnostics = require('diagnostics_channel');
+	const { asyncContext, httpRequest, httpResponse, tracing } = addon;
+	const executionAsyncId = asyncHooks.executionAsyncId;
+	const triggerAsyncId = asyncHooks.triggerAsyncId;
+	const PHASE_CONSTRUCTOR = 0, PHASE_BEFORE = 1, PHASE_AFTER = 2, PHASE_DESTROY = 3;
+
+	// The hooks run on every async operation: one native call each, no allocation.
+	// They are enabled only while a session records vnode:async_context (checked at
+	// start and every TRACING_POLL_MS), so an untraced application pays nothing for them;
+	// resources made before a session starts are unknown to the filter (no owner).
+	const hook = asyncHooks.createHook({
+		init(id, type, trigger) {
+			asyncContext(PHASE_CONSTRUCTOR, id, trigger, executionAsyncId(), type);
+		},
+		before(id) {
+			asyncContext(PHASE_BEFORE, id, triggerAsyncId(), id);
+		},
+		after(id) {
+			asyncContext(PHASE_AFTER, id, triggerAsyncId(), id);
+		},
+		destroy(id) {
+			asyncContext(PHASE_DESTROY, id, -1, executionAsyncId());
+		},
+	});
+	const TRACING_POLL_MS = 250;
+	let hooked = false;
+	const followSession = () => {
+		const on = tracing();
+		if (on !== hooked) {
+			hooked = on;
+			if (on) {
+				hook.enable();
+			} else {
+				hook.disable();
+			}
+		}
+	};
+	followSession();
+	setInterval(followSession, TRACING_POLL_MS).unref();
+
+	const socketFd = (socket) => (socket && socket._handle && typeof socket._handle.fd === 'number'
+		? socket._handle.fd : -1);
+	const socketAsyncId = (socket) => (socket && socket._handle && socket._handle.getAsyncId
+		? socket._handle.getAsyncId() : -1);
+	const portOr = (value, fallback) => (typeof value === 'number' ? value : fallback);
+
+	// The remote port of an outgoing request whose socket is not connected yet.
+	function requestedPort(request) {
+		const host = typeof request.getHeader === 'function' ? request.getHeader('host') : undefined;
+		const match = typeof host === 'string' ? /:(\d+)$/.exec(host) : null;
+		if (match) {
+			return Number(match[1]);
+		}
+		return request.protocol === 'https:' ? 443 : 80;
+	}
+
+	diagnostics.subscribe('http.server.request.start', ({ request, socket }) => {
+		httpRequest(false, socketFd(socket), socketAsyncId(socket), executionAsyncId(),
+			request.method || '', request.url || '', socket.remoteAddress || '',
+			portOr(socket.remotePort, -1), portOr(socket.localPort, -1));
+	});
+	diagnostics.subscribe('http.server.response.finish', ({ response, socket }) => {
+		httpResponse(false, socketFd(socket), socketAsyncId(socket), executionAsyncId(),
+			response.statusCode || 0, socket.remoteAddress || '',
+			portOr(socket.remotePort, -1), portOr(socket.localPort, -1));
+	});
+	// ctx_id of a request: the async id of its HTTP parser resource (HTTPINCOMINGMESSAGE,
+	// HTTPCLIENTREQUEST).  The server side publishes from inside it; the client side
+	// publishes once the request is written, from wherever that completes.
+	const parserAsyncId = (request) => (request.parser && request.parser.getAsyncId
+		? request.parser.getAsyncId() : executionAsyncId());
+
+	diagnostics.subscribe('http.client.request.start', ({ request }) => {
+		const socket = request.socket;
+		httpRequest(true, socketFd(socket), socketAsyncId(socket), parserAsyncId(request),
+			request.method || '', request.path || '', request.host || '',
+			portOr(socket && socket.remotePort, requestedPort(request)),
+			portOr(socket && socket.localPort, -1));
+	});
+	diagnostics.subscribe('http.client.response.finish', ({ request, response }) => {
+		const socket = request.socket || response.socket;
+		httpResponse(true, socketFd(socket), socketAsyncId(socket), executionAsyncId(),
+			response.statusCode || 0, request.host || '',
+			portOr(socket && socket.remotePort, requestedPort(request)),
+			portOr(socket && socket.localPort, -1));
+	});
+}

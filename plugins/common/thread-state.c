@@ -1,0 +1,688 @@
+#include "thread-state.h"
+#include "span-account.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#define MAX_CPUS 65536
+#define IRQ_STACK_DEPTH 8
+
+/* lttng-modules statedump `status` values. */
+enum {
+	STATEDUMP_WAIT_FORK = 1,
+	STATEDUMP_WAIT_CPU = 2,
+	STATEDUMP_WAIT = 5,
+};
+
+struct irq_context {
+	enum ds_irq_kind kind;
+	const char *name;	/* borrowed: interned or static */
+};
+
+struct cpu_state {
+	struct ds_thread *current;	/* borrowed; NULL when idle or unknown */
+	bool idle;			/* swapper (tid 0) runs */
+	unsigned int irq_depth;
+	struct irq_context irqs[IRQ_STACK_DEPTH];
+	unsigned int timer_depth;
+};
+
+struct ds_model {
+	enum ds_state_rule rule;
+	bool record_segments;
+	int64_t last_ts;
+	GHashTable *threads;		/* owned; tid -> struct ds_thread * (owned) */
+	GHashTable *vtid_map;		/* owned; (vpid << 32 | vtid) -> kernel tid */
+	GHashTable *names;		/* owned; interned irq names (owned keys) */
+	struct cpu_state *cpus;		/* owned */
+	unsigned int cpu_count;
+};
+
+static const char *const state_names[DS_STATE_COUNT] = {
+	"user", "syscall", "blocked", "wait_cpu", "interrupted", "unknown",
+};
+
+const char *ds_state_name(enum ds_state state)
+{
+	return state < DS_STATE_COUNT ? state_names[state] : "unknown";
+}
+
+enum ds_prev_state ds_prev_state_classify(enum ds_state_rule rule, int64_t s)
+{
+	if (rule == DS_STATE_RULE_TRACECOMPASS) {
+		s &= 1023;
+		if (s == 0) {
+			return DS_PREV_WAIT_CPU;
+		}
+		if (s & 3) {
+			return DS_PREV_BLOCKED;
+		}
+		if (s & 64) {
+			return DS_PREV_EXITED;
+		}
+		return DS_PREV_UNKNOWN;
+	}
+	if (s == 0 || s == 256 || (s >= 1024 && (s & 1023) == 0)) {
+		return DS_PREV_WAIT_CPU;
+	}
+	if (s & (1 | 2 | 64 | 128)) {
+		return DS_PREV_BLOCKED;
+	}
+	if (s & (16 | 32)) {
+		return DS_PREV_EXITED;
+	}
+	return DS_PREV_UNKNOWN;
+}
+
+void ds_detail_format(const struct ds_detail *detail, char *buf, size_t size)
+{
+	if (detail->name) {
+		snprintf(buf, size, "%s%s", detail->prefix ? detail->prefix : "", detail->name);
+	} else if (detail->tid >= 0) {
+		snprintf(buf, size, "%.16s/%d", detail->comm, (int) detail->tid);
+	} else if (size) {
+		buf[0] = '\0';
+	}
+}
+
+const char *ds_detail_text(const struct ds_detail *detail, char *buf, size_t size)
+{
+	if (detail->name && (!detail->prefix || !detail->prefix[0])) {
+		return detail->name;
+	}
+	if (!detail->name && detail->tid < 0) {
+		return "";
+	}
+	ds_detail_format(detail, buf, size);
+	return buf;
+}
+
+static const struct ds_detail no_detail = { "", NULL, -1, "" };
+
+static void copy_comm(char *dst, const char *src)
+{
+	if (src) {
+		strncpy(dst, src, 15);
+		dst[15] = '\0';
+	}
+}
+
+struct ds_model *ds_model_create(enum ds_state_rule rule, bool record_segments)
+{
+	struct ds_model *model = g_new0(struct ds_model, 1);
+
+	model->rule = rule;
+	model->record_segments = record_segments;
+	model->last_ts = INT64_MIN;
+	model->threads = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, g_free);
+	model->vtid_map = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, g_free);
+	model->names = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+	return model;
+}
+
+static void detach_all(struct ds_model *model, struct ds_thread *thread, int64_t ts)
+{
+	while (thread->spans) {
+		ds_span_detach(model, thread->spans, ts, DS_STATE_UNKNOWN, NULL);
+	}
+}
+
+void ds_model_destroy(struct ds_model *model)
+{
+	GHashTableIter iter;
+	gpointer value;
+
+	if (!model) {
+		return;
+	}
+	/* Spans still attached are owned by the caller: unlink them so they never see freed threads. */
+	g_hash_table_iter_init(&iter, model->threads);
+	while (g_hash_table_iter_next(&iter, NULL, &value)) {
+		detach_all(model, value, model->last_ts);
+	}
+	g_hash_table_destroy(model->threads);
+	g_hash_table_destroy(model->vtid_map);
+	g_hash_table_destroy(model->names);
+	g_free(model->cpus);
+	g_free(model);
+}
+
+bool ds_model_records_segments(const struct ds_model *model)
+{
+	return model->record_segments;
+}
+
+unsigned int ds_model_thread_count(const struct ds_model *model)
+{
+	return g_hash_table_size(model->threads);
+}
+
+/* Clamps `ts` to non-decreasing time. */
+static int64_t model_time(struct ds_model *model, int64_t ts)
+{
+	if (ts < model->last_ts) {
+		return model->last_ts;
+	}
+	model->last_ts = ts;
+	return ts;
+}
+
+static struct cpu_state *cpu_get(struct ds_model *model, int64_t cpu)
+{
+	unsigned int new_count;
+
+	if (cpu < 0 || cpu >= MAX_CPUS) {
+		return NULL;
+	}
+	if ((unsigned int) cpu >= model->cpu_count) {
+		new_count = (unsigned int) cpu + 1;
+		if (new_count < 8) {
+			new_count = 8;
+		}
+		model->cpus = g_renew(struct cpu_state, model->cpus, new_count);
+		memset(model->cpus + model->cpu_count, 0,
+			(new_count - model->cpu_count) * sizeof(struct cpu_state));
+		model->cpu_count = new_count;
+	}
+	return &model->cpus[cpu];
+}
+
+struct ds_thread *ds_model_thread(struct ds_model *model, int64_t tid, bool create)
+{
+	struct ds_thread *thread;
+
+	if (tid <= 0) {
+		return NULL;
+	}
+	thread = g_hash_table_lookup(model->threads, &tid);
+	if (!thread && create) {
+		thread = g_new0(struct ds_thread, 1);
+		thread->tid = tid;
+		thread->pid = -1;
+		thread->ns_vpid = -1;
+		thread->ns_vtid = -1;
+		thread->sched = DS_SCHED_UNKNOWN;
+		thread->cpu = -1;
+		thread->state = DS_STATE_UNKNOWN;
+		thread->detail = no_detail;
+		thread->since = model->last_ts;
+		g_hash_table_insert(model->threads, &thread->tid, thread);
+	}
+	return thread;
+}
+
+struct ds_thread *ds_model_cpu_current(struct ds_model *model, int64_t cpu)
+{
+	if (cpu < 0 || (uint64_t) cpu >= model->cpu_count) {
+		return NULL;
+	}
+	return model->cpus[cpu].current;
+}
+
+/* The effective state of `thread` and its detail, from its sched state and its CPU. */
+static enum ds_state effective_state(struct ds_model *model, const struct ds_thread *thread,
+		struct ds_detail *detail)
+{
+	const struct cpu_state *cpu;
+	const struct irq_context *top;
+
+	*detail = no_detail;
+	switch (thread->sched) {
+	case DS_SCHED_RUNNING:
+		cpu = thread->cpu >= 0 && (unsigned int) thread->cpu < model->cpu_count ?
+			&model->cpus[thread->cpu] : NULL;
+		if (cpu && cpu->irq_depth) {
+			top = &cpu->irqs[cpu->irq_depth - 1];
+			detail->prefix = top->kind == DS_IRQ_SOFT ? "softirq:" : "irq:";
+			detail->name = top->name;
+			return DS_STATE_INTERRUPTED;
+		}
+		if (thread->syscall) {
+			detail->name = thread->syscall;
+			return DS_STATE_SYSCALL;
+		}
+		return DS_STATE_USER;
+	case DS_SCHED_BLOCKED:
+		/* Who ends the blocked time is known only at the wakeup (ds_model_wakeup). */
+		return DS_STATE_BLOCKED;
+	case DS_SCHED_WAIT_CPU:
+		return DS_STATE_WAIT_CPU;
+	default:
+		return DS_STATE_UNKNOWN;
+	}
+}
+
+/* Charges the attached spans with the state that ends at `ts`, then takes the new effective state. */
+static void thread_refresh(struct ds_model *model, struct ds_thread *thread, int64_t ts)
+{
+	struct ds_detail detail;
+	enum ds_state state = effective_state(model, thread, &detail);
+	struct ds_span *span;
+
+	if (state == thread->state && detail.name == thread->detail.name &&
+			detail.prefix == thread->detail.prefix && detail.tid == thread->detail.tid) {
+		return;
+	}
+	for (span = thread->spans; span; span = span->next_on_thread) {
+		ds_span_charge(span, ts, thread->state, &thread->detail);
+	}
+	thread->state = state;
+	thread->detail = detail;
+	thread->since = ts;
+}
+
+static void cpu_clear_interrupts(struct ds_model *model, struct cpu_state *cpu, int64_t ts)
+{
+	if (cpu->irq_depth == 0 && cpu->timer_depth == 0) {
+		return;
+	}
+	cpu->irq_depth = 0;
+	cpu->timer_depth = 0;
+	if (cpu->current) {
+		thread_refresh(model, cpu->current, ts);
+	}
+}
+
+/* Marks `thread` no longer running on its CPU (another thread was seen there, or it left). */
+static void thread_leave_cpu(struct ds_model *model, struct ds_thread *thread)
+{
+	struct cpu_state *cpu;
+
+	if (thread->cpu >= 0 && (unsigned int) thread->cpu < model->cpu_count) {
+		cpu = &model->cpus[thread->cpu];
+		if (cpu->current == thread) {
+			cpu->current = NULL;
+			cpu->idle = false;
+		}
+	}
+}
+
+void ds_model_sched_switch(struct ds_model *model, int64_t ts, int64_t cpu_id,
+		int64_t prev_tid, const char *prev_comm, int64_t prev_state,
+		int64_t next_tid, const char *next_comm)
+{
+	struct cpu_state *cpu = cpu_get(model, cpu_id);
+	struct ds_thread *prev, *next;
+
+	ts = model_time(model, ts);
+	if (!cpu) {
+		return;
+	}
+	cpu_clear_interrupts(model, cpu, ts);
+	prev = ds_model_thread(model, prev_tid, true);
+	if (cpu->current && cpu->current != prev && cpu->current->sched == DS_SCHED_RUNNING) {
+		/* The thread we believed current left unseen (lost events): it is Unknown now. */
+		struct ds_thread *stale = cpu->current;
+
+		stale->sched = DS_SCHED_UNKNOWN;
+		thread_refresh(model, stale, ts);
+	}
+	cpu->current = NULL;
+	if (prev) {
+		copy_comm(prev->comm, prev_comm);
+		switch (ds_prev_state_classify(model->rule, prev_state)) {
+		case DS_PREV_WAIT_CPU:
+			prev->sched = DS_SCHED_WAIT_CPU;
+			break;
+		case DS_PREV_BLOCKED:
+			prev->sched = DS_SCHED_BLOCKED;
+			break;
+		default:
+			prev->sched = DS_SCHED_UNKNOWN;
+			break;
+		}
+		prev->cpu = (int32_t) cpu_id;
+		thread_refresh(model, prev, ts);
+	}
+	next = ds_model_thread(model, next_tid, true);
+	cpu->idle = next_tid == 0;
+	if (next) {
+		copy_comm(next->comm, next_comm);
+		if (next->sched == DS_SCHED_RUNNING && next->cpu != cpu_id) {
+			thread_leave_cpu(model, next);
+		}
+		next->sched = DS_SCHED_RUNNING;
+		next->cpu = (int32_t) cpu_id;
+		cpu->current = next;
+		thread_refresh(model, next, ts);
+	}
+}
+
+/* The waker seen from `cpu`: an interrupt context, a timer, or the current thread. */
+static void waker_detail(struct ds_model *model, int64_t cpu_id, struct ds_detail *detail)
+{
+	const struct cpu_state *cpu;
+	const struct irq_context *top;
+
+	*detail = no_detail;
+	if (cpu_id < 0 || (uint64_t) cpu_id >= model->cpu_count) {
+		return;
+	}
+	cpu = &model->cpus[cpu_id];
+	if (cpu->timer_depth) {
+		detail->name = "timer";
+		return;
+	}
+	if (cpu->irq_depth) {
+		top = &cpu->irqs[cpu->irq_depth - 1];
+		if (top->kind == DS_IRQ_SOFT && top->name &&
+				(strcmp(top->name, "TIMER") == 0 || strcmp(top->name, "HRTIMER") == 0)) {
+			detail->name = "timer";
+			return;
+		}
+		detail->prefix = top->kind == DS_IRQ_SOFT ? "softirq:" : "irq:";
+		detail->name = top->name;
+		return;
+	}
+	if (cpu->current) {
+		detail->tid = (int32_t) cpu->current->tid;
+		memcpy(detail->comm, cpu->current->comm, sizeof(detail->comm));
+	} else if (cpu->idle) {
+		detail->tid = 0;
+		snprintf(detail->comm, sizeof(detail->comm), "swapper/%d", (int) cpu_id);
+	}
+}
+
+void ds_model_wakeup(struct ds_model *model, int64_t ts, int64_t cpu_id, int64_t tid,
+		const char *comm)
+{
+	struct ds_thread *thread = ds_model_thread(model, tid, true);
+
+	ts = model_time(model, ts);
+	if (!thread || thread->sched == DS_SCHED_RUNNING || thread->sched == DS_SCHED_WAIT_CPU) {
+		return;
+	}
+	if (comm && !thread->comm[0]) {
+		copy_comm(thread->comm, comm);
+	}
+	if (thread->sched == DS_SCHED_BLOCKED) {
+		/* The blocked interval ends now: its detail (charged by the refresh) is the waker. */
+		waker_detail(model, cpu_id, &thread->detail);
+	}
+	thread->sched = DS_SCHED_WAIT_CPU;
+	thread_refresh(model, thread, ts);
+}
+
+void ds_model_migrate(struct ds_model *model, int64_t ts, int64_t tid, int64_t dest_cpu)
+{
+	struct ds_thread *thread = ds_model_thread(model, tid, true);
+
+	ts = model_time(model, ts);
+	if (!thread || thread->sched == DS_SCHED_RUNNING) {
+		return;
+	}
+	thread->cpu = (int32_t) dest_cpu;
+	if (thread->sched != DS_SCHED_BLOCKED) {
+		thread->sched = DS_SCHED_WAIT_CPU;
+		thread_refresh(model, thread, ts);
+	}
+}
+
+static void vtid_map_insert(struct ds_model *model, int64_t vpid, int64_t vtid, int64_t tid)
+{
+	int64_t *key, *value;
+
+	if (vpid < 0 || vtid < 0 || vtid == tid) {
+		return;
+	}
+	key = g_new(int64_t, 1);
+	value = g_new(int64_t, 1);
+	*key = (int64_t) (((uint64_t) vpid << 32) | ((uint64_t) vtid & 0xffffffffu));
+	*value = tid;
+	g_hash_table_replace(model->vtid_map, key, value);
+}
+
+static void vtid_map_remove(struct ds_model *model, const struct ds_thread *thread)
+{
+	int64_t key;
+	const int64_t *value;
+
+	if (thread->ns_vpid < 0 || thread->ns_vtid < 0) {
+		return;
+	}
+	key = (int64_t) (((uint64_t) thread->ns_vpid << 32) | ((uint64_t) thread->ns_vtid & 0xffffffffu));
+	value = g_hash_table_lookup(model->vtid_map, &key);
+	if (value && *value == thread->tid) {
+		g_hash_table_remove(model->vtid_map, &key);
+	}
+}
+
+int64_t ds_model_tid_for_vtid(struct ds_model *model, int64_t vpid, int64_t vtid)
+{
+	int64_t key;
+	const int64_t *value;
+
+	if (vpid < 0 || vtid < 0 || g_hash_table_size(model->vtid_map) == 0) {
+		return vtid;
+	}
+	key = (int64_t) (((uint64_t) vpid << 32) | ((uint64_t) vtid & 0xffffffffu));
+	value = g_hash_table_lookup(model->vtid_map, &key);
+	return value ? *value : vtid;
+}
+
+void ds_model_fork(struct ds_model *model, int64_t ts, int64_t parent_tid,
+		int64_t child_tid, int64_t child_pid, const char *child_comm,
+		const int64_t *vtids, unsigned int vtid_count)
+{
+	struct ds_thread *parent = ds_model_thread(model, parent_tid, false);
+	struct ds_thread *child;
+
+	ts = model_time(model, ts);
+	child = ds_model_thread(model, child_tid, true);
+	if (!child) {
+		return;
+	}
+	copy_comm(child->comm, child_comm);
+	child->pid = child_pid;
+	if (vtids && vtid_count > 1) {
+		child->ns_vtid = vtids[vtid_count - 1];
+		if (child_pid == child_tid) {
+			child->ns_vpid = child->ns_vtid;
+		} else if (parent) {
+			child->ns_vpid = parent->ns_vpid;
+		}
+		vtid_map_insert(model, child->ns_vpid, child->ns_vtid, child->tid);
+	}
+	child->sched = DS_SCHED_WAIT_CPU;
+	thread_refresh(model, child, ts);
+}
+
+void ds_model_process_free(struct ds_model *model, int64_t ts, int64_t tid)
+{
+	struct ds_thread *thread = ds_model_thread(model, tid, false);
+	unsigned int i;
+
+	ts = model_time(model, ts);
+	if (!thread) {
+		return;
+	}
+	detach_all(model, thread, ts);
+	for (i = 0; i < model->cpu_count; i++) {
+		if (model->cpus[i].current == thread) {
+			model->cpus[i].current = NULL;
+		}
+	}
+	vtid_map_remove(model, thread);
+	g_hash_table_remove(model->threads, &tid);
+}
+
+void ds_model_syscall_entry(struct ds_model *model, int64_t ts, int64_t cpu_id, const char *name)
+{
+	struct ds_thread *thread = ds_model_cpu_current(model, cpu_id);
+
+	ts = model_time(model, ts);
+	if (!thread) {
+		return;
+	}
+	thread->syscall = name;
+	thread->syscall_entry = ts;
+	thread->syscall_seq++;
+	thread_refresh(model, thread, ts);
+}
+
+void ds_model_syscall_exit(struct ds_model *model, int64_t ts, int64_t cpu_id)
+{
+	struct ds_thread *thread = ds_model_cpu_current(model, cpu_id);
+	struct ds_span *span;
+
+	ts = model_time(model, ts);
+	if (!thread || !thread->syscall) {
+		return;
+	}
+	/* Charge the syscall state up to the exit before the syscall disappears. */
+	for (span = thread->spans; span; span = span->next_on_thread) {
+		ds_span_charge(span, ts, thread->state, &thread->detail);
+		ds_span_syscall_done(span, thread, ts);
+	}
+	thread->syscall = NULL;
+	thread_refresh(model, thread, ts);
+}
+
+static const char *intern(struct ds_model *model, const char *name)
+{
+	char *interned;
+
+	if (!name) {
+		return "?";
+	}
+	interned = g_hash_table_lookup(model->names, name);
+	if (!interned) {
+		interned = g_strdup(name);
+		g_hash_table_add(model->names, interned);
+	}
+	return interned;
+}
+
+void ds_model_irq_entry(struct ds_model *model, int64_t ts, int64_t cpu_id,
+		enum ds_irq_kind kind, const char *name)
+{
+	struct cpu_state *cpu = cpu_get(model, cpu_id);
+	struct irq_context *ctx;
+
+	ts = model_time(model, ts);
+	if (!cpu) {
+		return;
+	}
+	if (cpu->irq_depth == IRQ_STACK_DEPTH) {
+		/* Deeper than any real nesting: entries were lost; start over. */
+		cpu->irq_depth = 0;
+	}
+	ctx = &cpu->irqs[cpu->irq_depth++];
+	ctx->kind = kind;
+	ctx->name = kind == DS_IRQ_HARD ? intern(model, name) : name;
+	if (cpu->current) {
+		thread_refresh(model, cpu->current, ts);
+	}
+}
+
+void ds_model_irq_exit(struct ds_model *model, int64_t ts, int64_t cpu_id, enum ds_irq_kind kind)
+{
+	struct cpu_state *cpu = cpu_get(model, cpu_id);
+	unsigned int i;
+
+	ts = model_time(model, ts);
+	if (!cpu) {
+		return;
+	}
+	/* Pop the innermost context of this kind (and anything left open above it). */
+	for (i = cpu->irq_depth; i > 0; i--) {
+		if (cpu->irqs[i - 1].kind == kind) {
+			cpu->irq_depth = i - 1;
+			break;
+		}
+	}
+	if (cpu->current) {
+		thread_refresh(model, cpu->current, ts);
+	}
+}
+
+void ds_model_timer_entry(struct ds_model *model, int64_t cpu_id)
+{
+	struct cpu_state *cpu = cpu_get(model, cpu_id);
+
+	if (cpu) {
+		cpu->timer_depth++;
+	}
+}
+
+void ds_model_timer_exit(struct ds_model *model, int64_t cpu_id)
+{
+	struct cpu_state *cpu = cpu_get(model, cpu_id);
+
+	if (cpu && cpu->timer_depth) {
+		cpu->timer_depth--;
+	}
+}
+
+void ds_model_statedump_process(struct ds_model *model, int64_t ts, int64_t tid,
+		int64_t pid, int64_t status, const char *comm)
+{
+	struct ds_thread *thread = ds_model_thread(model, tid, true);
+
+	ts = model_time(model, ts);
+	if (!thread) {
+		return;
+	}
+	if (thread->pid < 0) {
+		thread->pid = pid;
+	}
+	if (!thread->comm[0]) {
+		copy_comm(thread->comm, comm);
+	}
+	if (thread->sched != DS_SCHED_UNKNOWN) {
+		return;
+	}
+	if (status == STATEDUMP_WAIT) {
+		thread->sched = DS_SCHED_BLOCKED;
+	} else if (status == STATEDUMP_WAIT_CPU || status == STATEDUMP_WAIT_FORK) {
+		thread->sched = DS_SCHED_WAIT_CPU;
+	} else {
+		return;
+	}
+	thread_refresh(model, thread, ts);
+}
+
+void ds_model_statedump_pid_ns(struct ds_model *model, int64_t tid, int64_t vpid,
+		int64_t vtid, int64_t ns_level)
+{
+	struct ds_thread *thread = ds_model_thread(model, tid, true);
+
+	(void) ns_level;
+	if (!thread) {
+		return;
+	}
+	/* Levels come outermost first: the last one seen is the innermost namespace. */
+	thread->ns_vpid = vpid;
+	thread->ns_vtid = vtid;
+	vtid_map_insert(model, vpid, vtid, tid);
+}
+
+void ds_model_discarded(struct ds_model *model, int64_t ts)
+{
+	GHashTableIter iter;
+	gpointer value;
+	unsigned int i;
+
+	ts = model_time(model, ts);
+	for (i = 0; i < model->cpu_count; i++) {
+		model->cpus[i].current = NULL;
+		model->cpus[i].idle = false;
+		model->cpus[i].irq_depth = 0;
+		model->cpus[i].timer_depth = 0;
+	}
+	g_hash_table_iter_init(&iter, model->threads);
+	while (g_hash_table_iter_next(&iter, NULL, &value)) {
+		struct ds_thread *thread = value;
+		struct ds_span *span;
+
+		if (thread->syscall) {
+			for (span = thread->spans; span; span = span->next_on_thread) {
+				ds_span_charge(span, ts, thread->state, &thread->detail);
+				ds_span_syscall_done(span, thread, ts);
+			}
+			thread->syscall = NULL;
+		}
+		thread->sched = DS_SCHED_UNKNOWN;
+		thread_refresh(model, thread, ts);
+	}
+}

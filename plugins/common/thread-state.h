@@ -1,0 +1,156 @@
+/*
+ * Per-host kernel thread state model (DESIGN.md §5).  Pure C + glib, no babeltrace2:
+ * unit tests drive it with hand-written event sequences.
+ *
+ * The model keeps, per CPU, the current thread, the stack of interrupt contexts (irq, softirq,
+ * x86 vector) and the timer-callback depth; per thread, its scheduling state (running, blocked,
+ * waiting for a CPU, unknown), its open syscall and the time its effective state began.
+ * A thread's effective state (enum ds_state) is derived: running + interrupt active on its CPU
+ * = Interrupted, running + open syscall = System call, running = User.
+ *
+ * Spans (span-account.h) attached to a thread are charged on every change of its effective
+ * state, so each span's six totals sum exactly to its duration.
+ *
+ * All timestamps are int64 ns; callers must feed events in non-decreasing time (the model
+ * clamps a timestamp lower than the last one to the last one).
+ */
+#ifndef DEEPSPAN_COMMON_THREAD_STATE_H
+#define DEEPSPAN_COMMON_THREAD_STATE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <glib.h>
+
+enum ds_state {
+	DS_STATE_USER = 0,
+	DS_STATE_SYSCALL,
+	DS_STATE_BLOCKED,
+	DS_STATE_WAIT_CPU,
+	DS_STATE_INTERRUPTED,
+	DS_STATE_UNKNOWN,
+	DS_STATE_COUNT,
+};
+
+/* Label of a state as in the output enum: "user", "syscall", "blocked", "wait_cpu", "interrupted", "unknown". */
+const char *ds_state_name(enum ds_state state);
+
+enum ds_state_rule {
+	DS_STATE_RULE_DEFAULT = 0,	/* reads raw task->state and the report encoding (DESIGN.md §3.1) */
+	DS_STATE_RULE_TRACECOMPASS,	/* Trace Compass's decoding, bit for bit */
+};
+
+/* What a sched_switch prev_state says about the thread switched out. */
+enum ds_prev_state {
+	DS_PREV_WAIT_CPU = 0,	/* runnable or preempted */
+	DS_PREV_BLOCKED,	/* sleeping, uninterruptible, idle, parked (and, default rule, dead) */
+	DS_PREV_EXITED,		/* dead or zombie: the thread's state becomes Unknown */
+	DS_PREV_UNKNOWN,	/* stopped, traced, or an unknown value */
+};
+
+enum ds_prev_state ds_prev_state_classify(enum ds_state_rule rule, int64_t prev_state);
+
+/*
+ * Why a thread is in its state: a name (syscall, irq, softirq, vector: `prefix` + `name`) or a
+ * waking thread (`comm/tid`).  `prefix`/`name` point to static strings or strings interned for
+ * the model's lifetime; `comm` is copied.
+ */
+struct ds_detail {
+	const char *prefix;	/* borrowed; "" or "irq:", "softirq:" */
+	const char *name;	/* borrowed; NULL when there is no name */
+	int32_t tid;		/* waker tid, -1 when not a thread */
+	char comm[16];		/* waker comm, NUL-terminated */
+};
+
+/* Writes the detail text ("futex", "softirq:NET_RX", "mysqld/4242", "") into buf. */
+void ds_detail_format(const struct ds_detail *detail, char *buf, size_t size);
+
+/* The detail text: `detail->name` itself when it needs no formatting, else formatted into buf. */
+const char *ds_detail_text(const struct ds_detail *detail, char *buf, size_t size);
+
+/* Scheduling state of a thread (the effective state adds the syscall and interrupt contexts). */
+enum ds_sched_state {
+	DS_SCHED_UNKNOWN = 0,
+	DS_SCHED_RUNNING,
+	DS_SCHED_BLOCKED,
+	DS_SCHED_WAIT_CPU,
+};
+
+struct ds_span;
+
+struct ds_thread {
+	int64_t tid;
+	int64_t pid;			/* -1 when unknown */
+	int64_t ns_vpid, ns_vtid;	/* innermost-namespace ids, -1 when unknown */
+	char comm[16];
+	enum ds_sched_state sched;
+	int32_t cpu;			/* CPU it runs on, or last known; -1 unknown */
+	const char *syscall;		/* borrowed; open syscall name, NULL when none */
+	int64_t syscall_entry;		/* entry time of the open syscall */
+	uint32_t syscall_seq;		/* incremented on every syscall entry */
+	enum ds_state state;		/* effective state since `since` */
+	struct ds_detail detail;	/* detail of the effective state */
+	int64_t since;
+	struct ds_span *spans;		/* borrowed; spans charged to this thread (intrusive list) */
+};
+
+/* An interrupt context kind on a CPU. */
+enum ds_irq_kind {
+	DS_IRQ_HARD = 0,	/* irq_handler_entry */
+	DS_IRQ_SOFT,		/* irq_softirq_entry */
+	DS_IRQ_VECTOR,		/* x86_irq_vectors_*_entry */
+};
+
+struct ds_model;
+
+struct ds_model *ds_model_create(enum ds_state_rule rule, bool record_segments);
+void ds_model_destroy(struct ds_model *model);
+
+/* The thread `tid` (> 0), created Unknown when absent and `create`; NULL otherwise (or tid <= 0). */
+struct ds_thread *ds_model_thread(struct ds_model *model, int64_t tid, bool create);
+
+/* Current thread of `cpu` (NULL when idle or unknown). */
+struct ds_thread *ds_model_cpu_current(struct ds_model *model, int64_t cpu);
+
+/* Number of threads the model holds (memory bound checks). */
+unsigned int ds_model_thread_count(const struct ds_model *model);
+
+/* The kernel tid for a span's (vpid, vtid) context: the namespace mapping when known, else vtid. */
+int64_t ds_model_tid_for_vtid(struct ds_model *model, int64_t vpid, int64_t vtid);
+
+/* Events.  `cpu` is the CPU the event was recorded on (packet context cpu_id). */
+void ds_model_sched_switch(struct ds_model *model, int64_t ts, int64_t cpu,
+		int64_t prev_tid, const char *prev_comm, int64_t prev_state,
+		int64_t next_tid, const char *next_comm);
+/* sched_waking, sched_wakeup, sched_wakeup_new. */
+void ds_model_wakeup(struct ds_model *model, int64_t ts, int64_t cpu, int64_t tid,
+		const char *comm);
+void ds_model_migrate(struct ds_model *model, int64_t ts, int64_t tid, int64_t dest_cpu);
+/* `vtids`: the child's tid per pid namespace level (last = innermost), may be NULL. */
+void ds_model_fork(struct ds_model *model, int64_t ts, int64_t parent_tid,
+		int64_t child_tid, int64_t child_pid, const char *child_comm,
+		const int64_t *vtids, unsigned int vtid_count);
+/* sched_process_free: spans on the thread continue as Unknown; the tid may be reused. */
+void ds_model_process_free(struct ds_model *model, int64_t ts, int64_t tid);
+/* `name` must stay valid for the model's lifetime (kernel-events owns it). */
+void ds_model_syscall_entry(struct ds_model *model, int64_t ts, int64_t cpu, const char *name);
+void ds_model_syscall_exit(struct ds_model *model, int64_t ts, int64_t cpu);
+/* `name`: irq name (copied/interned), softirq vector name or vector name (static or long-lived). */
+void ds_model_irq_entry(struct ds_model *model, int64_t ts, int64_t cpu,
+		enum ds_irq_kind kind, const char *name);
+void ds_model_irq_exit(struct ds_model *model, int64_t ts, int64_t cpu, enum ds_irq_kind kind);
+/* timer_hrtimer_expire_entry / timer_expire_entry: wakeups inside are attributed to "timer". */
+void ds_model_timer_entry(struct ds_model *model, int64_t cpu);
+void ds_model_timer_exit(struct ds_model *model, int64_t cpu);
+/* lttng_statedump_process_state: sets the state only of threads still Unknown. */
+void ds_model_statedump_process(struct ds_model *model, int64_t ts, int64_t tid,
+		int64_t pid, int64_t status, const char *comm);
+/* lttng_statedump_process_pid_ns. */
+void ds_model_statedump_pid_ns(struct ds_model *model, int64_t tid, int64_t vpid,
+		int64_t vtid, int64_t ns_level);
+/* Discarded events: every thread of the host is Unknown until its next defining event. */
+void ds_model_discarded(struct ds_model *model, int64_t ts);
+
+/* Internal to the library (span-account.c): the effective state of `thread` has been charged up to `ts`. */
+bool ds_model_records_segments(const struct ds_model *model);
+
+#endif /* DEEPSPAN_COMMON_THREAD_STATE_H */

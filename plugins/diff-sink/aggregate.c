@@ -1,0 +1,301 @@
+#include "aggregate.h"
+
+#include <string.h>
+
+#define KEY(hi, lo) ((gpointer) (uintptr_t) (((uint64_t) (hi) << 32) | (uint32_t) (lo)))
+
+static uint32_t new_frame(struct ds_aggregate *agg, uint32_t parent,
+		uint32_t label, enum ds_frame_kind kind, unsigned int state)
+{
+	struct ds_frame frame = { 0 };
+	uint32_t index = agg->frames->len;
+
+	frame.parent = parent;
+	frame.label = label;
+	frame.kind = (uint8_t) kind;
+	frame.state = (uint8_t) state;
+	frame.depth = index == 0 ? 0 :
+		(uint16_t) (ds_frame_at(agg, parent)->depth + 1);
+	g_array_append_val(agg->frames, frame);
+	if (index > 0) {
+		g_hash_table_insert(agg->child_of, KEY(parent, label),
+			GUINT_TO_POINTER(index + 1));
+	}
+	return index;
+}
+
+static uint32_t child_frame(struct ds_aggregate *agg, uint32_t parent,
+		uint32_t label, enum ds_frame_kind kind, unsigned int state)
+{
+	gpointer found = g_hash_table_lookup(agg->child_of, KEY(parent, label));
+
+	return found ? GPOINTER_TO_UINT(found) - 1 :
+		new_frame(agg, parent, label, kind, state);
+}
+
+static uint32_t span_label(struct ds_aggregate *agg, const struct ds_span *span)
+{
+	gpointer key = KEY(span->service, span->operation);
+	gpointer found = g_hash_table_lookup(agg->span_labels, key);
+	char *text;
+	uint32_t label;
+
+	if (found) {
+		return GPOINTER_TO_UINT(found) - 1;
+	}
+	text = g_strdup_printf("%s: %s", ds_store_string(agg->store, span->service),
+		ds_store_string(agg->store, span->operation));
+	label = ds_strings_intern(&agg->labels, text);
+	g_free(text);
+	g_hash_table_insert(agg->span_labels, key, GUINT_TO_POINTER(label + 1));
+	return label;
+}
+
+static uint32_t leaf_label(struct ds_aggregate *agg, unsigned int state,
+		uint32_t detail)
+{
+	gpointer key = KEY(state, detail);
+	gpointer found = g_hash_table_lookup(agg->leaf_labels, key);
+	const char *detail_text = ds_store_string(agg->store, detail);
+	char *text;
+	uint32_t label;
+
+	if (found) {
+		return GPOINTER_TO_UINT(found) - 1;
+	}
+	text = *detail_text ?
+		g_strdup_printf("[%s] %s", ds_state_title(state), detail_text) :
+		g_strdup_printf("[%s]", ds_state_title(state));
+	label = ds_strings_intern(&agg->labels, text);
+	g_free(text);
+	g_hash_table_insert(agg->leaf_labels, key, GUINT_TO_POINTER(label + 1));
+	return label;
+}
+
+void ds_aggregate_init(struct ds_aggregate *agg,
+		const struct ds_span_store *store, enum ds_mode mode)
+{
+	memset(agg, 0, sizeof(*agg));
+	agg->store = store;
+	agg->mode = mode;
+	agg->frames = g_array_new(FALSE, TRUE, sizeof(struct ds_frame));
+	agg->children = g_array_new(FALSE, TRUE, sizeof(uint32_t));
+	agg->child_of = g_hash_table_new(g_direct_hash, g_direct_equal);
+	agg->span_labels = g_hash_table_new(g_direct_hash, g_direct_equal);
+	agg->leaf_labels = g_hash_table_new(g_direct_hash, g_direct_equal);
+	ds_strings_init(&agg->labels);
+	new_frame(agg, 0, ds_strings_intern(&agg->labels, "all requests"),
+		DS_FRAME_TOP, DS_STATE_UNKNOWN);
+}
+
+void ds_aggregate_fini(struct ds_aggregate *agg)
+{
+	if (agg->frames) {
+		g_array_free(agg->frames, TRUE);
+	}
+	if (agg->children) {
+		g_array_free(agg->children, TRUE);
+	}
+	if (agg->child_of) {
+		g_hash_table_destroy(agg->child_of);
+	}
+	if (agg->span_labels) {
+		g_hash_table_destroy(agg->span_labels);
+	}
+	if (agg->leaf_labels) {
+		g_hash_table_destroy(agg->leaf_labels);
+	}
+	ds_strings_fini(&agg->labels);
+	memset(agg, 0, sizeof(*agg));
+}
+
+static uint32_t visit_enter(void *data, uint32_t parent_handle,
+		const struct ds_span *span)
+{
+	struct ds_aggregate *agg = data;
+	uint32_t frame = child_frame(agg, parent_handle, span_label(agg, span),
+		DS_FRAME_SPAN, DS_STATE_UNKNOWN);
+
+	g_array_index(agg->frames, struct ds_frame, frame).count[agg->group]++;
+	return frame;
+}
+
+static void visit_value(void *data, uint32_t handle, int64_t width)
+{
+	struct ds_aggregate *agg = data;
+
+	g_array_index(agg->frames, struct ds_frame, handle).sum[agg->group] += width;
+}
+
+static void visit_leaf(void *data, uint32_t handle, unsigned int state,
+		uint32_t detail, int64_t width)
+{
+	struct ds_aggregate *agg = data;
+	uint32_t index = child_frame(agg, handle, leaf_label(agg, state, detail),
+		DS_FRAME_LEAF, state);
+	struct ds_frame *frame = &g_array_index(agg->frames, struct ds_frame, index);
+
+	frame->sum[agg->group] += width;
+	frame->count[agg->group]++;
+}
+
+void ds_aggregate_add(struct ds_aggregate *agg,
+		const struct ds_requests *requests, uint32_t request_index,
+		enum ds_group group)
+{
+	const struct ds_visitor visitor = {
+		.enter = visit_enter,
+		.value = visit_value,
+		.leaf = visit_leaf,
+		.data = agg,
+	};
+
+	agg->group = group;
+	agg->requests[group]++;
+	agg->latency_sum[group] += ds_request_at(requests, request_index)->latency;
+	ds_attribute_request(agg->store, requests, request_index, agg->mode, &visitor);
+}
+
+static gint compare_siblings(gconstpointer a, gconstpointer b, gpointer data)
+{
+	const struct ds_aggregate *agg = data;
+	const struct ds_frame *x = ds_frame_at(agg, *(const uint32_t *) a);
+	const struct ds_frame *y = ds_frame_at(agg, *(const uint32_t *) b);
+
+	if (x->kind != y->kind) {
+		return x->kind < y->kind ? -1 : 1;
+	}
+	return strcmp(ds_frame_label(agg, x), ds_frame_label(agg, y));
+}
+
+void ds_aggregate_finish(struct ds_aggregate *agg)
+{
+	uint32_t n = agg->frames->len, i;
+	struct ds_frame *top = &g_array_index(agg->frames, struct ds_frame, 0);
+	unsigned int g;
+
+	top->count[0] = agg->requests[0];
+	top->count[1] = agg->requests[1];
+	for (i = n; i-- > 1; ) {
+		struct ds_frame *frame = &g_array_index(agg->frames, struct ds_frame, i);
+		struct ds_frame *parent = &g_array_index(agg->frames, struct ds_frame,
+			frame->parent);
+		unsigned int s;
+
+		for (g = 0; g < 2; g++) {
+			if (frame->kind == DS_FRAME_LEAF) {
+				frame->state_sum[g][frame->state] = frame->sum[g];
+			}
+			for (s = 0; s < DS_STATE_COUNT; s++) {
+				parent->state_sum[g][s] += frame->state_sum[g][s];
+			}
+			if (frame->parent == 0) {
+				top->sum[g] += frame->sum[g];
+			}
+		}
+		parent->child_count++;
+	}
+	/* Children ranges in frame order, then sorted. */
+	g_array_set_size(agg->children, n);
+	for (i = 0, g = 0; i < n; i++) {
+		struct ds_frame *frame = &g_array_index(agg->frames, struct ds_frame, i);
+
+		frame->first_child = g;
+		g += frame->child_count;
+		frame->child_count = 0;
+	}
+	for (i = 1; i < n; i++) {
+		struct ds_frame *parent = &g_array_index(agg->frames, struct ds_frame,
+			ds_frame_at(agg, i)->parent);
+
+		g_array_index(agg->children, uint32_t,
+			parent->first_child + parent->child_count++) = i;
+	}
+	for (i = 0; i < n; i++) {
+		const struct ds_frame *frame = ds_frame_at(agg, i);
+
+		if (frame->child_count > 1) {
+			g_qsort_with_data(&g_array_index(agg->children, uint32_t,
+				frame->first_child), frame->child_count,
+				sizeof(uint32_t), compare_siblings, agg);
+		}
+	}
+	agg->finished = true;
+}
+
+double ds_frame_mean(const struct ds_aggregate *agg, const struct ds_frame *frame,
+		enum ds_group group)
+{
+	return agg->requests[group] ?
+		(double) frame->sum[group] / (double) agg->requests[group] : 0.0;
+}
+
+__int128 ds_frame_delta_numerator(const struct ds_aggregate *agg,
+		const struct ds_frame *frame)
+{
+	return (__int128) frame->sum[DS_GROUP_B] * (__int128) agg->requests[DS_GROUP_A] -
+		(__int128) frame->sum[DS_GROUP_A] * (__int128) agg->requests[DS_GROUP_B];
+}
+
+double ds_frame_delta(const struct ds_aggregate *agg, const struct ds_frame *frame)
+{
+	return ds_frame_mean(agg, frame, DS_GROUP_B) -
+		ds_frame_mean(agg, frame, DS_GROUP_A);
+}
+
+double ds_frame_relative(const struct ds_aggregate *agg,
+		const struct ds_frame *frame, bool *is_new)
+{
+	double a = ds_frame_mean(agg, frame, DS_GROUP_A);
+	double b = ds_frame_mean(agg, frame, DS_GROUP_B);
+
+	*is_new = a == 0.0 && b > 0.0;
+	if (a == 0.0) {
+		return 0.0;
+	}
+	return (b - a) / a;
+}
+
+void ds_frame_path(const struct ds_aggregate *agg, uint32_t frame,
+		const char *separator, GString *out)
+{
+	uint32_t chain[1024];
+	unsigned int n = 0;
+
+	while (frame != 0 && n < G_N_ELEMENTS(chain)) {
+		chain[n++] = frame;
+		frame = ds_frame_at(agg, frame)->parent;
+	}
+	while (n-- > 0) {
+		g_string_append(out, ds_frame_label(agg, ds_frame_at(agg, chain[n])));
+		if (n > 0) {
+			g_string_append(out, separator);
+		}
+	}
+}
+
+bool ds_aggregate_check_exact(const struct ds_aggregate *agg,
+		__int128 *leaf_total, __int128 *latency_total)
+{
+	uint32_t i;
+
+	*leaf_total = 0;
+	for (i = 1; i < agg->frames->len; i++) {
+		const struct ds_frame *frame = ds_frame_at(agg, i);
+
+		if (frame->kind == DS_FRAME_LEAF) {
+			*leaf_total += ds_frame_delta_numerator(agg, frame);
+		}
+	}
+	*latency_total = (__int128) agg->latency_sum[DS_GROUP_B] *
+			(__int128) agg->requests[DS_GROUP_A] -
+		(__int128) agg->latency_sum[DS_GROUP_A] *
+			(__int128) agg->requests[DS_GROUP_B];
+	return *leaf_total == *latency_total;
+}
+
+double ds_aggregate_mean_latency(const struct ds_aggregate *agg, enum ds_group group)
+{
+	return agg->requests[group] ?
+		(double) agg->latency_sum[group] / (double) agg->requests[group] : 0.0;
+}

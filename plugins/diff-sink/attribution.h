@@ -1,0 +1,56 @@
+/*
+ * Attribution of a request's time to frames, in the three modes of
+ * DESIGN §6.5, reported to a visitor:
+ *
+ * - critical-path: walking back from the root's end, the last-finishing child
+ *   that ends at or before the cursor is on the path; the gap after it is the
+ *   parent's own time (its segments' states in that gap); recurse into the
+ *   child, continue from the child's start.  Children starting before the
+ *   parent (skewed hosts) are clipped; children ending after the cursor
+ *   (async, outliving) are off the path.  The root's width is exactly the
+ *   latency and the leaves sum to it exactly.
+ * - inclusive: every span with its full duration and its state totals.
+ * - self: every span's duration minus the exact union of its children, with
+ *   the states of its segments in those self intervals.
+ *
+ * Time not covered by a span's segments is `[Unknown]`; a span without any
+ * segment has its gap split over its state totals in proportion (largest
+ * remainder, so integer sums stay exact).
+ */
+#ifndef DEEPSPAN_DIFF_ATTRIBUTION_H
+#define DEEPSPAN_DIFF_ATTRIBUTION_H
+
+#include <stdint.h>
+
+#include "request-tree.h"
+#include "span-store.h"
+
+enum ds_mode {
+	DS_MODE_CRITICAL_PATH = 0,
+	DS_MODE_INCLUSIVE,
+	DS_MODE_SELF,
+};
+
+struct ds_visitor {
+	/* A span frame under `parent_handle` (0 = the top); returns its handle. */
+	uint32_t (*enter)(void *data, uint32_t parent_handle,
+			const struct ds_span *span);
+	/* The frame's value (its width) in this mode. */
+	void (*value)(void *data, uint32_t handle, int64_t width);
+	/* A state leaf of the frame. */
+	void (*leaf)(void *data, uint32_t handle, unsigned int state,
+			uint32_t detail, int64_t width);
+	void *data;
+};
+
+/* Attributes request `request_index` in `mode`. */
+void ds_attribute_request(const struct ds_span_store *store,
+		const struct ds_requests *requests, uint32_t request_index,
+		enum ds_mode mode, const struct ds_visitor *visitor);
+
+/* Reports the states of `span` within [begin, end) to the visitor. */
+void ds_attribute_states(const struct ds_span_store *store,
+		const struct ds_span *span, int64_t begin, int64_t end,
+		uint32_t handle, const struct ds_visitor *visitor);
+
+#endif /* DEEPSPAN_DIFF_ATTRIBUTION_H */

@@ -1,0 +1,260 @@
+#include "diff-run.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "aggregate.h"
+#include "colour.h"
+#include "explain.h"
+#include "flamegraph-svg.h"
+#include "log.h"
+#include "report-html.h"
+#include "request-tree.h"
+
+const char *const ds_mode_names[] = { "critical-path", "inclusive", "self", NULL };
+
+struct run {
+	const struct ds_diff_config *config;
+	struct ds_span_store *store;
+	bt_self_component *self_comp;
+	const char *class_name;
+	struct ds_requests requests;
+	struct ds_selection selection;
+	struct ds_aggregate agg;
+	struct ds_explanation explanation;
+	struct ds_input_facts facts;
+	char *skew_where;	/* owned */
+};
+
+static FILE *open_output(struct run *run, const char *name)
+{
+	char *path = g_build_filename(run->config->output_dir, name, NULL);
+	FILE *file = fopen(path, "w");
+
+	if (!file) {
+		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(run->self_comp,
+			"%s: cannot write `%s`: %s; check parameter `output-dir`.",
+			run->class_name, path, strerror(errno));
+	}
+	g_free(path);
+	return file;
+}
+
+static bool close_output(struct run *run, FILE *file, const char *name)
+{
+	bool ok = !ferror(file);
+
+	ok = fclose(file) == 0 && ok;
+	if (!ok) {
+		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(run->self_comp,
+			"%s: writing `%s` in `%s` failed (disk full?).", run->class_name,
+			name, run->config->output_dir);
+	}
+	return ok;
+}
+
+static bool write_svg(struct run *run, const char *name, enum ds_flamegraph_kind kind,
+		const char *title)
+{
+	FILE *file = open_output(run, name);
+	char subtitle[160], a[32], b[32];
+	struct ds_flamegraph_options options = {
+		.kind = kind,
+		.id = kind == DS_FLAMEGRAPH_DIFF ? "fg-diff" :
+			(kind == DS_FLAMEGRAPH_A ? "fg-a" : "fg-b"),
+		.title = title,
+		.subtitle = subtitle,
+		.white_band = run->config->white_band,
+		.saturation = run->config->saturation,
+		.standalone = true,
+	};
+
+	if (!file) {
+		return false;
+	}
+	ds_format_duration(ds_aggregate_mean_latency(&run->agg, DS_GROUP_A), false, a, sizeof(a));
+	ds_format_duration(ds_aggregate_mean_latency(&run->agg, DS_GROUP_B), false, b, sizeof(b));
+	snprintf(subtitle, sizeof(subtitle), "mode %s; A: %" PRIu64 " request%s, mean %s; "
+		"B: %" PRIu64 " request%s, mean %s", ds_mode_names[run->agg.mode],
+		run->agg.requests[DS_GROUP_A], run->agg.requests[DS_GROUP_A] == 1 ? "" : "s", a,
+		run->agg.requests[DS_GROUP_B], run->agg.requests[DS_GROUP_B] == 1 ? "" : "s", b);
+	ds_write_flamegraph_svg(file, &run->agg, &options);
+	return close_output(run, file, name);
+}
+
+static bool write_text_outputs(struct run *run)
+{
+	FILE *file;
+
+	if (!(file = open_output(run, "a.folded"))) {
+		return false;
+	}
+	ds_write_folded(file, &run->agg, DS_GROUP_A);
+	if (!close_output(run, file, "a.folded") ||
+			!(file = open_output(run, "b.folded"))) {
+		return false;
+	}
+	ds_write_folded(file, &run->agg, DS_GROUP_B);
+	if (!close_output(run, file, "b.folded") ||
+			!(file = open_output(run, "diff.folded"))) {
+		return false;
+	}
+	ds_write_diff_folded(file, &run->agg);
+	if (!close_output(run, file, "diff.folded") ||
+			!(file = open_output(run, "explain.txt"))) {
+		return false;
+	}
+	ds_explain_write(file, &run->agg, &run->explanation, &run->selection,
+		&run->facts, ds_mode_names[run->agg.mode], run->config->top, false);
+	return close_output(run, file, "explain.txt");
+}
+
+static bool write_report(struct run *run)
+{
+	FILE *file = open_output(run, "report.html");
+	struct ds_report report = {
+		.store = run->store,
+		.requests = &run->requests,
+		.agg = &run->agg,
+		.explanation = &run->explanation,
+		.selection = &run->selection,
+		.facts = &run->facts,
+		.mode_name = ds_mode_names[run->agg.mode],
+		.white_band = run->config->white_band,
+		.saturation = run->config->saturation,
+		.top = run->config->top,
+		.waterfalls = run->config->waterfalls,
+	};
+
+	if (!file) {
+		return false;
+	}
+	ds_write_report_html(file, &report);
+	return close_output(run, file, "report.html");
+}
+
+static void collect_facts(struct run *run)
+{
+	const struct ds_requests *requests = &run->requests;
+
+	run->facts.spans = run->store->spans->len;
+	run->facts.requests = requests->requests->len;
+	run->facts.truncated_requests = requests->truncated_requests;
+	run->facts.reversed_spans = run->config->reversed_spans;
+	run->facts.duplicate_spans = requests->duplicate_spans;
+	if (run->facts.reversed_spans || run->facts.duplicate_spans) {
+		DS_LOG_WARN(run->self_comp, run->class_name,
+			"%" PRIu64 " spans end before they begin (left out with their requests); "
+			"%" PRIu64 " span ids appear twice in a trace (only the first is a parent).",
+			run->facts.reversed_spans, run->facts.duplicate_spans);
+	}
+	run->facts.skewed_children = requests->skewed_children;
+	run->facts.worst_skew = requests->worst_skew;
+	if (requests->worst_skew_span != DS_NO_SPAN) {
+		const struct ds_span *span = ds_store_span(run->store, requests->worst_skew_span);
+
+		run->skew_where = g_strdup_printf("%s: %s on host %s, trace 0x%" PRIx64 "%016" PRIx64,
+			ds_store_string(run->store, span->service),
+			ds_store_string(run->store, span->operation),
+			ds_store_string(run->store, span->host),
+			span->trace_id_high, span->trace_id_low);
+		run->facts.worst_skew_where = run->skew_where;
+		DS_LOG_WARN(run->self_comp, run->class_name,
+			"%" PRIu64 " cross-host child spans lie outside their parents by more than "
+			"%" PRId64 " ns (worst %" PRId64 " ns: %s): the hosts' clocks are not "
+			"synchronized; add filter.deepspan.sync before filter.deepspan.span-attrib.",
+			requests->skewed_children, run->config->skew_tolerance,
+			requests->worst_skew, run->skew_where);
+	}
+}
+
+static bool check_groups(struct run *run)
+{
+	unsigned int g;
+
+	if (run->store->spans->len == 0) {
+		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(run->self_comp,
+			"%s: no `deepspan:span` event reached this sink: put "
+			"filter.deepspan.span-attrib before it.", run->class_name);
+		return false;
+	}
+	for (g = 0; g < 2; g++) {
+		if (run->selection.members[g]->len == 0) {
+			BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(run->self_comp,
+				"%s: group %c is empty (%s; %" PRIu64 " requests in its pool, "
+				"%" PRIu64 " left out for truncated spans): widen parameter `group-%c`.",
+				run->class_name, g ? 'B' : 'A', run->selection.description[g],
+				run->selection.pool[g], run->selection.truncated, g ? 'b' : 'a');
+			return false;
+		}
+	}
+	return true;
+}
+
+bool ds_diff_run(const struct ds_diff_config *config, struct ds_span_store *store,
+		bt_self_component *self_comp, const char *class_name)
+{
+	struct run run = {
+		.config = config,
+		.store = store,
+		.self_comp = self_comp,
+		.class_name = class_name,
+	};
+	bool ok = false;
+	unsigned int g;
+	uint32_t i;
+	int64_t start_us = g_get_monotonic_time();
+
+	DS_LOG_INFO(self_comp, class_name, "%u spans, %u segments, %u syscall totals, %u strings",
+		store->spans->len, store->segments->len, store->syscalls->len,
+		store->strings.texts->len);
+	ds_requests_build(&run.requests, store, config->skew_tolerance);
+	ds_select_groups(store, &run.requests, &config->groups[0], &config->groups[1],
+		config->two_inputs, &run.selection);
+	ds_aggregate_init(&run.agg, store, config->mode);
+	collect_facts(&run);
+	if (!check_groups(&run)) {
+		goto end;
+	}
+	for (g = 0; g < 2; g++) {
+		for (i = 0; i < run.selection.members[g]->len; i++) {
+			ds_aggregate_add(&run.agg, &run.requests,
+				g_array_index(run.selection.members[g], uint32_t, i), g);
+		}
+	}
+	ds_aggregate_finish(&run.agg);
+	ds_explain(&run.agg, &run.explanation);
+	if (config->mode == DS_MODE_CRITICAL_PATH && !run.explanation.exact) {
+		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(self_comp,
+			"%s: internal check failed: the critical-path leaves do not sum to "
+			"the latency difference; please report this with the trace.", class_name);
+		goto end;
+	}
+	if (!write_text_outputs(&run) ||
+			!write_svg(&run, "diff.svg", DS_FLAMEGRAPH_DIFF,
+				"Differential flame graph (width: B, colour: B vs A)") ||
+			!write_svg(&run, "a.svg", DS_FLAMEGRAPH_A, "Group A") ||
+			!write_svg(&run, "b.svg", DS_FLAMEGRAPH_B, "Group B") ||
+			!write_report(&run)) {
+		goto end;
+	}
+	if (config->summary) {
+		ds_explain_write(stdout, &run.agg, &run.explanation, &run.selection,
+			&run.facts, ds_mode_names[config->mode], config->top < 5 ? config->top : 5,
+			true);
+		printf("Report: %s/report.html\n", config->output_dir);
+		fflush(stdout);
+	}
+	ok = true;
+	DS_LOG_INFO(self_comp, class_name, "analysis and output: %.1f ms",
+		(double) (g_get_monotonic_time() - start_us) / 1e3);
+end:
+	ds_explanation_fini(&run.explanation);
+	ds_aggregate_fini(&run.agg);
+	ds_selection_fini(&run.selection);
+	ds_requests_fini(&run.requests);
+	g_free(run.skew_where);
+	return ok;
+}

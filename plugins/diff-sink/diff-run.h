@@ -1,0 +1,36 @@
+/*
+ * The analysis of sink.deepspan.diff once every span is read: request trees,
+ * groups, aggregation, explanation, and every output file.
+ */
+#ifndef DEEPSPAN_DIFF_DIFF_RUN_H
+#define DEEPSPAN_DIFF_DIFF_RUN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <babeltrace2/babeltrace.h>
+
+#include "attribution.h"
+#include "groups.h"
+#include "span-store.h"
+
+struct ds_diff_config {
+	const char *output_dir;		/* borrowed */
+	enum ds_mode mode;
+	struct ds_group_spec groups[2];	/* `root` strings borrowed */
+	double white_band;
+	double saturation;
+	unsigned int top;
+	unsigned int waterfalls;	/* slowest B requests drawn */
+	int64_t skew_tolerance;		/* ns */
+	bool two_inputs;
+	bool summary;			/* print the summary on stdout */
+	uint64_t reversed_spans;	/* from the reader: spans ending before they begin */
+};
+
+extern const char *const ds_mode_names[];
+
+/* Runs the analysis; false with an error cause appended on failure. */
+bool ds_diff_run(const struct ds_diff_config *config, struct ds_span_store *store,
+		bt_self_component *self_comp, const char *class_name);
+
+#endif /* DEEPSPAN_DIFF_DIFF_RUN_H */

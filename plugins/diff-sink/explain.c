@@ -1,0 +1,281 @@
+#include "explain.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <string.h>
+
+#include "colour.h"
+
+static gint compare_delta_desc(gconstpointer a, gconstpointer b, gpointer data)
+{
+	const struct ds_aggregate *agg = data;
+	__int128 x = ds_frame_delta_numerator(agg, ds_frame_at(agg, *(const uint32_t *) a));
+	__int128 y = ds_frame_delta_numerator(agg, ds_frame_at(agg, *(const uint32_t *) b));
+
+	if (x != y) {
+		return x > y ? -1 : 1;
+	}
+	return *(const uint32_t *) a < *(const uint32_t *) b ? -1 : 1;
+}
+
+void ds_explain(const struct ds_aggregate *agg, struct ds_explanation *out)
+{
+	uint32_t i;
+
+	memset(out, 0, sizeof(*out));
+	out->ranked = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+	out->gone = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+	out->added = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+	for (i = 1; i < agg->frames->len; i++) {
+		const struct ds_frame *frame = ds_frame_at(agg, i);
+		const struct ds_frame *parent = ds_frame_at(agg, frame->parent);
+
+		if (frame->kind == DS_FRAME_LEAF) {
+			g_array_append_val(out->ranked, i);
+		}
+		/* Topmost frames only in one group (their parent is in both). */
+		if (frame->count[DS_GROUP_B] == 0 && frame->count[DS_GROUP_A] > 0 &&
+				(frame->parent == 0 || parent->count[DS_GROUP_B] > 0)) {
+			g_array_append_val(out->gone, i);
+		}
+		if (frame->count[DS_GROUP_A] == 0 && frame->count[DS_GROUP_B] > 0 &&
+				(frame->parent == 0 || parent->count[DS_GROUP_A] > 0)) {
+			g_array_append_val(out->added, i);
+		}
+	}
+	g_qsort_with_data(out->ranked->data, out->ranked->len, sizeof(uint32_t),
+		compare_delta_desc, (gpointer) agg);
+	out->exact = ds_aggregate_check_exact(agg, &out->leaf_total,
+		&out->latency_total) && agg->mode == DS_MODE_CRITICAL_PATH;
+}
+
+void ds_explanation_fini(struct ds_explanation *explanation)
+{
+	if (explanation->ranked) {
+		g_array_free(explanation->ranked, TRUE);
+	}
+	if (explanation->gone) {
+		g_array_free(explanation->gone, TRUE);
+	}
+	if (explanation->added) {
+		g_array_free(explanation->added, TRUE);
+	}
+	memset(explanation, 0, sizeof(*explanation));
+}
+
+double ds_explain_share(const struct ds_aggregate *agg,
+		const struct ds_explanation *explanation, uint32_t frame)
+{
+	if (explanation->latency_total == 0) {
+		return 0.0;
+	}
+	return 100.0 * (double) ds_frame_delta_numerator(agg, ds_frame_at(agg, frame)) /
+		(double) explanation->latency_total;
+}
+
+void ds_explain_line(const struct ds_aggregate *agg,
+		const struct ds_explanation *explanation, uint32_t frame, GString *out)
+{
+	char delta[32];
+
+	ds_format_duration(ds_frame_delta(agg, ds_frame_at(agg, frame)), true,
+		delta, sizeof(delta));
+	g_string_append_printf(out, "%s (%.0f%%)  ", delta,
+		ds_explain_share(agg, explanation, frame));
+	ds_frame_path(agg, frame, " > ", out);
+}
+
+static void write_group(FILE *file, const struct ds_aggregate *agg,
+		const struct ds_selection *selection, enum ds_group group)
+{
+	char mean[32];
+
+	ds_format_duration(ds_aggregate_mean_latency(agg, group), false, mean, sizeof(mean));
+	fprintf(file, "Group %c: %" PRIu64 " request%s of %" PRIu64 " in its pool, mean latency %s (%s)\n",
+		group == DS_GROUP_A ? 'A' : 'B', agg->requests[group],
+		agg->requests[group] == 1 ? "" : "s", selection->pool[group], mean,
+		selection->description[group]);
+}
+
+static void write_frames(FILE *file, const struct ds_aggregate *agg,
+		const GArray *frames, enum ds_group group, const char *title)
+{
+	GString *path = g_string_new(NULL);
+	uint32_t i;
+
+	if (frames->len == 0) {
+		goto end;
+	}
+	fprintf(file, "\n%s:\n", title);
+	for (i = 0; i < frames->len; i++) {
+		uint32_t frame = g_array_index(frames, uint32_t, i);
+		char mean[32];
+
+		ds_format_duration(ds_frame_mean(agg, ds_frame_at(agg, frame), group),
+			false, mean, sizeof(mean));
+		g_string_truncate(path, 0);
+		ds_frame_path(agg, frame, " > ", path);
+		fprintf(file, "  %s  %s\n", mean, path->str);
+	}
+end:
+	g_string_free(path, TRUE);
+}
+
+static void write_causes(FILE *file, const struct ds_aggregate *agg,
+		const struct ds_explanation *explanation, unsigned int top, bool increases)
+{
+	GString *line = g_string_new(NULL);
+	uint32_t i, shown = 0, n = explanation->ranked->len;
+
+	for (i = 0; i < n && shown < top; i++) {
+		uint32_t frame = g_array_index(explanation->ranked, uint32_t,
+			increases ? i : n - 1 - i);
+		__int128 num = ds_frame_delta_numerator(agg, ds_frame_at(agg, frame));
+
+		if (increases ? num <= 0 : num >= 0) {
+			break;
+		}
+		g_string_truncate(line, 0);
+		ds_explain_line(agg, explanation, frame, line);
+		fprintf(file, "  %s\n", line->str);
+		shown++;
+	}
+	if (shown == 0) {
+		fprintf(file, "  (none)\n");
+	}
+	g_string_free(line, TRUE);
+}
+
+void ds_explain_write(FILE *file, const struct ds_aggregate *agg,
+		const struct ds_explanation *explanation,
+		const struct ds_selection *selection, const struct ds_input_facts *facts,
+		const char *mode_name, unsigned int top, bool summary)
+{
+	char diff[32];
+
+	ds_format_duration(ds_aggregate_mean_latency(agg, DS_GROUP_B) -
+		ds_aggregate_mean_latency(agg, DS_GROUP_A), true, diff, sizeof(diff));
+	if (!summary) {
+		fprintf(file, "deepspan differential analysis, mode %s\n", mode_name);
+		fprintf(file, "Input: %" PRIu64 " spans, %" PRIu64 " requests\n",
+			facts->spans, facts->requests);
+	}
+	write_group(file, agg, selection, DS_GROUP_A);
+	write_group(file, agg, selection, DS_GROUP_B);
+	if (facts->truncated_requests) {
+		fprintf(file, "Left out: %" PRIu64 " request%s with truncated spans\n",
+			facts->truncated_requests, facts->truncated_requests == 1 ? "" : "s");
+	}
+	if (facts->reversed_spans || facts->duplicate_spans) {
+		fprintf(file, "Warning: %" PRIu64 " span%s ending before %s beginning (left out with "
+			"their requests), %" PRIu64 " duplicated span id%s (only the first is a parent)\n",
+			facts->reversed_spans, facts->reversed_spans == 1 ? "" : "s",
+			facts->reversed_spans == 1 ? "its" : "their", facts->duplicate_spans,
+			facts->duplicate_spans == 1 ? "" : "s");
+	}
+	if (facts->skewed_children) {
+		char worst[32];
+
+		ds_format_duration((double) facts->worst_skew, false, worst, sizeof(worst));
+		fprintf(file, "Warning: %" PRIu64 " cross-host child span%s outside %s parent "
+			"(worst %s, %s): hosts are not synchronized; add filter.deepspan.sync\n",
+			facts->skewed_children, facts->skewed_children == 1 ? "" : "s",
+			facts->skewed_children == 1 ? "its" : "their", worst,
+			facts->worst_skew_where ? facts->worst_skew_where : "?");
+	}
+	fprintf(file, "Mean latency difference B - A: %s\n", diff);
+	if (agg->mode == DS_MODE_CRITICAL_PATH) {
+		fprintf(file, "Check: the critical-path leaves' differences %s the latency "
+			"difference exactly (%s)\n",
+			explanation->exact ? "sum to" : "DO NOT sum to",
+			explanation->exact ? "integer arithmetic" : "report this as a bug");
+	}
+	fprintf(file, "\nTop causes (W_B - W_A per leaf, share of the latency difference%s):\n",
+		agg->mode == DS_MODE_CRITICAL_PATH ? "" :
+		"; leaves overlap in this mode, so shares do not add up");
+	write_causes(file, agg, explanation, top, true);
+	if (summary) {
+		return;
+	}
+	fprintf(file, "\nLargest decreases:\n");
+	write_causes(file, agg, explanation, top, false);
+	write_frames(file, agg, explanation->added, DS_GROUP_B, "New in B (mean per B request)");
+	write_frames(file, agg, explanation->gone, DS_GROUP_A, "Gone in B (mean per A request)");
+}
+
+int64_t ds_frame_own(const struct ds_aggregate *agg, uint32_t index,
+		enum ds_group group)
+{
+	const struct ds_frame *frame = ds_frame_at(agg, index);
+	const uint32_t *children = ds_frame_children(agg, frame);
+	int64_t own = frame->sum[group];
+	uint32_t i;
+
+	for (i = 0; i < frame->child_count; i++) {
+		own -= ds_frame_at(agg, children[i])->sum[group];
+	}
+	return own > 0 ? own : 0;
+}
+
+/* Mean per request rounded to the nearest integer ns. */
+static int64_t rounded_mean(int64_t sum, uint64_t n)
+{
+	if (n == 0) {
+		return 0;
+	}
+	return (int64_t) (((__int128) sum * 2 + (__int128) n) / ((__int128) n * 2));
+}
+
+static void folded_path(const struct ds_aggregate *agg, uint32_t frame, GString *path)
+{
+	gsize i;
+
+	g_string_truncate(path, 0);
+	ds_frame_path(agg, frame, "\x1f", path);
+	for (i = 0; i < path->len; i++) {
+		if (path->str[i] == ';') {
+			path->str[i] = ',';
+		} else if (path->str[i] == '\x1f') {
+			path->str[i] = ';';
+		} else if (path->str[i] == ' ' && i + 1 == path->len) {
+			path->str[i] = '_';
+		}
+	}
+}
+
+void ds_write_folded(FILE *file, const struct ds_aggregate *agg, enum ds_group group)
+{
+	GString *path = g_string_new(NULL);
+	uint32_t i;
+
+	for (i = 1; i < agg->frames->len; i++) {
+		int64_t own = rounded_mean(ds_frame_own(agg, i, group), agg->requests[group]);
+
+		if (own <= 0) {
+			continue;
+		}
+		folded_path(agg, i, path);
+		fprintf(file, "%s %" PRId64 "\n", path->str, own);
+	}
+	g_string_free(path, TRUE);
+}
+
+void ds_write_diff_folded(FILE *file, const struct ds_aggregate *agg)
+{
+	GString *path = g_string_new(NULL);
+	uint32_t i;
+
+	for (i = 1; i < agg->frames->len; i++) {
+		int64_t a = rounded_mean(ds_frame_own(agg, i, DS_GROUP_A),
+			agg->requests[DS_GROUP_A]);
+		int64_t b = rounded_mean(ds_frame_own(agg, i, DS_GROUP_B),
+			agg->requests[DS_GROUP_B]);
+
+		if (a <= 0 && b <= 0) {
+			continue;
+		}
+		folded_path(agg, i, path);
+		fprintf(file, "%s %" PRId64 " %" PRId64 "\n", path->str, a, b);
+	}
+	g_string_free(path, TRUE);
+}

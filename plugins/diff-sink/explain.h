@@ -1,0 +1,63 @@
+/*
+ * The explanation of a difference and the text outputs: ranked leaf causes,
+ * `explain.txt`, the stdout summary and the folded stack files.
+ */
+#ifndef DEEPSPAN_DIFF_EXPLAIN_H
+#define DEEPSPAN_DIFF_EXPLAIN_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <glib.h>
+
+#include "aggregate.h"
+#include "groups.h"
+
+struct ds_explanation {
+	GArray *ranked;		/* owned: uint32_t leaf frames, largest W_B − W_A first */
+	GArray *gone;		/* owned: uint32_t frames present only in A (topmost) */
+	GArray *added;		/* owned: uint32_t frames present only in B (topmost) */
+	__int128 leaf_total;	/* Σ leaf numerators (over N_A·N_B) */
+	__int128 latency_total;	/* numerator of the mean latency difference */
+	bool exact;		/* critical-path mode and leaf_total == latency_total */
+};
+
+void ds_explain(const struct ds_aggregate *agg, struct ds_explanation *out);
+void ds_explanation_fini(struct ds_explanation *explanation);
+
+/* Share of `frame`'s difference in the latency difference, in percent. */
+double ds_explain_share(const struct ds_aggregate *agg,
+		const struct ds_explanation *explanation, uint32_t frame);
+
+/* One cause line: `+182.0 ms (81%)  path > leaf`. */
+void ds_explain_line(const struct ds_aggregate *agg,
+		const struct ds_explanation *explanation, uint32_t frame, GString *out);
+
+/* Skew and truncation facts the outputs repeat. */
+struct ds_input_facts {
+	uint64_t spans;
+	uint64_t requests;
+	uint64_t truncated_requests;
+	uint64_t reversed_spans;	/* end before begin (corrupt input) */
+	uint64_t duplicate_spans;	/* span id seen twice in one trace */
+	uint64_t skewed_children;
+	int64_t worst_skew;		/* ns */
+	const char *worst_skew_where;	/* borrowed: "mysql: SQL SELECT on host db" or NULL */
+};
+
+/* The whole `explain.txt` (`summary`: the short stdout form). */
+void ds_explain_write(FILE *file, const struct ds_aggregate *agg,
+		const struct ds_explanation *explanation,
+		const struct ds_selection *selection, const struct ds_input_facts *facts,
+		const char *mode_name, unsigned int top, bool summary);
+
+/* `stack value` lines of `group`'s mean per request (integer ns). */
+void ds_write_folded(FILE *file, const struct ds_aggregate *agg, enum ds_group group);
+
+/* `stack A B` lines. */
+void ds_write_diff_folded(FILE *file, const struct ds_aggregate *agg);
+
+/* Own width of a frame in `group`: its sum minus its children's (>= 0). */
+int64_t ds_frame_own(const struct ds_aggregate *agg, uint32_t frame,
+		enum ds_group group);
+
+#endif /* DEEPSPAN_DIFF_EXPLAIN_H */

@@ -1,0 +1,204 @@
+/*
+ * sink.deepspan.metrics: reads deepspan:span events on port `in` and writes
+ * one table (metrics-build.c) in the chosen format to a file or stdout.
+ */
+#include "diff-sink.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <glib.h>
+
+#include "metrics-build.h"
+#include "params.h"
+#include "progress.h"
+#include "span-reader.h"
+#include "span-store.h"
+#include "table.h"
+
+#define CLASS_NAME "sink.deepspan.metrics"
+
+struct metrics_sink {
+	bt_self_component *self_comp;		/* borrowed */
+	bt_message_iterator *iterator;		/* owned */
+	enum ds_metrics_by by;
+	enum ds_table_format format;
+	char *output;				/* owned; NULL = stdout */
+	FILE *file;				/* owned when `output` is set */
+	struct ds_span_store store;
+	struct ds_span_reader reader;
+	struct ds_progress progress;
+};
+
+static const char *const known_params[] = { "by", "format", "output", NULL };
+
+static void destroy(struct metrics_sink *sink)
+{
+	if (!sink) {
+		return;
+	}
+	BT_MESSAGE_ITERATOR_PUT_REF_AND_RESET(sink->iterator);
+	if (sink->file) {
+		fclose(sink->file);
+	}
+	g_free(sink->output);
+	ds_span_reader_fini(&sink->reader);
+	ds_span_store_fini(&sink->store);
+	g_free(sink);
+}
+
+static bool read_params(struct metrics_sink *sink, const bt_value *map)
+{
+	struct ds_params params = ds_params_make(sink->self_comp, map, CLASS_NAME);
+	unsigned int by, format;
+	const char *output;
+
+	if (ds_params_check_names(&params, known_params) ||
+			ds_params_get_choice(&params, "by", ds_metrics_by_names, 0, &by) ||
+			ds_params_get_choice(&params, "format", ds_table_format_names, 0, &format) ||
+			ds_params_get_string(&params, "output", "-", &output)) {
+		return false;
+	}
+	sink->by = (enum ds_metrics_by) by;
+	sink->format = (enum ds_table_format) format;
+	if (*output == '\0') {
+		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(sink->self_comp,
+			"%s: parameter `output`: expected a file path or \"-\" (stdout), "
+			"got an empty string.", CLASS_NAME);
+		return false;
+	}
+	if (strcmp(output, "-") != 0) {
+		sink->output = g_strdup(output);
+		/* Opened now so that a bad path fails before any work. */
+		sink->file = fopen(output, "w");
+		if (!sink->file) {
+			BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(sink->self_comp,
+				"%s: parameter `output`: cannot write `%s`: %s.",
+				CLASS_NAME, output, strerror(errno));
+			return false;
+		}
+	}
+	return true;
+}
+
+bt_component_class_initialize_method_status ds_metrics_sink_initialize(
+		bt_self_component_sink *self_sink,
+		bt_self_component_sink_configuration *configuration,
+		const bt_value *params, void *init_data)
+{
+	struct metrics_sink *sink = g_new0(struct metrics_sink, 1);
+
+	(void) configuration;
+	(void) init_data;
+	sink->self_comp = bt_self_component_sink_as_self_component(self_sink);
+	ds_span_store_init(&sink->store);
+	ds_span_reader_init(&sink->reader, sink->self_comp, CLASS_NAME);
+	ds_progress_init(&sink->progress, CLASS_NAME);
+	if (!read_params(sink, params)) {
+		goto error;
+	}
+	if (bt_self_component_sink_add_input_port(self_sink, "in", NULL, NULL) !=
+			BT_SELF_COMPONENT_ADD_PORT_STATUS_OK) {
+		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(sink->self_comp,
+			"%s: cannot add input port `in`.", CLASS_NAME);
+		goto error;
+	}
+	bt_self_component_set_data(sink->self_comp, sink);
+	return BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_OK;
+
+error:
+	destroy(sink);
+	return BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_ERROR;
+}
+
+void ds_metrics_sink_finalize(bt_self_component_sink *self_sink)
+{
+	destroy(bt_self_component_get_data(
+		bt_self_component_sink_as_self_component(self_sink)));
+}
+
+bt_component_class_sink_graph_is_configured_method_status
+ds_metrics_sink_graph_is_configured(bt_self_component_sink *self_sink)
+{
+	struct metrics_sink *sink = bt_self_component_get_data(
+		bt_self_component_sink_as_self_component(self_sink));
+
+	if (bt_message_iterator_create_from_sink_component(self_sink,
+			bt_self_component_sink_borrow_input_port_by_name(self_sink, "in"),
+			&sink->iterator) != BT_MESSAGE_ITERATOR_CREATE_FROM_SINK_COMPONENT_STATUS_OK) {
+		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(sink->self_comp,
+			"%s: cannot create a message iterator on port `in` (is it connected?).",
+			CLASS_NAME);
+		return BT_COMPONENT_CLASS_SINK_GRAPH_IS_CONFIGURED_METHOD_STATUS_ERROR;
+	}
+	return BT_COMPONENT_CLASS_SINK_GRAPH_IS_CONFIGURED_METHOD_STATUS_OK;
+}
+
+static bt_component_class_sink_consume_method_status write_table(
+		struct metrics_sink *sink)
+{
+	struct ds_table table;
+	FILE *file = sink->file ? sink->file : stdout;
+	bool ok;
+
+	ds_progress_stage(&sink->progress, "writing the table");
+	ds_metrics_build(&sink->store, sink->by, &table);
+	ds_table_write(&table, file, sink->format, ds_metrics_by_names[sink->by]);
+	ds_table_fini(&table);
+	ok = fflush(file) == 0 && !ferror(file);
+	if (sink->file) {
+		ok = fclose(sink->file) == 0 && ok;
+		sink->file = NULL;
+	}
+	ds_progress_stage(&sink->progress, NULL);
+	if (!ok) {
+		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(sink->self_comp,
+			"%s: writing the table to `%s` failed.", CLASS_NAME,
+			sink->output ? sink->output : "stdout");
+		return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_ERROR;
+	}
+	return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_END;
+}
+
+bt_component_class_sink_consume_method_status ds_metrics_sink_consume(
+		bt_self_component_sink *self_sink)
+{
+	struct metrics_sink *sink = bt_self_component_get_data(
+		bt_self_component_sink_as_self_component(self_sink));
+	bt_message_array_const messages;
+	uint64_t count, i;
+	bt_component_class_sink_consume_method_status status =
+		BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_OK;
+
+	switch (bt_message_iterator_next(sink->iterator, &messages, &count)) {
+	case BT_MESSAGE_ITERATOR_NEXT_STATUS_OK:
+		break;
+	case BT_MESSAGE_ITERATOR_NEXT_STATUS_END:
+		BT_MESSAGE_ITERATOR_PUT_REF_AND_RESET(sink->iterator);
+		return write_table(sink);
+	case BT_MESSAGE_ITERATOR_NEXT_STATUS_AGAIN:
+		return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_AGAIN;
+	case BT_MESSAGE_ITERATOR_NEXT_STATUS_MEMORY_ERROR:
+		return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_MEMORY_ERROR;
+	default:
+		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(sink->self_comp,
+			"%s: the upstream of port `in` failed.", CLASS_NAME);
+		return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_ERROR;
+	}
+	for (i = 0; i < count; i++) {
+		const bt_message *message = messages[i];
+
+		if (status == BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_OK &&
+				bt_message_get_type(message) == BT_MESSAGE_TYPE_EVENT) {
+			enum ds_span_read_status read = ds_span_reader_read(&sink->reader,
+				bt_message_event_borrow_event_const(message), 0, &sink->store);
+
+			if (read == DS_SPAN_READ_ERROR) {
+				status = BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_ERROR;
+			}
+			ds_progress_event(&sink->progress, read == DS_SPAN_READ_OK);
+		}
+		bt_message_put_ref(message);
+	}
+	return status;
+}

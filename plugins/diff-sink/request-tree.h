@@ -1,0 +1,74 @@
+/*
+ * Request trees: spans grouped by 128-bit trace id and linked by
+ * `parent_span_id` across hosts.  A span whose parent is absent is a root of
+ * its request; the request's main root is its longest root (earliest on a
+ * tie), whose duration is the request latency.  Children that outlive their
+ * parent (async) stay linked.  Each span's children are kept sorted by end
+ * time, latest first (what the critical path walks).
+ */
+#ifndef DEEPSPAN_DIFF_REQUEST_TREE_H
+#define DEEPSPAN_DIFF_REQUEST_TREE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <glib.h>
+
+#include "span-store.h"
+
+struct ds_request {
+	uint64_t trace_id_high;
+	uint64_t trace_id_low;
+	uint32_t root;		/* span index of the main root */
+	uint32_t first_span;	/* index into ds_requests.spans */
+	uint32_t span_count;
+	uint32_t input;		/* input port of the root */
+	uint32_t root_count;
+	bool truncated;		/* a span was still open at the end of the trace */
+	int64_t latency;	/* root end - root begin */
+	int64_t self_time;	/* root duration minus the union of its children */
+};
+
+struct ds_requests {
+	GArray *requests;	/* owned: struct ds_request */
+	GArray *spans;		/* owned: uint32_t span indices grouped by request, roots first */
+	GArray *children;	/* owned: uint32_t span indices grouped by parent */
+	uint64_t truncated_requests;
+	uint64_t duplicate_spans;	/* same trace and span id seen twice: later ones are roots of nothing */
+	/* Cross-host skew: a child outside its parent on another host. */
+	int64_t worst_skew;	/* ns, 0 when none beyond the tolerance */
+	uint32_t worst_skew_span;	/* span index or DS_NO_SPAN */
+	uint64_t skewed_children;
+};
+
+/* Builds the trees of every span in `store`; `skew_tolerance` in ns. */
+void ds_requests_build(struct ds_requests *requests,
+		struct ds_span_store *store, int64_t skew_tolerance);
+void ds_requests_fini(struct ds_requests *requests);
+
+static inline const struct ds_request *ds_request_at(
+		const struct ds_requests *requests, uint32_t index)
+{
+	return &g_array_index(requests->requests, struct ds_request, index);
+}
+
+static inline const uint32_t *ds_span_children(
+		const struct ds_requests *requests, const struct ds_span *span)
+{
+	return &g_array_index(requests->children, uint32_t, span->first_child);
+}
+
+struct ds_interval {
+	int64_t begin;
+	int64_t end;
+};
+
+/*
+ * The self intervals of `span`: [begin, end) minus the exact union of its
+ * children's intervals (clipped to the span), in time order, into `out`
+ * (a GArray of struct ds_interval, cleared first).  Returns their total.
+ */
+int64_t ds_span_self_intervals(const struct ds_span_store *store,
+		const struct ds_requests *requests, const struct ds_span *span,
+		GArray *out);
+
+#endif /* DEEPSPAN_DIFF_REQUEST_TREE_H */

@@ -1,0 +1,562 @@
+#include "span-reader.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SPAN_EVENT_NAME "deepspan:span"
+#define NO_MEMBER UINT64_MAX
+
+enum member {
+	M_TRACE_HIGH, M_TRACE_LOW, M_SPAN_ID, M_PARENT_SPAN_ID,
+	M_HOST, M_SERVICE, M_OPERATION, M_PID, M_TID, M_BEGIN, M_END,
+	M_USER, M_SYSCALL, M_BLOCKED, M_WAIT_CPU, M_INTERRUPTED, M_UNKNOWN,
+	M_SYSCALLS, M_SEGMENTS, M_TRUNCATED, M_COUNT,
+};
+
+enum member_kind { KIND_INT, KIND_STRING, KIND_ARRAY, KIND_FLAG };
+
+struct member_spec {
+	const char *name;
+	enum member_kind kind;
+	bool required;
+};
+
+static const struct member_spec member_specs[M_COUNT] = {
+	[M_TRACE_HIGH] = { "trace_id_high", KIND_INT, true },
+	[M_TRACE_LOW] = { "trace_id_low", KIND_INT, true },
+	[M_SPAN_ID] = { "span_id", KIND_INT, true },
+	[M_PARENT_SPAN_ID] = { "parent_span_id", KIND_INT, true },
+	[M_HOST] = { "host", KIND_STRING, true },
+	[M_SERVICE] = { "service", KIND_STRING, true },
+	[M_OPERATION] = { "operation", KIND_STRING, true },
+	[M_PID] = { "pid", KIND_INT, true },
+	[M_TID] = { "tid", KIND_INT, true },
+	[M_BEGIN] = { "begin", KIND_INT, true },
+	[M_END] = { "end", KIND_INT, true },
+	[M_USER] = { "user", KIND_INT, true },
+	[M_SYSCALL] = { "syscall", KIND_INT, true },
+	[M_BLOCKED] = { "blocked", KIND_INT, true },
+	[M_WAIT_CPU] = { "wait_cpu", KIND_INT, true },
+	[M_INTERRUPTED] = { "interrupted", KIND_INT, true },
+	[M_UNKNOWN] = { "unknown", KIND_INT, true },
+	[M_SYSCALLS] = { "syscalls", KIND_ARRAY, false },
+	[M_SEGMENTS] = { "segments", KIND_ARRAY, false },
+	[M_TRUNCATED] = { "truncated", KIND_FLAG, false },
+};
+
+/* Members of one array element structure. */
+struct element_layout {
+	uint64_t index[4];
+	bool is_signed[4];
+};
+
+enum { SC_NAME, SC_COUNT, SC_DURATION };
+enum { SEG_BEGIN, SEG_END, SEG_STATE, SEG_DETAIL };
+
+struct ds_span_layout {
+	uint64_t index[M_COUNT];	/* member index or NO_MEMBER */
+	bool is_signed[M_COUNT];
+	bool truncated_is_bool;
+	struct element_layout syscall;
+	struct element_layout segment;
+	uint8_t state_of_value[256];	/* segment `state` value -> enum ds_state */
+};
+
+static void free_layout(gpointer data)
+{
+	g_free(data);
+}
+
+void ds_span_reader_init(struct ds_span_reader *reader,
+		bt_self_component *self_comp, const char *class_name)
+{
+	memset(reader, 0, sizeof(*reader));
+	reader->self_comp = self_comp;
+	reader->class_name = class_name;
+	reader->layouts = g_hash_table_new_full(g_direct_hash, g_direct_equal,
+		NULL, free_layout);
+	reader->scratch = g_string_new(NULL);
+}
+
+void ds_span_reader_fini(struct ds_span_reader *reader)
+{
+	if (reader->layouts) {
+		g_hash_table_destroy(reader->layouts);
+		reader->layouts = NULL;
+	}
+	if (reader->scratch) {
+		g_string_free(reader->scratch, TRUE);
+		reader->scratch = NULL;
+	}
+}
+
+static bool kind_matches(const bt_field_class *fc, enum member_kind kind)
+{
+	bt_field_class_type type = bt_field_class_get_type(fc);
+
+	switch (kind) {
+	case KIND_INT:
+		return bt_field_class_type_is(type, BT_FIELD_CLASS_TYPE_INTEGER);
+	case KIND_STRING:
+		return type == BT_FIELD_CLASS_TYPE_STRING;
+	case KIND_ARRAY:
+		return bt_field_class_type_is(type, BT_FIELD_CLASS_TYPE_ARRAY) &&
+			bt_field_class_get_type(
+				bt_field_class_array_borrow_element_field_class_const(fc)) ==
+			BT_FIELD_CLASS_TYPE_STRUCTURE;
+	case KIND_FLAG:
+		return type == BT_FIELD_CLASS_TYPE_BOOL ||
+			bt_field_class_type_is(type, BT_FIELD_CLASS_TYPE_INTEGER);
+	}
+	return false;
+}
+
+static const char *kind_name(enum member_kind kind)
+{
+	switch (kind) {
+	case KIND_INT:
+		return "an integer";
+	case KIND_STRING:
+		return "a string";
+	case KIND_ARRAY:
+		return "an array of structures";
+	case KIND_FLAG:
+		return "a boolean or an integer";
+	}
+	return "?";
+}
+
+static bool is_signed_fc(const bt_field_class *fc)
+{
+	return bt_field_class_type_is(bt_field_class_get_type(fc),
+		BT_FIELD_CLASS_TYPE_SIGNED_INTEGER);
+}
+
+/* Maps an enumeration label to a state ("wait_cpu", "Waited CPU", "WAIT_CPU"). */
+static unsigned int state_of_label(const char *label)
+{
+	char norm[32];
+	size_t n = 0;
+
+	for (; *label && n + 1 < sizeof(norm); label++) {
+		if (isalnum((unsigned char) *label)) {
+			norm[n++] = (char) tolower((unsigned char) *label);
+		}
+	}
+	norm[n] = '\0';
+	if (strcmp(norm, "user") == 0 || strcmp(norm, "running") == 0) {
+		return DS_STATE_USER;
+	}
+	if (strcmp(norm, "syscall") == 0 || strcmp(norm, "systemcall") == 0) {
+		return DS_STATE_SYSCALL;
+	}
+	if (strstr(norm, "blocked")) {
+		return DS_STATE_BLOCKED;
+	}
+	if (strstr(norm, "cpu")) {
+		return DS_STATE_WAIT_CPU;
+	}
+	if (strstr(norm, "interrupt") || strcmp(norm, "irq") == 0) {
+		return DS_STATE_INTERRUPTED;
+	}
+	return DS_STATE_UNKNOWN;
+}
+
+static void resolve_state_values(struct ds_span_layout *layout,
+		const bt_field_class *fc)
+{
+	bt_field_class_type type = bt_field_class_get_type(fc);
+	uint64_t i, count, r;
+
+	for (i = 0; i < 256; i++) {
+		layout->state_of_value[i] = i < DS_STATE_COUNT ?
+			(uint8_t) i : DS_STATE_UNKNOWN;
+	}
+	if (type != BT_FIELD_CLASS_TYPE_UNSIGNED_ENUMERATION &&
+			type != BT_FIELD_CLASS_TYPE_SIGNED_ENUMERATION) {
+		return;
+	}
+	count = bt_field_class_enumeration_get_mapping_count(fc);
+	for (i = 0; i < count; i++) {
+		if (type == BT_FIELD_CLASS_TYPE_UNSIGNED_ENUMERATION) {
+			const bt_field_class_enumeration_unsigned_mapping *m =
+				bt_field_class_enumeration_unsigned_borrow_mapping_by_index_const(fc, i);
+			const bt_integer_range_set_unsigned *ranges =
+				bt_field_class_enumeration_unsigned_mapping_borrow_ranges_const(m);
+			unsigned int state = state_of_label(
+				bt_field_class_enumeration_mapping_get_label(
+					bt_field_class_enumeration_unsigned_mapping_as_mapping_const(m)));
+
+			for (r = 0; r < bt_integer_range_set_get_range_count(
+					bt_integer_range_set_unsigned_as_range_set_const(ranges)); r++) {
+				const bt_integer_range_unsigned *range =
+					bt_integer_range_set_unsigned_borrow_range_by_index_const(ranges, r);
+				uint64_t v;
+
+				for (v = bt_integer_range_unsigned_get_lower(range);
+						v <= bt_integer_range_unsigned_get_upper(range) && v < 256; v++) {
+					layout->state_of_value[v] = (uint8_t) state;
+				}
+			}
+		} else {
+			const bt_field_class_enumeration_signed_mapping *m =
+				bt_field_class_enumeration_signed_borrow_mapping_by_index_const(fc, i);
+			const bt_integer_range_set_signed *ranges =
+				bt_field_class_enumeration_signed_mapping_borrow_ranges_const(m);
+			unsigned int state = state_of_label(
+				bt_field_class_enumeration_mapping_get_label(
+					bt_field_class_enumeration_signed_mapping_as_mapping_const(m)));
+
+			for (r = 0; r < bt_integer_range_set_get_range_count(
+					bt_integer_range_set_signed_as_range_set_const(ranges)); r++) {
+				const bt_integer_range_signed *range =
+					bt_integer_range_set_signed_borrow_range_by_index_const(ranges, r);
+				int64_t v;
+
+				for (v = bt_integer_range_signed_get_lower(range);
+						v <= bt_integer_range_signed_get_upper(range) && v < 256; v++) {
+					if (v >= 0) {
+						layout->state_of_value[v] = (uint8_t) state;
+					}
+				}
+			}
+		}
+	}
+}
+
+/* Finds the members `names` (with `kinds`) of structure class `fc`. */
+static bool resolve_element(struct ds_span_reader *reader,
+		const bt_field_class *array_fc, const char *array_name,
+		const char *const *names, const enum member_kind *kinds,
+		unsigned int count, struct element_layout *out,
+		const bt_field_class **member_fcs)
+{
+	const bt_field_class *fc =
+		bt_field_class_array_borrow_element_field_class_const(array_fc);
+	unsigned int m;
+
+	for (m = 0; m < count; m++) {
+		const bt_field_class_structure_member *member = NULL;
+		uint64_t i, n = bt_field_class_structure_get_member_count(fc);
+
+		out->index[m] = NO_MEMBER;
+		for (i = 0; i < n; i++) {
+			member = bt_field_class_structure_borrow_member_by_index_const(fc, i);
+			if (strcmp(bt_field_class_structure_member_get_name(member),
+					names[m]) == 0) {
+				break;
+			}
+		}
+		if (i == n || !kind_matches(
+				bt_field_class_structure_member_borrow_field_class_const(member),
+				kinds[m])) {
+			BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(
+				reader->self_comp,
+				"%s: event `" SPAN_EVENT_NAME "`: elements of `%s` need a member `%s` "
+				"that is %s (DESIGN §4); is the producer filter.deepspan.span-attrib?",
+				reader->class_name, array_name, names[m],
+				kind_name(kinds[m]));
+			return false;
+		}
+		member_fcs[m] = bt_field_class_structure_member_borrow_field_class_const(member);
+		out->index[m] = i;
+		out->is_signed[m] = is_signed_fc(member_fcs[m]);
+	}
+	return true;
+}
+
+static struct ds_span_layout *resolve_layout(struct ds_span_reader *reader,
+		const bt_event_class *event_class, bool *error)
+{
+	const bt_field_class *payload_fc =
+		bt_event_class_borrow_payload_field_class_const(event_class);
+	struct ds_span_layout *layout;
+	const char *name = bt_event_class_get_name(event_class);
+	static const char *const syscall_names[] = { "name", "count", "duration" };
+	static const enum member_kind syscall_kinds[] = { KIND_STRING, KIND_INT, KIND_INT };
+	static const char *const segment_names[] = { "begin", "end", "state", "detail" };
+	static const enum member_kind segment_kinds[] = {
+		KIND_INT, KIND_INT, KIND_INT, KIND_STRING };
+	const bt_field_class *element_fcs[4];
+	uint64_t i, n;
+	unsigned int m;
+
+	*error = false;
+	if (!name || strcmp(name, SPAN_EVENT_NAME) != 0) {
+		return NULL;
+	}
+	layout = g_new0(struct ds_span_layout, 1);
+	if (!payload_fc || bt_field_class_get_type(payload_fc) !=
+			BT_FIELD_CLASS_TYPE_STRUCTURE) {
+		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(reader->self_comp,
+			"%s: event `" SPAN_EVENT_NAME "` has no payload structure (DESIGN §4).",
+			reader->class_name);
+		goto error;
+	}
+	n = bt_field_class_structure_get_member_count(payload_fc);
+	for (m = 0; m < M_COUNT; m++) {
+		layout->index[m] = NO_MEMBER;
+	}
+	for (i = 0; i < n; i++) {
+		const bt_field_class_structure_member *member =
+			bt_field_class_structure_borrow_member_by_index_const(payload_fc, i);
+		const char *member_name = bt_field_class_structure_member_get_name(member);
+		const bt_field_class *fc =
+			bt_field_class_structure_member_borrow_field_class_const(member);
+
+		for (m = 0; m < M_COUNT; m++) {
+			if (strcmp(member_name, member_specs[m].name) != 0) {
+				continue;
+			}
+			if (!kind_matches(fc, member_specs[m].kind)) {
+				BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(
+					reader->self_comp,
+					"%s: event `" SPAN_EVENT_NAME "`: payload member `%s` must be %s (DESIGN §4).",
+					reader->class_name, member_name,
+					kind_name(member_specs[m].kind));
+				goto error;
+			}
+			layout->index[m] = i;
+			layout->is_signed[m] = is_signed_fc(fc);
+			if (m == M_TRUNCATED) {
+				layout->truncated_is_bool =
+					bt_field_class_get_type(fc) == BT_FIELD_CLASS_TYPE_BOOL;
+			}
+			if (m == M_SYSCALLS && !resolve_element(reader, fc, "syscalls",
+					syscall_names, syscall_kinds, 3,
+					&layout->syscall, element_fcs)) {
+				goto error;
+			}
+			if (m == M_SEGMENTS) {
+				if (!resolve_element(reader, fc, "segments",
+						segment_names, segment_kinds, 4,
+						&layout->segment, element_fcs)) {
+					goto error;
+				}
+				resolve_state_values(layout, element_fcs[SEG_STATE]);
+			}
+		}
+	}
+	for (m = 0; m < M_COUNT; m++) {
+		if (member_specs[m].required && layout->index[m] == NO_MEMBER) {
+			BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(reader->self_comp,
+				"%s: event `" SPAN_EVENT_NAME "` lacks payload member `%s` (%s, DESIGN §4); "
+				"produce spans with filter.deepspan.span-attrib.",
+				reader->class_name, member_specs[m].name,
+				kind_name(member_specs[m].kind));
+			goto error;
+		}
+	}
+	return layout;
+
+error:
+	g_free(layout);
+	*error = true;
+	return NULL;
+}
+
+static inline const bt_field *member_at(const bt_field *structure, uint64_t index)
+{
+	return bt_field_structure_borrow_member_field_by_index_const(structure, index);
+}
+
+static inline int64_t read_int(const bt_field *field, bool is_signed)
+{
+	return is_signed ? bt_field_integer_signed_get_value(field) :
+		(int64_t) bt_field_integer_unsigned_get_value(field);
+}
+
+static inline uint64_t read_uint(const bt_field *field, bool is_signed)
+{
+	return is_signed ? (uint64_t) bt_field_integer_signed_get_value(field) :
+		bt_field_integer_unsigned_get_value(field);
+}
+
+static void read_syscalls(const struct ds_span_layout *layout,
+		const bt_field *array, struct ds_span *span,
+		struct ds_span_store *store)
+{
+	uint64_t i, n = bt_field_array_get_length(array);
+	const struct element_layout *el = &layout->syscall;
+
+	span->first_syscall = store->syscalls->len;
+	span->syscall_count = (uint32_t) n;
+	for (i = 0; i < n; i++) {
+		const bt_field *e = bt_field_array_borrow_element_field_by_index_const(array, i);
+		struct ds_syscall_total total = {
+			.name = ds_strings_intern(&store->strings, bt_field_string_get_value(
+				member_at(e, el->index[SC_NAME]))),
+			.count = read_uint(member_at(e, el->index[SC_COUNT]),
+				el->is_signed[SC_COUNT]),
+			.duration = read_uint(member_at(e, el->index[SC_DURATION]),
+				el->is_signed[SC_DURATION]),
+		};
+
+		g_array_append_val(store->syscalls, total);
+	}
+}
+
+static int compare_segments(const void *a, const void *b)
+{
+	const struct ds_segment *x = a, *y = b;
+
+	return x->begin < y->begin ? -1 : x->begin > y->begin;
+}
+
+/*
+ * A blocked stretch inside a system call is named after both: the call the
+ * thread slept in and its waker (`futex ← mysqld/4242`), unless the producer
+ * already wrote it that way.
+ */
+static uint32_t blocked_detail(struct ds_span_store *store, GString *scratch,
+		const struct ds_segment *previous, const char *detail)
+{
+	if (!previous || previous->state != DS_STATE_SYSCALL ||
+			previous->detail == 0 || strstr(detail, "\xe2\x86\x90")) {
+		return ds_strings_intern(&store->strings, detail);
+	}
+	g_string_assign(scratch, ds_store_string(store, previous->detail));
+	if (*detail) {
+		g_string_append(scratch, " \xe2\x86\x90 ");
+		g_string_append(scratch, detail);
+	}
+	return ds_strings_intern(&store->strings, scratch->str);
+}
+
+static void read_segments(const struct ds_span_layout *layout,
+		const bt_field *array, struct ds_span *span,
+		struct ds_span_store *store, GString *scratch)
+{
+	uint64_t i, n = bt_field_array_get_length(array);
+	const struct element_layout *el = &layout->segment;
+	bool sorted = true;
+
+	span->first_segment = store->segments->len;
+	span->segment_count = (uint32_t) n;
+	for (i = 0; i < n; i++) {
+		const bt_field *e = bt_field_array_borrow_element_field_by_index_const(array, i);
+		int64_t value = read_int(member_at(e, el->index[SEG_STATE]),
+			el->is_signed[SEG_STATE]);
+		const char *detail = bt_field_string_get_value(
+			member_at(e, el->index[SEG_DETAIL]));
+		const struct ds_segment *previous = i > 0 ? &g_array_index(
+			store->segments, struct ds_segment, store->segments->len - 1) : NULL;
+		struct ds_segment segment = {
+			.begin = read_int(member_at(e, el->index[SEG_BEGIN]),
+				el->is_signed[SEG_BEGIN]),
+			.end = read_int(member_at(e, el->index[SEG_END]),
+				el->is_signed[SEG_END]),
+			.state = value >= 0 && value < 256 ?
+				layout->state_of_value[value] : DS_STATE_UNKNOWN,
+		};
+
+		segment.detail = segment.state == DS_STATE_BLOCKED ?
+			blocked_detail(store, scratch, previous, detail) :
+			ds_strings_intern(&store->strings, detail);
+		if (previous && previous->begin > segment.begin) {
+			sorted = false;
+		}
+		g_array_append_val(store->segments, segment);
+	}
+	if (!sorted) {
+		qsort(&g_array_index(store->segments, struct ds_segment,
+			span->first_segment), n, sizeof(struct ds_segment),
+			compare_segments);
+	}
+}
+
+static struct ds_span_layout *layout_of(struct ds_span_reader *reader,
+		const bt_event_class *event_class, bool *error)
+{
+	struct ds_span_layout *layout;
+	unsigned int i;
+
+	*error = false;
+	for (i = 0; i < DS_SPAN_READER_CACHE; i++) {
+		if (reader->recent_class[i] == event_class) {
+			return reader->recent_layout[i];
+		}
+	}
+	if (!g_hash_table_lookup_extended(reader->layouts, event_class, NULL,
+			(gpointer *) &layout)) {
+		layout = resolve_layout(reader, event_class, error);
+		if (*error) {
+			return NULL;
+		}
+		g_hash_table_insert(reader->layouts, (gpointer) event_class, layout);
+	}
+	i = reader->recent_next;
+	reader->recent_next = (i + 1) % DS_SPAN_READER_CACHE;
+	reader->recent_class[i] = event_class;
+	reader->recent_layout[i] = layout;
+	return layout;
+}
+
+enum ds_span_read_status ds_span_reader_read(struct ds_span_reader *reader,
+		const bt_event *event, uint32_t input,
+		struct ds_span_store *store)
+{
+	bool error;
+	const struct ds_span_layout *layout =
+		layout_of(reader, bt_event_borrow_class_const(event), &error);
+	const bt_field *payload;
+	struct ds_span span = { 0 };
+	unsigned int s;
+
+	if (error) {
+		return DS_SPAN_READ_ERROR;
+	}
+	if (!layout) {
+		return DS_SPAN_READ_NOT_SPAN;
+	}
+	payload = bt_event_borrow_payload_field_const(event);
+#define UINT_OF(m) read_uint(member_at(payload, layout->index[m]), layout->is_signed[m])
+#define INT_OF(m) read_int(member_at(payload, layout->index[m]), layout->is_signed[m])
+#define STRING_OF(m) ds_strings_intern(&store->strings, \
+		bt_field_string_get_value(member_at(payload, layout->index[m])))
+	span.trace_id_high = UINT_OF(M_TRACE_HIGH);
+	span.trace_id_low = UINT_OF(M_TRACE_LOW);
+	span.span_id = UINT_OF(M_SPAN_ID);
+	span.parent_span_id = UINT_OF(M_PARENT_SPAN_ID);
+	span.host = STRING_OF(M_HOST);
+	span.service = STRING_OF(M_SERVICE);
+	span.operation = STRING_OF(M_OPERATION);
+	span.pid = INT_OF(M_PID);
+	span.tid = INT_OF(M_TID);
+	span.begin = INT_OF(M_BEGIN);
+	span.end = INT_OF(M_END);
+	for (s = 0; s < DS_STATE_COUNT; s++) {
+		span.states[s] = UINT_OF(M_USER + s);
+	}
+	if (layout->index[M_TRUNCATED] != NO_MEMBER) {
+		const bt_field *flag = member_at(payload, layout->index[M_TRUNCATED]);
+
+		span.truncated = layout->truncated_is_bool ?
+			bt_field_bool_get_value(flag) :
+			read_uint(flag, layout->is_signed[M_TRUNCATED]) != 0;
+	}
+#undef UINT_OF
+#undef INT_OF
+#undef STRING_OF
+	if (span.end < span.begin) {
+		/* A corrupt span: kept out of the groups like a truncated one, and counted. */
+		span.end = span.begin;
+		span.truncated = true;
+		reader->reversed_spans++;
+	}
+	if (layout->index[M_SYSCALLS] != NO_MEMBER) {
+		read_syscalls(layout, member_at(payload, layout->index[M_SYSCALLS]),
+			&span, store);
+	}
+	if (layout->index[M_SEGMENTS] != NO_MEMBER) {
+		read_segments(layout, member_at(payload, layout->index[M_SEGMENTS]),
+			&span, store, reader->scratch);
+	}
+	span.input = input;
+	span.parent = DS_NO_SPAN;
+	span.request = DS_NO_SPAN;
+	g_array_append_val(store->spans, span);
+	reader->spans_read++;
+	return DS_SPAN_READ_OK;
+}

@@ -1,0 +1,49 @@
+/*
+ * Reads `deepspan:span` events (DESIGN §4) into a ds_span_store.
+ *
+ * The payload layout of each event class is resolved once (member indices,
+ * integer signedness, the state enumeration's labels) and cached by class
+ * pointer; other event classes are remembered as "not a span".  Reading an
+ * event then costs no string comparison.
+ */
+#ifndef DEEPSPAN_DIFF_SPAN_READER_H
+#define DEEPSPAN_DIFF_SPAN_READER_H
+
+#include <babeltrace2/babeltrace.h>
+#include <glib.h>
+
+#include "span-store.h"
+
+enum ds_span_read_status {
+	DS_SPAN_READ_OK = 0,		/* a span was appended */
+	DS_SPAN_READ_NOT_SPAN = 1,	/* another event class: ignored */
+	DS_SPAN_READ_ERROR = -1,	/* malformed class: error cause appended */
+};
+
+struct ds_span_layout;
+
+#define DS_SPAN_READER_CACHE 8
+
+struct ds_span_reader {
+	bt_self_component *self_comp;	/* borrowed: receives error causes */
+	const char *class_name;		/* borrowed: "sink.deepspan.diff" */
+	GHashTable *layouts;		/* owned: const bt_event_class * -> owned layout (NULL value = not a span) */
+	/* A small cache in front of `layouts` (kernel events of many classes pass by). */
+	const bt_event_class *recent_class[DS_SPAN_READER_CACHE];	/* borrowed keys */
+	struct ds_span_layout *recent_layout[DS_SPAN_READER_CACHE];	/* borrowed from `layouts` */
+	unsigned int recent_next;					/* next slot to replace */
+	GString *scratch;			/* owned: joins blocked details */
+	uint64_t spans_read;
+	uint64_t reversed_spans;		/* end before begin: treated as truncated */
+};
+
+void ds_span_reader_init(struct ds_span_reader *reader,
+		bt_self_component *self_comp, const char *class_name);
+void ds_span_reader_fini(struct ds_span_reader *reader);
+
+/* Appends the span of `event` (from input port `input`) to `store`. */
+enum ds_span_read_status ds_span_reader_read(struct ds_span_reader *reader,
+		const bt_event *event, uint32_t input,
+		struct ds_span_store *store);
+
+#endif /* DEEPSPAN_DIFF_SPAN_READER_H */

@@ -1,0 +1,184 @@
+/* One request's waterfall for report.html: a bar per span, coloured by thread state. */
+#include "report-html.h"
+
+#include <inttypes.h>
+
+#include "colour.h"
+
+#define LABEL_WIDTH 330.0
+#define BAR_AREA 880.0
+#define ROW_HEIGHT 16.0
+#define MAX_ROWS 200
+
+static double x_of(int64_t t, int64_t t0, int64_t t1)
+{
+	return LABEL_WIDTH + (t1 > t0 ? (double) (t - t0) / (double) (t1 - t0) * BAR_AREA : 0.0);
+}
+
+static void span_title(FILE *file, const struct ds_span_store *store,
+		const struct ds_span *span)
+{
+	char duration[32];
+	unsigned int s;
+
+	ds_format_duration((double) (span->end - span->begin), false, duration,
+		sizeof(duration));
+	fputs("<title>", file);
+	ds_xml_escape(file, ds_store_string(store, span->service));
+	fputs(": ", file);
+	ds_xml_escape(file, ds_store_string(store, span->operation));
+	fputs(" on ", file);
+	ds_xml_escape(file, ds_store_string(store, span->host));
+	fprintf(file, " (tid %" PRId64 ")\n%s", span->tid, duration);
+	for (s = 0; s < DS_STATE_COUNT; s++) {
+		if (span->states[s]) {
+			ds_format_duration((double) span->states[s], false, duration, sizeof(duration));
+			fprintf(file, "\n%s: %s", ds_state_title(s), duration);
+		}
+	}
+	fputs("</title>", file);
+}
+
+/* Bars from the segments, or proportional to the state totals without them. */
+static void span_bars(FILE *file, const struct ds_span_store *store,
+		const struct ds_span *span, double y, int64_t t0, int64_t t1)
+{
+	const struct ds_segment *segments = ds_store_segments(store, span);
+	uint32_t i;
+
+	fprintf(file, "<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" fill=\"#ddd\" "
+		"stroke=\"#888\" stroke-width=\"0.5\"/>", x_of(span->begin, t0, t1), y,
+		x_of(span->end, t0, t1) - x_of(span->begin, t0, t1), ROW_HEIGHT - 3);
+	if (span->segment_count == 0) {
+		int64_t cursor = span->begin;
+		unsigned int s;
+
+		for (s = 0; s < DS_STATE_COUNT; s++) {
+			struct ds_rgb c = ds_state_colour(s);
+			int64_t next = cursor + (int64_t) span->states[s];
+
+			if (span->states[s] == 0) {
+				continue;
+			}
+			fprintf(file, "<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" "
+				"fill=\"rgb(%u,%u,%u)\" opacity=\"0.85\"/>", x_of(cursor, t0, t1), y,
+				x_of(next, t0, t1) - x_of(cursor, t0, t1), ROW_HEIGHT - 3, c.r, c.g, c.b);
+			cursor = next;
+		}
+		return;
+	}
+	for (i = 0; i < span->segment_count; i++) {
+		struct ds_rgb c = ds_state_colour(segments[i].state);
+		int64_t from = MAX(segments[i].begin, span->begin);
+		int64_t to = MIN(segments[i].end, span->end);
+
+		if (to <= from) {
+			continue;
+		}
+		fprintf(file, "<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" "
+			"fill=\"rgb(%u,%u,%u)\"><title>%s", x_of(from, t0, t1), y,
+			MAX(x_of(to, t0, t1) - x_of(from, t0, t1), 0.3), ROW_HEIGHT - 3,
+			c.r, c.g, c.b, ds_state_title(segments[i].state));
+		if (segments[i].detail) {
+			fputs(" ", file);
+			ds_xml_escape(file, ds_store_string(store, segments[i].detail));
+		}
+		fprintf(file, " (%" PRId64 " ns)</title></rect>", to - from);
+	}
+}
+
+static gint compare_begin(gconstpointer a, gconstpointer b, gpointer data)
+{
+	const struct ds_span *x = ds_store_span(data, *(const uint32_t *) a);
+	const struct ds_span *y = ds_store_span(data, *(const uint32_t *) b);
+
+	return x->begin < y->begin ? -1 : x->begin > y->begin;
+}
+
+/* Depth-first order of the request's trees, children by start time. */
+static void order_rows(const struct ds_span_store *store, const struct ds_requests *requests,
+		uint32_t index, GArray *rows)
+{
+	const struct ds_span *span = ds_store_span(store, index);
+	uint32_t *children = g_memdup2(ds_span_children(requests, span),
+		sizeof(uint32_t) * span->child_count);
+	uint32_t i;
+
+	g_array_append_val(rows, index);
+	g_qsort_with_data(children, span->child_count, sizeof(uint32_t), compare_begin,
+		(gpointer) store);
+	for (i = 0; i < span->child_count && rows->len < MAX_ROWS; i++) {
+		order_rows(store, requests, children[i], rows);
+	}
+	g_free(children);
+}
+
+void ds_write_waterfall_svg(FILE *file, const struct ds_span_store *store,
+		const struct ds_requests *requests, uint32_t index, const char *title)
+{
+	const struct ds_request *request = ds_request_at(requests, index);
+	const uint32_t *all = &g_array_index(requests->spans, uint32_t, request->first_span);
+	GArray *order = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+	const uint32_t *spans;
+	uint32_t rows, i;
+	int64_t t0 = INT64_MAX, t1 = INT64_MIN;
+	double height;
+	char latency[32];
+
+	for (i = 0; i < request->span_count && order->len < MAX_ROWS; i++) {
+		if (ds_store_span(store, all[i])->parent == DS_NO_SPAN) {
+			order_rows(store, requests, all[i], order);
+		}
+	}
+	spans = (const uint32_t *) order->data;
+	rows = order->len;
+	height = (rows + 2) * ROW_HEIGHT + 10;
+	for (i = 0; i < rows; i++) {
+		const struct ds_span *span = ds_store_span(store, spans[i]);
+
+		t0 = MIN(t0, span->begin);
+		t1 = MAX(t1, span->end);
+	}
+	ds_format_duration((double) request->latency, false, latency, sizeof(latency));
+	fputs("<h3>", file);
+	ds_xml_escape(file, title);
+	fprintf(file, ": trace 0x%" PRIx64 "%016" PRIx64 ", latency %s, %" PRIu32 " spans%s</h3>\n",
+		request->trace_id_high, request->trace_id_low, latency, request->span_count,
+		request->span_count > rows ? " (first 200 drawn)" : "");
+	fprintf(file, "<svg class=\"waterfall\" width=\"%.0f\" height=\"%.0f\">\n",
+		LABEL_WIDTH + BAR_AREA + 20, height);
+	for (i = 0; i < rows; i++) {
+		const struct ds_span *span = ds_store_span(store, spans[i]);
+		double y = (i + 1) * ROW_HEIGHT;
+		unsigned int depth = 0;
+		uint32_t up = span->parent;
+		GString *label = g_string_new(NULL);
+
+		while (up != DS_NO_SPAN && depth < 20) {
+			depth++;
+			up = ds_store_span(store, up)->parent;
+		}
+		g_string_append_printf(label, "%*s%s: %s @%s", (int) depth, "",
+			ds_store_string(store, span->service), ds_store_string(store, span->operation),
+			ds_store_string(store, span->host));
+		if (g_utf8_strlen(label->str, -1) > 48) {
+			char *cut = g_utf8_substring(label->str, 0, 46);
+
+			g_string_assign(label, cut);
+			g_string_append(label, "..");
+			g_free(cut);
+		}
+		fputs("<g>", file);
+		span_title(file, store, span);
+		fprintf(file, "<text x=\"2\" y=\"%.1f\" xml:space=\"preserve\">", y + ROW_HEIGHT - 6);
+		ds_xml_escape(file, label->str);
+		fputs("</text>", file);
+		span_bars(file, store, span, y, t0, t1);
+		fputs("</g>\n", file);
+		g_string_free(label, TRUE);
+	}
+	ds_format_duration((double) (t1 - t0), false, latency, sizeof(latency));
+	fprintf(file, "<text x=\"%.0f\" y=\"12\">0</text><text x=\"%.0f\" y=\"12\" "
+		"text-anchor=\"end\">%s</text>\n</svg>\n", LABEL_WIDTH, LABEL_WIDTH + BAR_AREA, latency);
+	g_array_free(order, TRUE);
+}

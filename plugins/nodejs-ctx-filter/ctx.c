@@ -1,0 +1,744 @@
+/*
+ * Node.js async-context reconstruction: see ctx.h.
+ *
+ * Requests live in one table keyed by a serial number; resources refer to
+ * their request by serial, so a finished request can be freed while stale
+ * resources still name it (the lookup then simply fails).  A request whose
+ * trace id is not known yet (a server request waiting for its caller, and
+ * everything that descends from it) keeps its operations in `deferred` and
+ * cannot be freed; resolving it flushes them and resolves its dependents.
+ */
+#include "ctx-internal.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+
+static void request_free(gpointer data)
+{
+	struct nctx_request *request = data;
+
+	g_free(request->service);
+	g_free(request->operation);
+	if (request->dependents) {
+		g_ptr_array_free(request->dependents, TRUE);
+	}
+	if (request->deferred) {
+		g_array_free(request->deferred, TRUE);
+	}
+	g_free(request);
+}
+
+static void process_free(gpointer data)
+{
+	struct nctx_process *process = data;
+
+	g_hash_table_destroy(process->owners);
+	g_hash_table_destroy(process->client_parsers);
+	g_array_free(process->busy, TRUE);
+	g_array_free(process->stack, TRUE);
+	g_ptr_array_free(process->open_servers, TRUE);
+	g_ptr_array_free(process->open_clients, TRUE);
+	g_free(process);
+}
+
+struct nctx_engine *nctx_engine_create(const struct nctx_config *config,
+		nctx_emit_fn emit, void *user)
+{
+	struct nctx_engine *engine = g_new0(struct nctx_engine, 1);
+
+	engine->config = *config;
+	engine->emit = emit;
+	engine->user = user;
+	engine->processes = g_hash_table_new_full(g_direct_hash, g_direct_equal,
+		NULL, process_free);
+	engine->requests = g_hash_table_new_full(g_direct_hash, g_direct_equal,
+		NULL, request_free);
+	engine->open_clients = g_ptr_array_new();
+	engine->pending_servers = g_ptr_array_new();
+	engine->open_parsers = g_ptr_array_new_with_free_func(g_free);
+	nctx_busy_init(engine);
+	engine->next_serial = 1;
+	engine->next_span_id = 1;
+	engine->next_trace_low = 1;
+	return engine;
+}
+
+void nctx_engine_destroy(struct nctx_engine *engine)
+{
+	if (!engine) {
+		return;
+	}
+	g_ptr_array_free(engine->pending_servers, TRUE);
+	g_ptr_array_free(engine->open_parsers, TRUE);
+	nctx_busy_fini(engine);
+	g_ptr_array_free(engine->open_clients, TRUE);
+	g_hash_table_destroy(engine->requests);
+	g_hash_table_destroy(engine->processes);
+	g_free(engine);
+}
+
+const struct nctx_stats *nctx_engine_stats(const struct nctx_engine *engine)
+{
+	return &engine->stats;
+}
+
+int64_t nctx_engine_horizon(const struct nctx_engine *engine)
+{
+	int64_t horizon = INT64_MAX;
+
+	if (engine->pending_servers->len > 0) {
+		horizon = ((const struct nctx_request *)
+			g_ptr_array_index(engine->pending_servers, 0))->start_ts;
+	}
+	if (engine->open_parsers->len > 0) {
+		const struct nctx_parser *parser = g_ptr_array_index(engine->open_parsers, 0);
+
+		horizon = MIN(horizon, parser->at.ts);
+	}
+	return MIN(horizon, nctx_busy_horizon(engine));
+}
+
+static struct nctx_process *process_get(struct nctx_engine *engine,
+		const struct nctx_origin *origin)
+{
+	uint64_t key = ((uint64_t) origin->host << 40) ^ (uint64_t) origin->vpid;
+	struct nctx_process *process = g_hash_table_lookup(engine->processes,
+		NCTX_KEY(key));
+
+	if (!process) {
+		process = g_new0(struct nctx_process, 1);
+		process->host = origin->host;
+		process->vpid = origin->vpid;
+		process->owners = g_hash_table_new(g_direct_hash, g_direct_equal);
+		process->stack = g_array_new(FALSE, FALSE, sizeof(struct nctx_frame));
+		process->client_parsers = g_hash_table_new(g_direct_hash, g_direct_equal);
+		process->busy = g_array_new(FALSE, FALSE, sizeof(struct nctx_busy));
+		process->open_servers = g_ptr_array_new();
+		process->open_clients = g_ptr_array_new();
+		g_hash_table_insert(engine->processes, NCTX_KEY(key), process);
+	}
+	return process;
+}
+
+/* The open request of serial `serial`, or NULL. */
+static struct nctx_request *open_request(struct nctx_engine *engine, uint64_t serial)
+{
+	struct nctx_request *request;
+
+	if (serial == 0) {
+		return NULL;
+	}
+	request = g_hash_table_lookup(engine->requests, NCTX_KEY(serial));
+	return request && !request->ended ? request : NULL;
+}
+
+static uint64_t resource_owner(struct nctx_process *process, int64_t id)
+{
+	return NCTX_VALUE(g_hash_table_lookup(process->owners, NCTX_KEY(id)));
+}
+
+/* Frees `request` once nothing can refer to it any more. */
+/* Forgets `parser` (NULL: nothing to do). */
+static void parser_close(struct nctx_engine *engine, struct nctx_parser *parser)
+{
+	if (parser) {
+		g_hash_table_remove(parser->process->client_parsers, NCTX_KEY(parser->id));
+		g_ptr_array_remove(engine->open_parsers, parser);
+	}
+}
+
+void nctx_request_release_if_done(struct nctx_engine *engine,
+		struct nctx_request *request)
+{
+	if (request->ended && request->known && !request->pending &&
+			request->dependents->len == 0) {
+		g_hash_table_remove(engine->requests, NCTX_KEY(request->serial));
+	}
+}
+
+static void op_fill_ids(const struct nctx_request *request, struct nctx_op *op)
+{
+	op->trace_id_low = request->trace_id_low;
+	op->span_id = request->span_id;
+	op->parent_span_id = request->parent_span_id;
+	op->service = request->service;
+	op->operation = request->operation;
+	op->span_kind = request->span_kind;
+	op->host = request->process->host;
+	op->vpid = request->process->vpid;
+	op->procname = request->service;
+}
+
+/* Emits (or defers) one operation of `request` at `ts`. */
+void nctx_request_op(struct nctx_engine *engine, struct nctx_request *request,
+		enum nctx_op_kind kind, const struct nctx_origin *at, int64_t vtid,
+		uint8_t status)
+{
+	struct nctx_op op = {
+		.kind = kind,
+		.ts = at->ts,
+		.cycles = at->cycles,
+		.vtid = vtid,
+		.status = status,
+		.trace_id_high = engine->config.trace_id_high,
+	};
+
+	if (kind == NCTX_OP_SPAN_ACTIVATE) {
+		engine->stats.activations++;
+	}
+	if (!request->known) {
+		g_array_append_val(request->deferred, op);
+		return;
+	}
+	op_fill_ids(request, &op);
+	engine->emit(&op, engine->user);
+}
+
+static void request_resolve(struct nctx_engine *engine,
+		struct nctx_request *request);
+
+/* `dependent` takes its trace id from `from` (now or once `from` is known). */
+void nctx_request_depend(struct nctx_engine *engine,
+		struct nctx_request *from, struct nctx_request *dependent)
+{
+	dependent->parent_span_id = from->span_id;
+	if (from->known) {
+		dependent->trace_id_low = from->trace_id_low;
+		request_resolve(engine, dependent);
+	} else {
+		g_ptr_array_add(from->dependents, dependent);
+	}
+}
+
+static void request_make_root(struct nctx_engine *engine,
+		struct nctx_request *request)
+{
+	engine->stats.roots++;
+	request->parent_span_id = 0;
+	request->trace_id_low = engine->next_trace_low++;
+	request_resolve(engine, request);
+}
+
+/* The trace id of `request` is decided: flush its operations and its dependents'. */
+static void request_resolve(struct nctx_engine *engine,
+		struct nctx_request *request)
+{
+	GPtrArray *dependents = request->dependents;
+	guint i;
+
+	request->known = true;
+	for (i = 0; i < request->deferred->len; i++) {
+		struct nctx_op *op = &g_array_index(request->deferred, struct nctx_op, i);
+
+		op_fill_ids(request, op);
+		engine->emit(op, engine->user);
+	}
+	g_array_set_size(request->deferred, 0);
+	request->dependents = g_ptr_array_new();
+	for (i = 0; i < dependents->len; i++) {
+		struct nctx_request *dependent = g_ptr_array_index(dependents, i);
+
+		dependent->trace_id_low = request->trace_id_low;
+		request_resolve(engine, dependent);
+	}
+	g_ptr_array_free(dependents, TRUE);
+	nctx_request_release_if_done(engine, request);
+}
+
+/* Makes `serial` the request running on the process's loop, emitting the transitions. */
+static void process_set_active(struct nctx_engine *engine,
+		struct nctx_process *process, uint64_t serial, const struct nctx_origin *at)
+{
+	struct nctx_request *old_request, *new_request;
+
+	if (serial == process->active) {
+		return;
+	}
+	if (engine->config.activations) {
+		old_request = open_request(engine, process->active);
+		new_request = open_request(engine, serial);
+		if (old_request) {
+			nctx_request_op(engine, old_request, NCTX_OP_SPAN_DEACTIVATE, at, at->vtid, 0);
+			nctx_busy_record(engine, process, old_request, at);
+		}
+		if (new_request) {
+			nctx_request_op(engine, new_request, NCTX_OP_SPAN_ACTIVATE, at, at->vtid, 0);
+		}
+	}
+	process->active = serial;
+	process->active_since = *at;
+	process->active_since.procname = NULL;
+}
+
+static uint64_t process_top_owner(const struct nctx_process *process)
+{
+	if (process->stack->len == 0) {
+		return 0;
+	}
+	return g_array_index(process->stack, struct nctx_frame,
+		process->stack->len - 1).owner;
+}
+
+static void parser_open(struct nctx_engine *engine, struct nctx_process *process,
+		const struct nctx_origin *origin, int64_t id)
+{
+	struct nctx_parser *parser = g_new0(struct nctx_parser, 1);
+
+	parser->process = process;
+	parser->id = id;
+	parser->at = *origin;
+	parser->at.procname = NULL;
+	parser_close(engine, g_hash_table_lookup(process->client_parsers, NCTX_KEY(id)));
+	g_hash_table_insert(process->client_parsers, NCTX_KEY(id), parser);
+	g_ptr_array_add(engine->open_parsers, parser);
+}
+
+void nctx_async_context(struct nctx_engine *engine,
+		const struct nctx_origin *origin, enum nctx_phase phase,
+		int64_t id, int64_t trigger_id, int64_t exec_id, const char *type)
+{
+	struct nctx_process *process = process_get(engine, origin);
+	struct nctx_frame frame;
+	uint64_t owner;
+	guint i;
+
+	engine->stats.vnode_events++;
+	switch (phase) {
+	case NCTX_PHASE_CONSTRUCTOR:
+		owner = resource_owner(process, trigger_id);
+		if (!open_request(engine, owner)) {
+			owner = process_top_owner(process);
+		}
+		if (open_request(engine, owner)) {
+			g_hash_table_insert(process->owners, NCTX_KEY(id), NCTX_KEY(owner));
+		}
+		if (type && type[0] == 'H' && strcmp(type, "HTTPCLIENTREQUEST") == 0) {
+			parser_open(engine, process, origin, id);
+		}
+		break;
+	case NCTX_PHASE_BEFORE:
+		frame.id = id;
+		frame.owner = resource_owner(process, id);
+		g_array_append_val(process->stack, frame);
+		process_set_active(engine, process, frame.owner, origin);
+		break;
+	case NCTX_PHASE_AFTER:
+		/* Pop up to the matching `before` (an unmatched `after` changes nothing). */
+		for (i = process->stack->len; i > 0; i--) {
+			if (g_array_index(process->stack, struct nctx_frame, i - 1).id == id) {
+				g_array_set_size(process->stack, i - 1);
+				process_set_active(engine, process,
+					process_top_owner(process), origin);
+				break;
+			}
+		}
+		break;
+	case NCTX_PHASE_DESTROY:
+		g_hash_table_remove(process->owners, NCTX_KEY(id));
+		parser_close(engine, g_hash_table_lookup(process->client_parsers, NCTX_KEY(id)));
+		break;
+	}
+}
+
+/* "HTTP GET /path" (query string dropped); clients name their callee. */
+static char *operation_name(bool client, const struct nctx_http *http)
+{
+	const char *url = http->url ? http->url : "";
+	size_t path_len = strcspn(url, "?#");
+
+	if (client) {
+		return g_strdup_printf("HTTP %s %s:%" PRId64 "%.*s",
+			http->method ? http->method : "?",
+			http->address ? http->address : "?", http->port,
+			(int) path_len, url);
+	}
+	return g_strdup_printf("HTTP %s %.*s", http->method ? http->method : "?",
+		(int) path_len, url);
+}
+
+struct nctx_request *nctx_request_alloc(struct nctx_engine *engine,
+		struct nctx_process *process, const struct nctx_origin *start,
+		enum nctx_span_kind span_kind, const char *service, char *operation)
+{
+	struct nctx_request *request = g_new0(struct nctx_request, 1);
+
+	request->serial = engine->next_serial++;
+	request->client = span_kind == NCTX_SPAN_CLIENT;
+	request->span_kind = span_kind;
+	request->process = process;
+	request->vtid = start->vtid;
+	request->start_ts = start->ts;
+	request->start_cycles = start->cycles;
+	request->service = g_strdup(service);
+	request->operation = operation;
+	request->label = nctx_busy_label(engine, request->service, operation);
+	request->span_id = engine->next_span_id++;
+	request->dependents = g_ptr_array_new();
+	request->deferred = g_array_new(FALSE, FALSE, sizeof(struct nctx_op));
+	g_hash_table_insert(engine->requests, NCTX_KEY(request->serial), request);
+	return request;
+}
+
+static struct nctx_request *request_new(struct nctx_engine *engine,
+		struct nctx_process *process, const struct nctx_origin *origin,
+		bool client, const struct nctx_http *http)
+{
+	struct nctx_request *request = nctx_request_alloc(engine, process, origin,
+		client ? NCTX_SPAN_CLIENT : NCTX_SPAN_SERVER,
+		origin->procname ? origin->procname : "node", operation_name(client, http));
+
+	request->sock_async_id = http->sock_async_id;
+	request->resource_id = http->ctx_id;
+	request->port = http->port;
+	request->local_port = http->local_port;
+	return request;
+}
+
+/* Could `client` be the caller of `server` (ports, and the server starts inside it)? */
+static bool client_matches(const struct nctx_request *client,
+		const struct nctx_request *server)
+{
+	return client->port == server->local_port &&
+		client->local_port == server->port && client->local_port >= 0 &&
+		client->start_ts <= server->start_ts &&
+		(!client->ended || client->end_ts >= server->start_ts);
+}
+
+/* Could a client whose local port is still unknown be the caller of `server`? */
+static bool client_may_match(const struct nctx_request *client,
+		const struct nctx_request *server)
+{
+	return client->local_port < 0 && client->port == server->local_port &&
+		client->start_ts <= server->start_ts && !client->ended;
+}
+
+static void pending_remove(struct nctx_engine *engine, struct nctx_request *server)
+{
+	server->pending = false;
+	g_ptr_array_remove(engine->pending_servers, server);
+}
+
+static void server_link(struct nctx_engine *engine, struct nctx_request *server,
+		struct nctx_request *client)
+{
+	engine->stats.servers_with_caller++;
+	engine->stats.clients_with_callee++;
+	server->caller_serial = client->serial;
+	if (server->pending) {
+		pending_remove(engine, server);
+	}
+	nctx_busy_spans(engine, server, client);
+	/* Last: resolving may free an ended server request. */
+	nctx_request_depend(engine, client, server);
+}
+
+/* The latest open client request matching `server` by ports, or NULL. */
+static struct nctx_request *server_find_caller(struct nctx_engine *engine,
+		const struct nctx_request *server, bool *maybe_later)
+{
+	struct nctx_request *best = NULL;
+	guint i;
+
+	*maybe_later = false;
+	for (i = 0; i < engine->open_clients->len; i++) {
+		struct nctx_request *client = g_ptr_array_index(engine->open_clients, i);
+
+		if (client_matches(client, server)) {
+			if (!best || client->start_ts > best->start_ts) {
+				best = client;
+			}
+		} else if (client_may_match(client, server)) {
+			*maybe_later = true;
+		}
+	}
+	/* A client request whose event is still to come (see struct nctx_parser). */
+	if (!best && engine->open_parsers->len > 0 &&
+			((const struct nctx_parser *) g_ptr_array_index(engine->open_parsers, 0))->at.ts <=
+				server->start_ts) {
+		*maybe_later = true;
+	}
+	return best;
+}
+
+/*
+ * Decides pending server requests that can no longer get a caller: no open
+ * client with an unknown local port could match, the window expired, or
+ * the input ended.
+ */
+static void pending_review(struct nctx_engine *engine, int64_t now, bool finishing)
+{
+	guint i = 0;
+
+	while (i < engine->pending_servers->len) {
+		struct nctx_request *server = g_ptr_array_index(engine->pending_servers, i);
+		bool maybe_later = false;
+		struct nctx_request *caller = server_find_caller(engine, server, &maybe_later);
+
+		if (caller) {
+			server_link(engine, server, caller);
+		} else if (finishing || !maybe_later ||
+				now - server->start_ts > engine->config.match_window_ns) {
+			pending_remove(engine, server);
+			request_make_root(engine, server);
+		} else {
+			i++;
+		}
+	}
+}
+
+/* A pending server request may be the callee of `client`, now that its ports are known. */
+static void link_pending_callee(struct nctx_engine *engine, struct nctx_request *client)
+{
+	guint i;
+
+	for (i = 0; i < engine->pending_servers->len; i++) {
+		struct nctx_request *server = g_ptr_array_index(engine->pending_servers, i);
+
+		if (client_matches(client, server)) {
+			server_link(engine, server, client);
+			break;
+		}
+	}
+}
+
+static void server_request(struct nctx_engine *engine, struct nctx_process *process,
+		const struct nctx_origin *origin, const struct nctx_http *http)
+{
+	struct nctx_request *server = request_new(engine, process, origin, false, http);
+	struct nctx_request *caller;
+	bool maybe_later = false;
+	guint top;
+
+	engine->stats.server_requests++;
+	g_ptr_array_add(process->open_servers, server);
+	g_hash_table_insert(process->owners, NCTX_KEY(http->ctx_id), NCTX_KEY(server->serial));
+	caller = server_find_caller(engine, server, &maybe_later);
+	if (caller) {
+		server_link(engine, server, caller);
+	} else if (maybe_later) {
+		engine->stats.deferred_servers++;
+		server->pending = true;
+		g_ptr_array_add(engine->pending_servers, server);
+	} else {
+		request_make_root(engine, server);
+	}
+	nctx_request_op(engine, server, NCTX_OP_SPAN_START, origin, origin->vtid, 0);
+	/* The request's handler runs in the current callback: it is now the request's. */
+	top = process->stack->len;
+	if (top > 0 && g_array_index(process->stack, struct nctx_frame, top - 1).id == http->ctx_id) {
+		g_array_index(process->stack, struct nctx_frame, top - 1).owner = server->serial;
+		process_set_active(engine, process, server->serial, origin);
+	}
+}
+
+static void client_request(struct nctx_engine *engine, struct nctx_process *process,
+		const struct nctx_origin *origin, const struct nctx_http *http)
+{
+	struct nctx_parser *parser = g_hash_table_lookup(process->client_parsers,
+		NCTX_KEY(http->ctx_id));
+	struct nctx_origin start = parser ? parser->at : *origin;
+	struct nctx_request *client, *parent;
+
+	/* The request was made when its HTTPCLIENTREQUEST resource was constructed. */
+	start.procname = origin->procname;
+	client = request_new(engine, process, &start, true, http);
+	parent = open_request(engine, resource_owner(process, http->ctx_id));
+	parser_close(engine, parser);
+	engine->stats.client_requests++;
+	if (!parent) {
+		parent = open_request(engine, process_top_owner(process));
+	}
+	g_ptr_array_add(process->open_clients, client);
+	g_ptr_array_add(engine->open_clients, client);
+	nctx_busy_client_waits(engine, client);
+	if (parent && !parent->client) {
+		engine->stats.clients_with_parent++;
+		nctx_request_depend(engine, parent, client);
+	} else {
+		request_make_root(engine, client);
+	}
+	nctx_request_op(engine, client, NCTX_OP_SPAN_START, &start, start.vtid, 0);
+	/*
+	 * A client span is a wait for a remote call: it never runs on the loop itself (its
+	 * callbacks are its server request's), so it is deactivated right away.
+	 */
+	if (engine->config.activations) {
+		nctx_request_op(engine, client, NCTX_OP_SPAN_DEACTIVATE, &start, start.vtid, 0);
+	}
+	if (engine->pending_servers->len > 0) {
+		link_pending_callee(engine, client);
+		pending_review(engine, origin->ts, false);
+	}
+}
+
+void nctx_http_request(struct nctx_engine *engine,
+		const struct nctx_origin *origin, bool client,
+		const struct nctx_http *http)
+{
+	struct nctx_process *process = process_get(engine, origin);
+
+	engine->stats.vnode_events++;
+	if (client) {
+		client_request(engine, process, origin, http);
+	} else {
+		server_request(engine, process, origin, http);
+	}
+}
+
+/* The open request of `list` answered by `http`, or NULL. */
+static struct nctx_request *find_open(struct nctx_process *process, GPtrArray *list,
+		const struct nctx_http *http, bool client)
+{
+	uint64_t owner = resource_owner(process, http->ctx_id);
+	guint i;
+
+	/* By the resource the response runs in (client: its HTTPCLIENTREQUEST). */
+	for (i = 0; i < list->len; i++) {
+		struct nctx_request *request = g_ptr_array_index(list, i);
+
+		if ((client && request->resource_id >= 0 && request->resource_id == http->ctx_id) ||
+				(!client && request->serial == owner)) {
+			return request;
+		}
+	}
+	/* Else by socket (one exchange at a time on a connection), else by ports. */
+	for (i = 0; i < list->len; i++) {
+		struct nctx_request *request = g_ptr_array_index(list, i);
+
+		if (http->sock_async_id >= 0 && request->sock_async_id == http->sock_async_id) {
+			return request;
+		}
+	}
+	for (i = 0; i < list->len; i++) {
+		struct nctx_request *request = g_ptr_array_index(list, i);
+
+		if (http->local_port >= 0 && request->port == http->port &&
+				(request->local_port < 0 || request->local_port == http->local_port)) {
+			return request;
+		}
+	}
+	return NULL;
+}
+
+static uint8_t span_status(int64_t http_status)
+{
+	return http_status >= 500 || http_status <= 0 ? 2 : 1;
+}
+
+static void request_end(struct nctx_engine *engine, struct nctx_request *request,
+		const struct nctx_origin *origin, int64_t http_status)
+{
+	struct nctx_process *process = request->process;
+
+	request->ended = true;
+	request->end_ts = origin->ts;
+	if (process->active == request->serial) {
+		if (engine->config.activations) {
+			nctx_request_op(engine, request, NCTX_OP_SPAN_DEACTIVATE, origin,
+				origin->vtid, 0);
+			nctx_busy_record(engine, process, request, origin);
+		}
+		process->active = 0;
+	}
+	nctx_request_op(engine, request, NCTX_OP_SPAN_END, origin, request->vtid,
+		span_status(http_status));
+}
+
+static void server_response(struct nctx_engine *engine, struct nctx_process *process,
+		const struct nctx_origin *origin, const struct nctx_http *http)
+{
+	struct nctx_request *server = find_open(process, process->open_servers, http, false);
+
+	engine->stats.server_responses++;
+	if (!server) {
+		engine->stats.unmatched_responses++;
+		return;
+	}
+	g_ptr_array_remove(process->open_servers, server);
+	if (server->caller_serial && !open_request(engine, server->caller_serial)) {
+		engine->stats.interval_violations++;
+	}
+	request_end(engine, server, origin, http->status);
+	nctx_request_release_if_done(engine, server);
+}
+
+static void client_response(struct nctx_engine *engine, struct nctx_process *process,
+		const struct nctx_origin *origin, const struct nctx_http *http)
+{
+	struct nctx_request *client = find_open(process, process->open_clients, http, true);
+
+	engine->stats.client_responses++;
+	if (!client) {
+		engine->stats.unmatched_responses++;
+		return;
+	}
+	if (client->local_port < 0) {
+		client->local_port = http->local_port;
+	}
+	if (client->port < 0) {
+		client->port = http->port;
+	}
+	link_pending_callee(engine, client);
+	g_ptr_array_remove(process->open_clients, client);
+	g_ptr_array_remove(engine->open_clients, client);
+	nctx_busy_client_done(engine, client);
+	request_end(engine, client, origin, http->status);
+	pending_review(engine, origin->ts, false);
+	nctx_request_release_if_done(engine, client);
+}
+
+void nctx_http_response(struct nctx_engine *engine,
+		const struct nctx_origin *origin, bool client,
+		const struct nctx_http *http)
+{
+	struct nctx_process *process = process_get(engine, origin);
+
+	engine->stats.vnode_events++;
+	if (client) {
+		client_response(engine, process, origin, http);
+	} else {
+		server_response(engine, process, origin, http);
+	}
+}
+
+void nctx_engine_advance(struct nctx_engine *engine, int64_t ts)
+{
+	int64_t horizon = nctx_engine_horizon(engine);
+
+	if (horizon == INT64_MAX || ts - horizon <= engine->config.match_window_ns) {
+		return;
+	}
+	/* An HTTPCLIENTREQUEST never announced (no subscriber, aborted) stops holding output. */
+	while (engine->open_parsers->len > 0) {
+		struct nctx_parser *parser = g_ptr_array_index(engine->open_parsers, 0);
+
+		if (ts - parser->at.ts <= engine->config.match_window_ns) {
+			break;
+		}
+		parser_close(engine, parser);
+	}
+	nctx_busy_expire(engine, ts, false);
+	pending_review(engine, ts, false);
+}
+
+void nctx_engine_finish(struct nctx_engine *engine)
+{
+	GHashTableIter iter;
+	gpointer value;
+
+	while (engine->open_parsers->len > 0) {
+		parser_close(engine, g_ptr_array_index(engine->open_parsers, 0));
+	}
+	pending_review(engine, INT64_MAX, true);
+	nctx_busy_expire(engine, INT64_MAX, true);
+	engine->stats.open_at_end = 0;
+	g_hash_table_iter_init(&iter, engine->requests);
+	while (g_hash_table_iter_next(&iter, NULL, &value)) {
+		const struct nctx_request *request = value;
+
+		if (!request->ended) {
+			engine->stats.open_at_end++;
+		}
+	}
+}

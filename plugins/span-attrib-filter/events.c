@@ -1,0 +1,374 @@
+/* filter.deepspan.span-attrib: upstream messages to the thread model and span accounting. */
+#include "span-attrib.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+#define APPEND_CAUSE(it, ...) \
+	BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT((it)->comp->self_comp, __VA_ARGS__)
+
+enum role_type {
+	ROLE_NONE = 0,
+	ROLE_KERNEL,
+	ROLE_SPAN,
+};
+
+struct event_role {
+	enum role_type type;
+	const struct ds_kernel_class *kernel;	/* borrowed from it->kernel_events */
+	const struct ds_span_class *span;	/* borrowed from it->span_events */
+	bool invalid;				/* a required field is missing: never decoded */
+};
+
+/* The role of an event class, resolved once; NULL (cause appended) for a class that cannot be decoded. */
+static const struct event_role *role_get(struct span_attrib_iterator *it, const bt_event_class *ec)
+{
+	struct event_role *role;
+	const char *missing = NULL;
+	unsigned int slot = (unsigned int) (((uintptr_t) ec >> 4) ^ ((uintptr_t) ec >> 12)) % ROLE_CACHE_SIZE;
+
+	if (it->role_cache_class[slot] == ec) {
+		return it->role_cache_role[slot];
+	}
+	role = g_hash_table_lookup(it->roles, ec);
+	if (role) {
+		if (role->invalid) {
+			return NULL;
+		}
+		goto end;
+	}
+	role = g_new0(struct event_role, 1);
+	role->span = ds_span_events_resolve(it->span_events, ec);
+	if (role->span->kind != DS_SPAN_EVENT_NONE) {
+		role->type = ROLE_SPAN;
+		missing = role->span->missing;
+	} else {
+		role->kernel = ds_kernel_events_resolve(it->kernel_events, ec);
+		if (role->kernel->kind != DS_KEV_NONE) {
+			role->type = ROLE_KERNEL;
+			missing = role->kernel->missing;
+		}
+	}
+	g_hash_table_insert(it->roles, (gpointer) ec, role);
+	if (missing) {
+		role->invalid = true;
+		APPEND_CAUSE(it, "Event class `%s` has no integer/string field `%s` where the %s schema requires one: "
+			"cannot attribute spans from this trace (is it corrupt, or written by another tracer version?).",
+			bt_event_class_get_name(ec), missing, role->type == ROLE_SPAN ? "span (DESIGN §3.2)" : "kernel (DESIGN §3.1)");
+		return NULL;
+	}
+end:
+	it->role_cache_class[slot] = ec;
+	it->role_cache_role[slot] = role;
+	return role;
+}
+
+static void dispatch_kernel(struct host *host, const struct ds_kernel_event *ev, int64_t ns, int64_t cpu)
+{
+	struct ds_model *m = host->model;
+
+	switch (ev->kind) {
+	case DS_KEV_SCHED_SWITCH:
+		ds_model_sched_switch(m, ns, cpu, ev->tid, ev->comm, ev->prev_state, ev->next_tid, ev->next_comm);
+		break;
+	case DS_KEV_SCHED_WAKING:
+	case DS_KEV_SCHED_WAKEUP:
+	case DS_KEV_SCHED_WAKEUP_NEW:
+		ds_model_wakeup(m, ns, cpu, ev->tid, ev->comm);
+		break;
+	case DS_KEV_SCHED_MIGRATE_TASK:
+		ds_model_migrate(m, ns, ev->tid, ev->cpu);
+		break;
+	case DS_KEV_SCHED_PROCESS_FORK:
+		ds_model_fork(m, ns, ev->parent_tid, ev->tid, ev->pid, ev->comm, ev->vtids, ev->vtid_count);
+		break;
+	case DS_KEV_SCHED_PROCESS_FREE:
+		ds_model_process_free(m, ns, ev->tid);
+		break;
+	case DS_KEV_SYSCALL_ENTRY:
+		ds_model_syscall_entry(m, ns, cpu, ev->name);
+		break;
+	case DS_KEV_SYSCALL_EXIT:
+		ds_model_syscall_exit(m, ns, cpu);
+		break;
+	case DS_KEV_IRQ_ENTRY:
+		ds_model_irq_entry(m, ns, cpu, DS_IRQ_HARD, ev->name);
+		break;
+	case DS_KEV_IRQ_EXIT:
+		ds_model_irq_exit(m, ns, cpu, DS_IRQ_HARD);
+		break;
+	case DS_KEV_SOFTIRQ_ENTRY:
+		ds_model_irq_entry(m, ns, cpu, DS_IRQ_SOFT, ds_softirq_name(ev->number));
+		break;
+	case DS_KEV_SOFTIRQ_EXIT:
+		ds_model_irq_exit(m, ns, cpu, DS_IRQ_SOFT);
+		break;
+	case DS_KEV_VECTOR_ENTRY:
+		ds_model_irq_entry(m, ns, cpu, DS_IRQ_VECTOR, ev->name);
+		break;
+	case DS_KEV_VECTOR_EXIT:
+		ds_model_irq_exit(m, ns, cpu, DS_IRQ_VECTOR);
+		break;
+	case DS_KEV_TIMER_ENTRY:
+		ds_model_timer_entry(m, cpu);
+		break;
+	case DS_KEV_TIMER_EXIT:
+		ds_model_timer_exit(m, cpu);
+		break;
+	case DS_KEV_STATEDUMP_PROCESS_STATE:
+		ds_model_statedump_process(m, ns, ev->tid, ev->pid, ev->status, ev->comm);
+		break;
+	case DS_KEV_STATEDUMP_PID_NS:
+		ds_model_statedump_pid_ns(m, ev->tid, ev->vpid, ev->vtid, ev->ns_level);
+		break;
+	default:
+		/* exit, softirq raise, block events: no state change of their own */
+		break;
+	}
+}
+
+static struct ds_span *span_lookup(struct host *host, const struct ds_span_event *ev)
+{
+	struct ds_span key;
+
+	key.trace_id_high = ev->trace_id_high;
+	key.trace_id_low = ev->trace_id_low;
+	key.span_id = ev->span_id;
+	return g_hash_table_lookup(host->spans, &key);
+}
+
+static struct ds_thread *span_event_thread(struct host *host, const struct ds_span_event *ev)
+{
+	int64_t tid = ev->vtid >= 0 ? ds_model_tid_for_vtid(host->model, ev->vpid, ev->vtid) : -1;
+
+	return ds_model_thread(host->model, tid, true);
+}
+
+static void span_start(struct span_attrib_iterator *it, struct host *host,
+		const struct ds_span_event *ev, int64_t ns)
+{
+	struct ds_thread *thread;
+	struct ds_span *span;
+
+	if (span_lookup(host, ev)) {
+		it->counters.duplicate_starts++;
+		return;
+	}
+	span = ds_span_new(host->model, ns);
+	span->trace_id_high = ev->trace_id_high;
+	span->trace_id_low = ev->trace_id_low;
+	span->span_id = ev->span_id;
+	span->parent_span_id = ev->parent_span_id;
+	span->operation = g_strdup(ev->operation);
+	thread = span_event_thread(host, ev);
+	if (ev->service && ev->service[0]) {
+		span->service = g_strdup(ev->service);
+	} else if (ev->procname) {
+		span->service = g_strdup(ev->procname);
+	} else if (thread && thread->comm[0]) {
+		span->service = g_strdup(thread->comm);
+	}
+	if (thread) {
+		span->tid = thread->tid;
+		span->pid = thread->pid >= 0 ? thread->pid :
+			(ev->vpid >= 0 ? ds_model_tid_for_vtid(host->model, ev->vpid, ev->vpid) : -1);
+		ds_span_attach(host->model, span, thread, ns);
+	} else {
+		it->counters.spans_without_thread++;
+	}
+	g_hash_table_add(host->spans, span);
+}
+
+static int span_emit_and_free(struct span_attrib_iterator *it, struct host *host, struct ds_span *span)
+{
+	int ret = output_emit_span(it, host, span, clock_map_cycles(&host->out_clock, span->end));
+
+	g_hash_table_remove(host->spans, span);
+	return ret;
+}
+
+static int handle_span_event(struct span_attrib_iterator *it, struct host *host,
+		const struct stream_info *info, const struct ds_span_event *ev, int64_t ns)
+{
+	struct ds_span *span;
+
+	host->has_spans = true;
+	if (!host->out_clock.clock_class) {
+		host->out_clock = info->clock;
+	}
+	if (ev->kind == DS_SPAN_EVENT_START) {
+		span_start(it, host, ev, ns);
+		return 0;
+	}
+	span = span_lookup(host, ev);
+	if (!span) {
+		if (ev->kind == DS_SPAN_EVENT_END) {
+			it->counters.unmatched_ends++;
+		} else {
+			it->counters.unmatched_activations++;
+		}
+		return 0;
+	}
+	switch (ev->kind) {
+	case DS_SPAN_EVENT_END:
+		ds_span_finish(host->model, span, ns);
+		return span_emit_and_free(it, host, span);
+	case DS_SPAN_EVENT_ACTIVATE: {
+		struct ds_thread *thread = span_event_thread(host, ev);
+
+		if (thread) {
+			ds_span_attach(host->model, span, thread, ns);
+		}
+		break;
+	}
+	case DS_SPAN_EVENT_DEACTIVATE:
+		if (span->thread) {
+			ds_span_detach(host->model, span, ns, DS_STATE_BLOCKED, "inactive");
+		}
+		break;
+	default:
+		break;
+	}
+	return 0;
+}
+
+static int handle_event(struct span_attrib_iterator *it, const bt_message *msg)
+{
+	const bt_event *event = bt_message_event_borrow_event_const(msg);
+	const struct event_role *role = role_get(it, bt_event_borrow_class_const(event));
+	struct stream_info *info;
+	struct host *host;
+	int64_t ns;
+
+	if (!role) {
+		return -1;
+	}
+	if (role->type == ROLE_NONE) {
+		return 0;
+	}
+	info = stream_info_get(it, bt_event_borrow_stream_const(event));
+	if (!info->clock.clock_class) {
+		return 0;
+	}
+	ns = clock_map_ns(&info->clock,
+		bt_clock_snapshot_get_value(bt_message_event_borrow_default_clock_snapshot_const(msg)));
+	host = info->host;
+	if (ns < host->last_ns) {
+		it->counters.out_of_order++;
+	} else {
+		host->last_ns = ns;
+	}
+	if (ns > it->last_ns) {
+		it->last_ns = ns;
+	}
+	if (role->type == ROLE_KERNEL) {
+		struct ds_kernel_event kev;
+
+		host->has_kernel = true;
+		ds_kernel_event_decode(role->kernel, event, &kev);
+		dispatch_kernel(host, &kev, ns, info->cpu);
+		return 0;
+	} else {
+		struct ds_span_event sev;
+
+		ds_span_event_decode(role->span, event, &sev);
+		return handle_span_event(it, host, info, &sev, ns);
+	}
+}
+
+static void handle_packet_beginning(struct span_attrib_iterator *it, const bt_message *msg)
+{
+	const bt_packet *packet = bt_message_packet_beginning_borrow_packet_const(msg);
+	struct stream_info *info = stream_info_get(it, bt_packet_borrow_stream_const(packet));
+	const bt_field *context, *cpu_field;
+
+	info->cpu = -1;
+	if (info->cpu_id.scope == DS_FIELD_SCOPE_NONE || !ds_field_ref_is_int(info->cpu_id)) {
+		return;
+	}
+	context = bt_packet_borrow_context_field_const(packet);
+	if (!context) {
+		return;
+	}
+	cpu_field = bt_field_structure_borrow_member_field_by_index_const(context, info->cpu_id.index);
+	info->cpu = info->cpu_id.kind == DS_FIELD_KIND_UNSIGNED ?
+		(int64_t) bt_field_integer_unsigned_get_value(cpu_field) :
+		bt_field_integer_signed_get_value(cpu_field);
+}
+
+static void handle_discarded(struct span_attrib_iterator *it, const bt_message *msg)
+{
+	const bt_stream *stream = bt_message_discarded_events_borrow_stream_const(msg);
+	const bt_stream_class *sc = bt_stream_borrow_class_const(stream);
+	struct stream_info *info = stream_info_get(it, stream);
+	uint64_t count = 0;
+	int64_t ns = info->host->last_ns;
+
+	if (bt_message_discarded_events_get_count(msg, &count) == BT_PROPERTY_AVAILABILITY_AVAILABLE) {
+		it->counters.discarded_events += count;
+	}
+	it->counters.discarded_messages++;
+	if (info->clock.clock_class && bt_stream_class_discarded_events_have_default_clock_snapshots(sc)) {
+		ns = clock_map_ns(&info->clock, bt_clock_snapshot_get_value(
+			bt_message_discarded_events_borrow_beginning_default_clock_snapshot_const(msg)));
+	}
+	if (ns == INT64_MIN) {
+		ns = it->last_ns;
+	}
+	ds_model_discarded(info->host->model, ns);
+}
+
+int span_attrib_handle_message(struct span_attrib_iterator *it, const bt_message *msg)
+{
+	switch (bt_message_get_type(msg)) {
+	case BT_MESSAGE_TYPE_EVENT:
+		return handle_event(it, msg);
+	case BT_MESSAGE_TYPE_PACKET_BEGINNING:
+		handle_packet_beginning(it, msg);
+		break;
+	case BT_MESSAGE_TYPE_STREAM_BEGINNING:
+		stream_info_get(it, bt_message_stream_beginning_borrow_stream_const(msg));
+		break;
+	case BT_MESSAGE_TYPE_STREAM_END:
+		if (it->last_stream == bt_message_stream_end_borrow_stream_const(msg)) {
+			it->last_stream = NULL;
+			it->last_info = NULL;
+		}
+		g_hash_table_remove(it->streams, bt_message_stream_end_borrow_stream_const(msg));
+		break;
+	case BT_MESSAGE_TYPE_DISCARDED_EVENTS:
+		handle_discarded(it, msg);
+		break;
+	default:
+		break;
+	}
+	return 0;
+}
+
+/* End of input: every open span is emitted, truncated at the latest time seen. */
+int span_attrib_flush(struct span_attrib_iterator *it)
+{
+	GHashTableIter hosts;
+	gpointer value;
+
+	g_hash_table_iter_init(&hosts, it->hosts);
+	while (g_hash_table_iter_next(&hosts, NULL, &value)) {
+		struct host *host = value;
+		GList *spans = g_hash_table_get_values(host->spans), *l;
+		int ret = 0;
+
+		for (l = spans; l && !ret; l = l->next) {
+			struct ds_span *span = l->data;
+
+			span->truncated = true;
+			it->counters.truncated_spans++;
+			ds_span_finish(host->model, span, it->last_ns);
+			ret = span_emit_and_free(it, host, span);
+		}
+		g_list_free(spans);
+		if (ret) {
+			return -1;
+		}
+	}
+	return output_end_streams(it);
+}

@@ -1,0 +1,47 @@
+/* Registers filter.deepspan.span-attrib with the deepspan plugin (included by plugins/plugin.c). */
+#ifndef DEEPSPAN_SPAN_ATTRIB_REGISTER_H
+#define DEEPSPAN_SPAN_ATTRIB_REGISTER_H
+
+#include <babeltrace2/babeltrace.h>
+
+#include "methods.h"
+
+BT_PLUGIN_FILTER_COMPONENT_CLASS_WITH_ID(deepspan, span_attrib, "span-attrib", span_attrib_next);
+BT_PLUGIN_FILTER_COMPONENT_CLASS_DESCRIPTION_WITH_ID(deepspan, span_attrib,
+	"Attribute every nanosecond of every span (jaeger_ust, deepspan_ust) to a kernel thread state; "
+	"emits one deepspan:span event per finished span.");
+BT_PLUGIN_FILTER_COMPONENT_CLASS_HELP_WITH_ID(deepspan, span_attrib,
+	"Reads the kernel (lttng-modules) and span (LTTng-UST jaeger_ust / deepspan_ust) events of one or\n"
+	"many hosts on its single input port `in` (the muxed input of `babeltrace2 convert`), keeps per host\n"
+	"(trace env `hostname`) the state of every CPU and thread, and when a span ends emits a\n"
+	"`deepspan:span` event on a stream of its own (trace env domain=\"deepspan\", hostname=HOST),\n"
+	"timestamped at the span's end on a copy of the host's clock.  Its payload: ids, host, service,\n"
+	"operation, pid, tid, begin, end, the ns of the span's thread in each state (user, syscall, blocked,\n"
+	"wait_cpu, interrupted, unknown; they sum exactly to end - begin), per-syscall count and duration\n"
+	"clipped to the span, and the state timeline (segments) with details (syscall name, waker comm/tid,\n"
+	"softirq:NET_RX, irq:NAME, timer, inactive).  See doc/span-attrib.md.\n"
+	"\n"
+	"Parameters:\n"
+	"  pass-through=BOOL   (default true) also pass every upstream message through unchanged;\n"
+	"                      false: output only the deepspan:span streams.\n"
+	"  segments=BOOL       (default true) fill each span's `segments` timeline; false leaves it\n"
+	"                      empty (smaller output, the totals are unchanged).\n"
+	"  state-rule=STRING   (default \"default\") how sched_switch prev_state is decoded:\n"
+	"                      \"default\" reads both the raw task->state and the report encodings\n"
+	"                      (0/256/preempted = wait_cpu; 1, 2, 64, 128 bits = blocked; 16/32 = exited);\n"
+	"                      \"tracecompass\" reproduces Trace Compass (s & 1023: 0 = wait_cpu,\n"
+	"                      s & 3 = blocked, s & 64 = exited, else unknown).\n"
+	"\n"
+	"Warnings (one line each at the end, at log level W): span ends without start, duplicate starts,\n"
+	"spans still open at the end (emitted truncated), hosts with spans but no kernel trace (all\n"
+	"Unknown), events out of order, discarded events.\n"
+	"\n"
+	"Example: babeltrace2 --plugin-path=DIR host1/ host2/ -c filter.deepspan.span-attrib \\\n"
+	"           -c sink.ctf.fs -p 'path=\"enriched\"'");
+BT_PLUGIN_FILTER_COMPONENT_CLASS_INITIALIZE_METHOD_WITH_ID(deepspan, span_attrib, span_attrib_initialize);
+BT_PLUGIN_FILTER_COMPONENT_CLASS_FINALIZE_METHOD_WITH_ID(deepspan, span_attrib, span_attrib_finalize);
+BT_PLUGIN_FILTER_COMPONENT_CLASS_MESSAGE_ITERATOR_CLASS_INITIALIZE_METHOD_WITH_ID(deepspan, span_attrib,
+	span_attrib_iterator_initialize);
+BT_PLUGIN_FILTER_COMPONENT_CLASS_MESSAGE_ITERATOR_CLASS_FINALIZE_METHOD_WITH_ID(deepspan, span_attrib,
+	span_attrib_iterator_finalize);
+#endif /* DEEPSPAN_SPAN_ATTRIB_REGISTER_H */

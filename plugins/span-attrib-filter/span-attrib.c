@@ -1,0 +1,278 @@
+/*
+ * filter.deepspan.span-attrib: component and message iterator (DESIGN.md §6.4).
+ * Passes every upstream message through and adds one deepspan:span event per finished span.
+ */
+#include "span-attrib.h"
+#include "methods.h"
+#include "log.h"
+#include "params.h"
+
+#include <inttypes.h>
+
+#define APPEND_CAUSE(self_comp, ...) \
+	BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT((self_comp), __VA_ARGS__)
+
+static const char *const known_params[] = { "pass-through", "segments", "state-rule", NULL };
+static const char *const state_rules[] = { "default", "tracecompass", NULL };
+
+static int parse_params(struct span_attrib_component *comp, const bt_value *params)
+{
+	struct ds_params p = ds_params_make(comp->self_comp, params, SPAN_ATTRIB_CLASS_NAME);
+	unsigned int rule = 0;
+
+	if (ds_params_check_names(&p, known_params) ||
+			ds_params_get_bool(&p, "pass-through", true, &comp->pass_through) ||
+			ds_params_get_bool(&p, "segments", true, &comp->segments) ||
+			ds_params_get_choice(&p, "state-rule", state_rules, 0, &rule)) {
+		return -1;
+	}
+	comp->state_rule = rule == 1 ? DS_STATE_RULE_TRACECOMPASS : DS_STATE_RULE_DEFAULT;
+	return 0;
+}
+
+bt_component_class_initialize_method_status span_attrib_initialize(
+		bt_self_component_filter *self_comp_filter,
+		bt_self_component_filter_configuration *config,
+		const bt_value *params, void *init_method_data)
+{
+	bt_self_component *self_comp = bt_self_component_filter_as_self_component(self_comp_filter);
+	bt_component_class_initialize_method_status status = BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_OK;
+	struct span_attrib_component *comp = g_new0(struct span_attrib_component, 1);
+
+	(void) config;
+	(void) init_method_data;
+	comp->self_comp = self_comp;
+	if (parse_params(comp, params)) {
+		status = BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_ERROR;
+		goto error;
+	}
+	if (bt_self_component_filter_add_input_port(self_comp_filter, "in", NULL, NULL) !=
+			BT_SELF_COMPONENT_ADD_PORT_STATUS_OK ||
+			bt_self_component_filter_add_output_port(self_comp_filter, "out", NULL, NULL) !=
+			BT_SELF_COMPONENT_ADD_PORT_STATUS_OK) {
+		APPEND_CAUSE(self_comp, "Cannot add the ports of %s.", SPAN_ATTRIB_CLASS_NAME);
+		status = BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_ERROR;
+		goto error;
+	}
+	bt_self_component_set_data(self_comp, comp);
+	goto end;
+error:
+	g_free(comp);
+end:
+	return status;
+}
+
+void span_attrib_finalize(bt_self_component_filter *self_comp_filter)
+{
+	g_free(bt_self_component_get_data(bt_self_component_filter_as_self_component(self_comp_filter)));
+}
+
+static void report_warnings(struct span_attrib_iterator *it)
+{
+	const struct span_attrib_counters *c = &it->counters;
+	bt_self_component *sc = it->comp->self_comp;
+	GHashTableIter iter;
+	gpointer value;
+
+	if (c->unmatched_ends) {
+		DS_LOG_WARN(sc, SPAN_ATTRIB_CLASS_NAME, "%" PRIu64 " span end event(s) without a matching start were ignored.",
+			c->unmatched_ends);
+	}
+	if (c->unmatched_activations) {
+		DS_LOG_WARN(sc, SPAN_ATTRIB_CLASS_NAME, "%" PRIu64 " span_activate/span_deactivate event(s) of unknown or "
+			"finished spans were ignored.", c->unmatched_activations);
+	}
+	if (c->duplicate_starts) {
+		DS_LOG_WARN(sc, SPAN_ATTRIB_CLASS_NAME, "%" PRIu64 " duplicate span start event(s) were ignored "
+			"(the first start of each span is kept).", c->duplicate_starts);
+	}
+	if (c->truncated_spans) {
+		DS_LOG_WARN(sc, SPAN_ATTRIB_CLASS_NAME, "%" PRIu64 " span(s) still open at the end of the input were "
+			"emitted truncated at the last event time.", c->truncated_spans);
+	}
+	if (c->spans_without_thread) {
+		DS_LOG_WARN(sc, SPAN_ATTRIB_CLASS_NAME, "%" PRIu64 " span(s) had no vtid context (lttng add-context -u -t vtid): "
+			"their time is Unknown.", c->spans_without_thread);
+	}
+	if (c->out_of_order) {
+		DS_LOG_WARN(sc, SPAN_ATTRIB_CLASS_NAME, "%" PRIu64 " event(s) were out of time order within their host; "
+			"they were applied at the host's latest time.", c->out_of_order);
+	}
+	if (c->discarded_messages) {
+		DS_LOG_WARN(sc, SPAN_ATTRIB_CLASS_NAME, "%" PRIu64 " discarded-events message(s) (%" PRIu64 " events lost): "
+			"threads of the host were Unknown until their next defining event.",
+			c->discarded_messages, c->discarded_events);
+	}
+	g_hash_table_iter_init(&iter, it->hosts);
+	while (g_hash_table_iter_next(&iter, NULL, &value)) {
+		const struct host *host = value;
+
+		if (host->has_spans && !host->has_kernel) {
+			DS_LOG_WARN(sc, SPAN_ATTRIB_CLASS_NAME, "host `%s` has spans but no kernel trace: "
+				"its %" PRIu64 " span(s) are all Unknown.", host->name, host->spans_emitted);
+		}
+	}
+}
+
+static void iterator_destroy(struct span_attrib_iterator *it)
+{
+	guint i;
+
+	if (!it) {
+		return;
+	}
+	if (it->queue) {
+		for (i = it->queue_head; i < it->queue->len; i++) {
+			bt_message_put_ref(g_ptr_array_index(it->queue, i));
+		}
+		g_ptr_array_free(it->queue, TRUE);
+	}
+	if (it->streams) {
+		g_hash_table_destroy(it->streams);
+	}
+	if (it->hosts) {
+		g_hash_table_destroy(it->hosts);
+	}
+	if (it->roles) {
+		g_hash_table_destroy(it->roles);
+	}
+	ds_span_events_destroy(it->span_events);
+	ds_kernel_events_destroy(it->kernel_events);
+	BT_MESSAGE_ITERATOR_PUT_REF_AND_RESET(it->upstream);
+	g_free(it);
+}
+
+bt_message_iterator_class_initialize_method_status span_attrib_iterator_initialize(
+		bt_self_message_iterator *self_msg_iter,
+		bt_self_message_iterator_configuration *config,
+		bt_self_component_port_output *port)
+{
+	bt_self_component *self_comp = bt_self_message_iterator_borrow_component(self_msg_iter);
+	struct span_attrib_iterator *it = g_new0(struct span_attrib_iterator, 1);
+	bt_self_component_port_input *in_port = bt_self_component_filter_borrow_input_port_by_name(
+		(bt_self_component_filter *) self_comp, "in");
+	bt_message_iterator_class_initialize_method_status status =
+		BT_MESSAGE_ITERATOR_CLASS_INITIALIZE_METHOD_STATUS_OK;
+
+	(void) port;
+	it->comp = bt_self_component_get_data(self_comp);
+	it->self_msg_iter = self_msg_iter;
+	it->kernel_events = ds_kernel_events_create();
+	it->span_events = ds_span_events_create();
+	it->roles = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
+	it->streams = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, stream_info_destroy);
+	it->hosts = g_hash_table_new_full(g_str_hash, g_str_equal, NULL, host_destroy);
+	it->queue = g_ptr_array_sized_new(64);
+	it->last_ns = INT64_MIN;
+	if (bt_message_iterator_create_from_message_iterator(self_msg_iter, in_port, &it->upstream) !=
+			BT_MESSAGE_ITERATOR_CREATE_FROM_MESSAGE_ITERATOR_STATUS_OK) {
+		APPEND_CAUSE(self_comp, "Cannot create the upstream message iterator of %s: is its `in` port connected?",
+			SPAN_ATTRIB_CLASS_NAME);
+		status = BT_MESSAGE_ITERATOR_CLASS_INITIALIZE_METHOD_STATUS_ERROR;
+		goto error;
+	}
+	bt_self_message_iterator_configuration_set_can_seek_forward(config, false);
+	bt_self_message_iterator_set_data(self_msg_iter, it);
+	goto end;
+error:
+	iterator_destroy(it);
+end:
+	return status;
+}
+
+void span_attrib_iterator_finalize(bt_self_message_iterator *self_msg_iter)
+{
+	struct span_attrib_iterator *it = bt_self_message_iterator_get_data(self_msg_iter);
+
+	if (it) {
+		report_warnings(it);
+	}
+	iterator_destroy(it);
+}
+
+/* Reads one upstream batch into the queue; returns the upstream status. */
+static bt_message_iterator_class_next_method_status pull_upstream(struct span_attrib_iterator *it)
+{
+	bt_message_array_const msgs;
+	uint64_t count = 0, i;
+	bt_message_iterator_class_next_method_status status = BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK;
+
+	switch (bt_message_iterator_next(it->upstream, &msgs, &count)) {
+	case BT_MESSAGE_ITERATOR_NEXT_STATUS_OK:
+		break;
+	case BT_MESSAGE_ITERATOR_NEXT_STATUS_END:
+		it->upstream_ended = true;
+		goto end;
+	case BT_MESSAGE_ITERATOR_NEXT_STATUS_AGAIN:
+		status = BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_AGAIN;
+		goto end;
+	case BT_MESSAGE_ITERATOR_NEXT_STATUS_MEMORY_ERROR:
+		status = BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_MEMORY_ERROR;
+		goto end;
+	default:
+		status = BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_ERROR;
+		goto end;
+	}
+	for (i = 0; i < count; i++) {
+		const bt_message *msg = msgs[i];
+		int ret;
+
+		if (it->comp->pass_through) {
+			/* Upstream message first: the span it ends is emitted right after it. */
+			queue_push(it, (bt_message *) msg);
+			ret = span_attrib_handle_message(it, msg);
+		} else {
+			ret = span_attrib_handle_message(it, msg);
+			bt_message_put_ref(msg);
+		}
+		if (ret) {
+			for (i++; i < count; i++) {
+				bt_message_put_ref(msgs[i]);
+			}
+			status = BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_ERROR;
+			goto end;
+		}
+	}
+end:
+	return status;
+}
+
+bt_message_iterator_class_next_method_status span_attrib_next(
+		bt_self_message_iterator *self_msg_iter, bt_message_array_const msgs,
+		uint64_t capacity, uint64_t *count)
+{
+	struct span_attrib_iterator *it = bt_self_message_iterator_get_data(self_msg_iter);
+	bt_message_iterator_class_next_method_status status = BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK;
+	uint64_t n = 0;
+
+	while (it->queue_head == it->queue->len && !it->flushed) {
+		if (it->upstream_ended) {
+			it->flushed = true;
+			if (span_attrib_flush(it)) {
+				status = BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_ERROR;
+				goto end;
+			}
+			break;
+		}
+		status = pull_upstream(it);
+		if (status != BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK) {
+			if (status == BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_ERROR) {
+				APPEND_CAUSE(it->comp->self_comp, "%s failed while reading its input.", SPAN_ATTRIB_CLASS_NAME);
+			}
+			goto end;
+		}
+	}
+	while (n < capacity && it->queue_head < it->queue->len) {
+		msgs[n++] = g_ptr_array_index(it->queue, it->queue_head++);
+	}
+	if (it->queue_head == it->queue->len) {
+		g_ptr_array_set_size(it->queue, 0);
+		it->queue_head = 0;
+	}
+	if (n == 0) {
+		status = BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_END;
+	}
+	*count = n;
+end:
+	return status;
+}

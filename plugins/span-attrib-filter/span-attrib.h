@@ -1,0 +1,127 @@
+/*
+ * filter.deepspan.span-attrib: internal structures shared by its files.
+ *
+ *   span-attrib.c   component and message iterator: parameters, message dispatch, warnings
+ *   hosts.c         per-host state (thread model, open spans) and per-stream cache
+ *   output.c        the deepspan:span output trace IR and messages (DESIGN.md §4)
+ */
+#ifndef DEEPSPAN_SPAN_ATTRIB_H
+#define DEEPSPAN_SPAN_ATTRIB_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <glib.h>
+#include <babeltrace2/babeltrace.h>
+
+#include "kernel-events.h"
+#include "span-account.h"
+#include "span-events.h"
+#include "thread-state.h"
+
+#define SPAN_ATTRIB_CLASS_NAME "filter.deepspan.span-attrib"
+
+struct span_attrib_component {
+	bt_self_component *self_comp;	/* borrowed */
+	bool pass_through;
+	bool segments;
+	enum ds_state_rule state_rule;
+};
+
+/* Per-host output: a trace of its own (env domain=deepspan, hostname) holding one stream. */
+struct host_output {
+	bt_trace_class *trace_class;		/* owned */
+	bt_clock_class *clock_class;		/* owned; copy of the host's upstream clock */
+	bt_stream_class *stream_class;		/* owned */
+	bt_event_class *event_class;		/* owned; deepspan:span */
+	bt_trace *trace;			/* owned */
+	bt_stream *stream;			/* owned */
+	bool begun;				/* stream beginning message emitted */
+};
+
+/* A clock class's mapping from cycles to ns from origin. */
+struct clock_map {
+	const bt_clock_class *clock_class;	/* borrowed; NULL: no clock */
+	uint64_t frequency;
+	int64_t offset_ns;			/* offset (seconds + cycles) in ns */
+};
+
+struct host {
+	char *name;				/* owned */
+	struct ds_model *model;			/* owned */
+	GHashTable *spans;			/* owned; struct ds_span * (owned, key = its ids) */
+	struct host_output output;
+	struct clock_map out_clock;		/* clock the output copies (first span stream's) */
+	bool has_kernel;			/* saw kernel events */
+	bool has_spans;
+	int64_t last_ns;
+	uint64_t spans_emitted;
+};
+
+struct stream_info {
+	struct host *host;			/* borrowed */
+	struct clock_map clock;
+	struct ds_field_ref cpu_id;		/* packet context cpu_id */
+	int64_t cpu;				/* of the current packet, -1 unknown */
+};
+
+/* Counted warnings, one summary line each at the end. */
+struct span_attrib_counters {
+	uint64_t unmatched_ends;
+	uint64_t unmatched_activations;
+	uint64_t duplicate_starts;
+	uint64_t truncated_spans;
+	uint64_t out_of_order;
+	uint64_t discarded_messages;
+	uint64_t discarded_events;
+	uint64_t spans_without_thread;
+};
+
+#define ROLE_CACHE_SIZE 256
+
+struct span_attrib_iterator {
+	struct span_attrib_component *comp;	/* borrowed */
+	bt_self_message_iterator *self_msg_iter;	/* borrowed */
+	bt_message_iterator *upstream;		/* owned */
+	struct ds_kernel_events *kernel_events;	/* owned */
+	struct ds_span_events *span_events;	/* owned */
+	GHashTable *roles;			/* owned; const bt_event_class * -> struct event_role * (owned) */
+	GHashTable *streams;			/* owned; const bt_stream * -> struct stream_info * (owned) */
+	/* direct-mapped cache of `roles` (no hashing per event) */
+	const bt_event_class *role_cache_class[ROLE_CACHE_SIZE];	/* borrowed */
+	const void *role_cache_role[ROLE_CACHE_SIZE];		/* borrowed; struct event_role */
+	const bt_stream *last_stream;		/* borrowed; one-entry cache of `streams` */
+	struct stream_info *last_info;		/* borrowed */
+	GHashTable *hosts;			/* owned; name -> struct host * (owned) */
+	GPtrArray *queue;			/* owned; messages to return (owned references) */
+	guint queue_head;
+	bool upstream_ended;
+	bool flushed;
+	int64_t last_ns;			/* latest event time seen, all hosts */
+	struct span_attrib_counters counters;
+	char *error;				/* owned; first fatal decoding problem */
+};
+
+/* hosts.c */
+struct host *host_for_trace(struct span_attrib_iterator *it, const bt_trace *trace);
+struct stream_info *stream_info_get(struct span_attrib_iterator *it, const bt_stream *stream);
+void host_destroy(gpointer data);
+void stream_info_destroy(gpointer data);
+void clock_map_init(struct clock_map *map, const bt_clock_class *clock_class);
+int64_t clock_map_ns(const struct clock_map *map, uint64_t cycles);
+uint64_t clock_map_cycles(const struct clock_map *map, int64_t ns);
+guint span_key_hash(gconstpointer key);
+gboolean span_key_equal(gconstpointer a, gconstpointer b);
+
+/* output.c: 0 on success, -1 on error (cause appended). */
+int output_emit_span(struct span_attrib_iterator *it, struct host *host,
+		const struct ds_span *span, uint64_t end_cycles);
+int output_end_streams(struct span_attrib_iterator *it);
+void output_fini(struct host_output *out);
+void queue_push(struct span_attrib_iterator *it, bt_message *msg);
+
+
+
+/* events.c */
+int span_attrib_handle_message(struct span_attrib_iterator *it, const bt_message *msg);
+int span_attrib_flush(struct span_attrib_iterator *it);
+#endif /* DEEPSPAN_SPAN_ATTRIB_H */

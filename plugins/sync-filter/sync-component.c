@@ -1,0 +1,196 @@
+/*
+ * filter.deepspan.sync: component methods (parameters, ports).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "params.h"
+#include "sync.h"
+
+const char *const sync_pair_kind_names[SYNC_PAIR_KIND_COUNT] = {
+	[SYNC_PAIR_TCP] = "tcp",
+	[SYNC_PAIR_SPANS] = "spans",
+	[SYNC_PAIR_HTTP] = "http",
+};
+
+static void comp_destroy(struct sync_comp *comp)
+{
+	if (!comp) {
+		return;
+	}
+	free(comp->reference);
+	free(comp->report_path);
+	free(comp->formula_path);
+	ds_json_free(comp->formula);
+	free(comp);
+}
+
+static int add_input_port(struct sync_comp *comp)
+{
+	char name[32];
+
+	snprintf(name, sizeof(name), "in%u", comp->next_port);
+	if (bt_self_component_filter_add_input_port(comp->self_filter, name, NULL, NULL)) {
+		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(comp->self_comp,
+			"%s: cannot add input port `%s`.", SYNC_CLASS_NAME, name);
+		return -1;
+	}
+	comp->next_port++;
+	return 0;
+}
+
+static int bad_match(const struct ds_params *p, const bt_value *v)
+{
+	char description[128];
+
+	ds_describe_value(v, description, sizeof(description));
+	BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(p->self_comp,
+		"%s: parameter `match`: expected an array of `tcp`, `spans`, `http` "
+		"(or one of them as a string), got %s.", SYNC_CLASS_NAME, description);
+	return -1;
+}
+
+static int match_one(const struct ds_params *p, const bt_value *v, bool *match)
+{
+	int k;
+
+	if (!bt_value_is_string(v)) {
+		return bad_match(p, v);
+	}
+	for (k = 0; k < SYNC_PAIR_KIND_COUNT; k++) {
+		if (strcmp(bt_value_string_get(v), sync_pair_kind_names[k]) == 0) {
+			match[k] = true;
+			return 0;
+		}
+	}
+	return bad_match(p, v);
+}
+
+static int parse_match(const struct ds_params *p, bool *match)
+{
+	const bt_value *v = ds_params_borrow(p, "match");
+	uint64_t i, n;
+	int k;
+
+	if (!v) {
+		for (k = 0; k < SYNC_PAIR_KIND_COUNT; k++) {
+			match[k] = true;
+		}
+		return 0;
+	}
+	if (bt_value_is_string(v)) {
+		return match_one(p, v, match);
+	}
+	if (!bt_value_is_array(v) || bt_value_array_get_length(v) == 0) {
+		return bad_match(p, v);
+	}
+	n = bt_value_array_get_length(v);
+	for (i = 0; i < n; i++) {
+		if (match_one(p, bt_value_array_borrow_element_by_index_const(v, i), match)) {
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static int load_formula(struct sync_comp *comp)
+{
+	char err[512];
+
+	comp->formula = ds_json_parse_file(comp->formula_path, err, sizeof(err));
+	if (!comp->formula) {
+		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(comp->self_comp,
+			"%s: parameter `formula`: %s.", SYNC_CLASS_NAME, err);
+		return -1;
+	}
+	if (!ds_json_get(comp->formula, "hosts") ||
+			ds_json_get(comp->formula, "hosts")->type != DS_JSON_ARRAY) {
+		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(comp->self_comp,
+			"%s: parameter `formula`: \"%s\" is not a sync report "
+			"(no `hosts` array); give a file written by the `report` parameter.",
+			SYNC_CLASS_NAME, comp->formula_path);
+		return -1;
+	}
+	return 0;
+}
+
+static char *dup_or_null(const char *s)
+{
+	return s ? g_strdup(s) : NULL;
+}
+
+static int parse_params(struct sync_comp *comp, const bt_value *params)
+{
+	static const char *const known[] = { "reference", "match", "report", "formula", NULL };
+	struct ds_params p = ds_params_make(comp->self_comp, params, SYNC_CLASS_NAME);
+	const char *reference, *report, *formula;
+
+	if (ds_params_check_names(&p, known) ||
+			ds_params_get_string(&p, "reference", NULL, &reference) ||
+			ds_params_get_string(&p, "report", NULL, &report) ||
+			ds_params_get_string(&p, "formula", NULL, &formula) ||
+			parse_match(&p, comp->match)) {
+		return -1;
+	}
+	comp->reference = dup_or_null(reference);
+	comp->report_path = dup_or_null(report);
+	comp->formula_path = dup_or_null(formula);
+	if (comp->formula_path && load_formula(comp)) {
+		return -1;
+	}
+	return 0;
+}
+
+bt_component_class_initialize_method_status sync_comp_init(
+		bt_self_component_filter *self, bt_self_component_filter_configuration *config,
+		const bt_value *params, void *init_data)
+{
+	bt_component_class_initialize_method_status status =
+		BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_OK;
+	struct sync_comp *comp = calloc(1, sizeof(*comp));
+
+	(void) config;
+	(void) init_data;
+	if (!comp) {
+		status = BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_MEMORY_ERROR;
+		goto error;
+	}
+	comp->self_filter = self;
+	comp->self_comp = bt_self_component_filter_as_self_component(self);
+	if (parse_params(comp, params) || add_input_port(comp) ||
+			bt_self_component_filter_add_output_port(self, "out", NULL, NULL)) {
+		status = BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_ERROR;
+		goto error;
+	}
+	bt_self_component_set_data(comp->self_comp, comp);
+	goto end;
+
+error:
+	comp_destroy(comp);
+end:
+	return status;
+}
+
+void sync_comp_finalize(bt_self_component_filter *self)
+{
+	comp_destroy(bt_self_component_get_data(bt_self_component_filter_as_self_component(self)));
+}
+
+bt_component_class_port_connected_method_status sync_comp_input_port_connected(
+		bt_self_component_filter *self, bt_self_component_port_input *self_port,
+		const bt_port_output *other_port)
+{
+	struct sync_comp *comp = bt_self_component_get_data(
+		bt_self_component_filter_as_self_component(self));
+	char last[32];
+
+	(void) other_port;
+	snprintf(last, sizeof(last), "in%u", comp->next_port - 1);
+	if (strcmp(bt_port_get_name(bt_self_component_port_as_port(
+			bt_self_component_port_input_as_self_component_port(self_port))), last) == 0 &&
+			add_input_port(comp)) {
+		return BT_COMPONENT_CLASS_PORT_CONNECTED_METHOD_STATUS_ERROR;
+	}
+	return BT_COMPONENT_CLASS_PORT_CONNECTED_METHOD_STATUS_OK;
+}

@@ -1,0 +1,617 @@
+/*
+ * filter.deepspan.sync: the message iterator.  Pass 1 (sync-pass1.c) on the
+ * first call, then the upstreams are seeked to the beginning and pass 2
+ * merges the inputs by corrected time through one reorder heap: a message is
+ * released once every input that has not ended has read past its corrected
+ * time plus that input's reorder window (the largest correction spread
+ * between the hosts it carries, plus the largest backward step of its raw
+ * timestamps, both measured in pass 1).
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <xxhash.h>
+
+#include "log.h"
+#include "sync.h"
+
+/* ---- the reorder heap (min-heap on key, then arrival) ---- */
+
+static bool pending_less(const struct sync_pending *a, const struct sync_pending *b)
+{
+	return a->key < b->key || (a->key == b->key && a->seq < b->seq);
+}
+
+static void heap_push(GArray *heap, struct sync_pending p)
+{
+	guint i;
+
+	g_array_append_val(heap, p);
+	i = heap->len - 1;
+	while (i > 0) {
+		guint parent = (i - 1) / 2;
+		struct sync_pending *a = &g_array_index(heap, struct sync_pending, i);
+		struct sync_pending *b = &g_array_index(heap, struct sync_pending, parent);
+		struct sync_pending tmp;
+
+		if (!pending_less(a, b)) {
+			break;
+		}
+		tmp = *a;
+		*a = *b;
+		*b = tmp;
+		i = parent;
+	}
+}
+
+static struct sync_pending heap_pop(GArray *heap)
+{
+	struct sync_pending top = g_array_index(heap, struct sync_pending, 0);
+	guint i = 0, n;
+
+	g_array_index(heap, struct sync_pending, 0) =
+		g_array_index(heap, struct sync_pending, heap->len - 1);
+	g_array_set_size(heap, heap->len - 1);
+	n = heap->len;
+	for (;;) {
+		guint l = 2 * i + 1, r = l + 1, m = i;
+		struct sync_pending tmp;
+
+		if (l < n && pending_less(&g_array_index(heap, struct sync_pending, l),
+				&g_array_index(heap, struct sync_pending, m))) {
+			m = l;
+		}
+		if (r < n && pending_less(&g_array_index(heap, struct sync_pending, r),
+				&g_array_index(heap, struct sync_pending, m))) {
+			m = r;
+		}
+		if (m == i) {
+			break;
+		}
+		tmp = g_array_index(heap, struct sync_pending, i);
+		g_array_index(heap, struct sync_pending, i) = g_array_index(heap, struct sync_pending, m);
+		g_array_index(heap, struct sync_pending, m) = tmp;
+		i = m;
+	}
+	return top;
+}
+
+/* ---- time ---- */
+
+static int64_t corrected_ns(struct sync_iter *it, struct sync_input *in,
+		const bt_clock_snapshot *cs, const bt_message *msg, bool *ok)
+{
+	int64_t ns;
+	int host;
+
+	*ok = bt_clock_snapshot_get_ns_from_origin(cs, &ns) == 0;
+	if (!*ok) {
+		return 0;
+	}
+	host = sync_host_of(it, in, bt_clock_snapshot_borrow_clock_class_const(cs), msg);
+	return ds_transform_apply(&((struct sync_host *)
+		g_ptr_array_index(it->hosts, host))->result.to_ref, ns);
+}
+
+/* ds_ir_copy's callback: the output clock counts ns since the reference origin. */
+static uint64_t map_time(void *data, const bt_clock_snapshot *cs)
+{
+	struct sync_iter *it = data;
+	bool ok;
+	int64_t t;
+
+	if (cs == it->current_cs) {
+		/* the snapshot the message's key came from: already corrected and clamped */
+		return it->current_key < 0 ? 0 : (uint64_t) it->current_key;
+	}
+	t = corrected_ns(it, it->current_input, cs, it->current_in, &ok);
+	if (t < it->map_floor) {
+		t = it->map_floor;
+	}
+	return t < 0 ? 0 : (uint64_t) t;
+}
+
+/* Key of `msg`; *timed says whether it carries a snapshot (then clamped to the floor). */
+static int64_t message_key(struct sync_iter *it, struct sync_input *in,
+		const bt_message *msg, bool *timed)
+{
+	struct sync_msg_view view;
+	const bt_stream *stream = NULL;
+	bt_message_type type;
+	bool tracks = false;
+	int64_t key = 0, *slot;
+	bool ok = false;
+
+	sync_msg_view_make(in, msg, &view);
+	type = view.type;
+	if (in->tracked_streams && type != BT_MESSAGE_TYPE_MESSAGE_ITERATOR_INACTIVITY) {
+		stream = sync_msg_stream(msg);
+		tracks = sync_stream_tracks_keys(bt_stream_borrow_class_const(stream));
+	}
+	*timed = false;
+	it->current_cs = view.cs;
+	if (view.cs) {
+		key = corrected_ns(it, in, view.cs, msg, &ok);
+	}
+	if (ok) {
+		*timed = true;
+		if (it->has_floor && key < it->floor) {
+			key = it->floor;
+			it->late++;
+		}
+	} else if (type == BT_MESSAGE_TYPE_STREAM_END) {
+		key = INT64_MAX;
+	} else if (type == BT_MESSAGE_TYPE_STREAM_BEGINNING || !tracks) {
+		key = INT64_MIN;
+	} else {
+		slot = g_hash_table_lookup(it->stream_keys, stream);
+		key = slot ? *slot : INT64_MIN;
+	}
+	if (tracks) {
+		if (type == BT_MESSAGE_TYPE_STREAM_END) {
+			g_hash_table_remove(it->stream_keys, stream);
+		} else if (*timed) {
+			slot = g_hash_table_lookup(it->stream_keys, stream);
+			if (!slot) {
+				slot = g_new(int64_t, 1);
+				bt_stream_get_ref(stream);
+				g_hash_table_insert(it->stream_keys, (gpointer) stream, slot);
+			}
+			*slot = key;
+		}
+	}
+	return key;
+}
+
+/* ---- pass 2 ---- */
+
+static bt_message_iterator_class_next_method_status push_copy(struct sync_iter *it,
+		struct sync_input *in, const bt_message *msg)
+{
+	struct sync_pending p;
+	bool timed;
+
+	p.key = message_key(it, in, msg, &timed);
+	p.seq = it->seq++;
+	it->map_floor = it->has_floor ? it->floor : INT64_MIN;
+	it->current_in = msg;
+	it->current_input = in;
+	it->current_key = p.key;
+	if (!timed) {
+		it->current_cs = NULL;
+	}
+	if (ds_ir_copy_message(&it->copy, it->self, msg, &p.msg)) {
+		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_MESSAGE_ITERATOR(it->self,
+			"%s: cannot copy a %s message onto the synchronized clock.",
+			SYNC_CLASS_NAME, bt_message_get_type(msg) == BT_MESSAGE_TYPE_EVENT ?
+			"event" : "non-event");
+		return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_ERROR;
+	}
+	if (timed && (!in->has_key || p.key > in->max_key)) {
+		in->max_key = p.key;
+		in->has_key = true;
+	}
+	heap_push(it->heap, p);
+	if (it->heap->len > it->heap_high_water) {
+		it->heap_high_water = it->heap->len;
+	}
+	return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK;
+}
+
+/*
+ * The input that limits the release bound (smallest max_key - window among
+ * inputs not ended; one that has read nothing timed limits everything);
+ * -1 when every input has ended.  *bound receives the bound.
+ */
+static int limiting_input(struct sync_iter *it, int64_t *bound)
+{
+	int best = -1;
+	unsigned int i;
+
+	*bound = INT64_MAX;
+	for (i = 0; i < it->input_count; i++) {
+		struct sync_input *in = &it->inputs[i];
+		int64_t b;
+
+		if (in->ended) {
+			continue;
+		}
+		b = in->has_key ? in->max_key - in->window : INT64_MIN;
+		if (best < 0 || b < *bound) {
+			best = (int) i;
+			*bound = b;
+		}
+	}
+	return best;
+}
+
+static bt_message_iterator_class_next_method_status pull(struct sync_iter *it, int index)
+{
+	struct sync_input *in = &it->inputs[index];
+	bt_message_iterator_class_next_method_status st =
+		BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK;
+	bt_message_array_const msgs;
+	uint64_t count, i;
+
+	switch (bt_message_iterator_next(in->iter, &msgs, &count)) {
+	case BT_MESSAGE_ITERATOR_NEXT_STATUS_OK:
+		for (i = 0; i < count; i++) {
+			if (st == BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK) {
+				st = push_copy(it, in, msgs[i]);
+			}
+			bt_message_put_ref(msgs[i]);
+		}
+		return st;
+	case BT_MESSAGE_ITERATOR_NEXT_STATUS_END:
+		in->ended = true;
+		return st;
+	case BT_MESSAGE_ITERATOR_NEXT_STATUS_AGAIN:
+		return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_AGAIN;
+	case BT_MESSAGE_ITERATOR_NEXT_STATUS_MEMORY_ERROR:
+		return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_MEMORY_ERROR;
+	default:
+		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_MESSAGE_ITERATOR(it->self,
+			"%s: cannot read input port `in%d`.", SYNC_CLASS_NAME, index);
+		return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_ERROR;
+	}
+}
+
+static bt_message_iterator_class_next_method_status pass2_next(struct sync_iter *it,
+		bt_message_array_const msgs, uint64_t capacity, uint64_t *count)
+{
+	bt_message_iterator_class_next_method_status st =
+		BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK;
+
+	*count = 0;
+	while (*count < capacity) {
+		int64_t bound;
+		int limiting = limiting_input(it, &bound);
+
+		if (it->heap->len > 0 && (limiting < 0 ||
+				g_array_index(it->heap, struct sync_pending, 0).key <= bound)) {
+			struct sync_pending p = heap_pop(it->heap);
+
+			if (p.key != INT64_MIN && p.key != INT64_MAX &&
+					(!it->has_floor || p.key > it->floor)) {
+				it->floor = p.key;
+				it->has_floor = true;
+			}
+			msgs[(*count)++] = p.msg;
+			continue;
+		}
+		if (limiting < 0) {
+			break;
+		}
+		st = pull(it, limiting);
+		if (st != BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK) {
+			break;
+		}
+	}
+	if (*count > 0 && st == BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_AGAIN) {
+		st = BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK;
+	}
+	if (st == BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK && *count == 0) {
+		it->phase = SYNC_PHASE_DONE;
+		if (it->late) {
+			DS_LOG_WARN(it->comp->self_comp, SYNC_CLASS_NAME,
+				"%" PRIu64 " messages arrived later than the reorder window allowed "
+				"and were given the previous timestamp", it->late);
+		}
+		if (sync_write_report(it, true)) {
+			return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_ERROR;
+		}
+		st = BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_END;
+	}
+	return st;
+}
+
+/* ---- between the passes ---- */
+
+static int seek_inputs(struct sync_iter *it)
+{
+	unsigned int i;
+
+	for (i = 0; i < it->input_count; i++) {
+		bt_bool can = BT_FALSE;
+
+		if (bt_message_iterator_can_seek_beginning(it->inputs[i].iter, &can) || !can) {
+			BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_MESSAGE_ITERATOR(it->self,
+				"%s: the upstream of input port `in%u` cannot seek back to its "
+				"beginning, which the second pass needs. Run once with "
+				"`report=\"sync.json\"` on a seekable source (e.g. source.ctf.fs), "
+				"then apply it with `formula=\"sync.json\"` (one pass, no seeking).",
+				SYNC_CLASS_NAME, i);
+			return -1;
+		}
+		if (bt_message_iterator_seek_beginning(it->inputs[i].iter)) {
+			BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_MESSAGE_ITERATOR(it->self,
+				"%s: seeking input port `in%u` to its beginning failed.",
+				SYNC_CLASS_NAME, i);
+			return -1;
+		}
+		it->inputs[i].ended = false;
+		it->inputs[i].last_cc = NULL;
+	}
+	return 0;
+}
+
+/* Correction spread between the hosts of one input, plus its raw backsteps. */
+static void compute_windows(struct sync_iter *it)
+{
+	unsigned int i;
+	guint h;
+
+	for (i = 0; i < it->input_count; i++) {
+		struct sync_input *in = &it->inputs[i];
+		int64_t spread = 0;
+		int end;
+
+		for (end = 0; end < 2; end++) {
+			bool any = false;
+			int64_t lo = 0, hi = 0;
+
+			for (h = 0; h < in->hosts_seen->len; h++) {
+				struct sync_host *host = g_ptr_array_index(it->hosts, h);
+				int64_t t, corr;
+
+				if (!g_array_index(in->hosts_seen, gboolean, h) || !host->has_range) {
+					continue;
+				}
+				t = end ? host->last_ns : host->first_ns;
+				corr = ds_transform_apply(&host->result.to_ref, t) - t;
+				lo = any && lo < corr ? lo : corr;
+				hi = any && hi > corr ? hi : corr;
+				any = true;
+			}
+			if (any && hi - lo > spread) {
+				spread = hi - lo;
+			}
+		}
+		in->window = spread + in->max_backstep + in->max_backstep / 1000 + 1;
+		if (in->window > it->window_max) {
+			it->window_max = in->window;
+		}
+	}
+}
+
+static int make_out_clock(struct sync_iter *it)
+{
+	struct sync_host *ref = it->hosts->len ?
+		g_ptr_array_index(it->hosts, it->reference) : NULL;
+	char *seed, *descr;
+	XXH128_hash_t h;
+	uint8_t uuid[16];
+	int i;
+
+	it->out_clock = bt_clock_class_create(it->comp->self_comp);
+	if (!it->out_clock) {
+		return -1;
+	}
+	seed = g_strdup_printf("deepspan-synchronized:%s:%s", ref ? ref->uuid : "",
+		ref ? ref->name : "");
+	h = XXH3_128bits(seed, strlen(seed));
+	for (i = 0; i < 8; i++) {
+		uuid[i] = (uint8_t) (h.high64 >> (56 - 8 * i));
+		uuid[8 + i] = (uint8_t) (h.low64 >> (56 - 8 * i));
+	}
+	uuid[6] = (uint8_t) ((uuid[6] & 0x0f) | 0x50);	/* name-based */
+	uuid[8] = (uint8_t) ((uuid[8] & 0x3f) | 0x80);
+	descr = g_strdup_printf("synchronized by %s onto the clock of host %s",
+		SYNC_CLASS_NAME, ref ? ref->name : "(none)");
+	bt_clock_class_set_name(it->out_clock, ref && ref->clock_name ? ref->clock_name :
+		"synchronized");
+	bt_clock_class_set_description(it->out_clock, descr);
+	bt_clock_class_set_frequency(it->out_clock, 1000000000);
+	bt_clock_class_set_offset(it->out_clock, 0, 0);
+	bt_clock_class_set_origin_is_unix_epoch(it->out_clock,
+		ref ? ref->origin_is_unix_epoch : BT_TRUE);
+	bt_clock_class_set_uuid(it->out_clock, uuid);
+	g_free(seed);
+	g_free(descr);
+	return 0;
+}
+
+static int start_pass2(struct sync_iter *it)
+{
+	if (make_out_clock(it) ||
+			ds_ir_copy_init(&it->copy, it->comp->self_comp, it->out_clock, map_time, it)) {
+		return -1;
+	}
+	it->copy_ready = true;
+	it->phase = SYNC_PHASE_PASS2;
+	return 0;
+}
+
+static int finish_pass1(struct sync_iter *it)
+{
+	unsigned int h;
+
+	if (sync_pass1_solve(it) || sync_choose_reference(it)) {
+		return -1;
+	}
+	{
+		struct ds_sync_host_result *results = g_new0(struct ds_sync_host_result,
+			it->hosts->len ? it->hosts->len : 1);
+
+		ds_sync_solver_solve(&it->solver, it->reference, results);
+		for (h = 0; h < it->hosts->len; h++) {
+			((struct sync_host *) g_ptr_array_index(it->hosts, h))->result = results[h];
+		}
+		g_free(results);
+	}
+	for (h = 0; h < it->hosts->len; h++) {
+		struct sync_host *host = g_ptr_array_index(it->hosts, h);
+
+		if (host->result.quality == DS_SYNC_QUALITY_ABSENT) {
+			DS_LOG_WARN(it->comp->self_comp, SYNC_CLASS_NAME,
+				"host %s: no usable send/receive pair joins it to reference host %s: "
+				"it keeps its own clock (quality ABSENT)", host->name,
+				((struct sync_host *) g_ptr_array_index(it->hosts, it->reference))->name);
+		} else if (host->result.fail_on_path) {
+			DS_LOG_WARN(it->comp->self_comp, SYNC_CLASS_NAME,
+				"host %s: contradicting pairs on its path to the reference (quality FAIL): "
+				"the last good formula is kept (%" PRIu64 " pairs rejected)",
+				host->name, host->rejected);
+		}
+	}
+	compute_windows(it);
+	sync_pass1_fini(it);
+	if (sync_write_report(it, false) || seek_inputs(it)) {
+		return -1;
+	}
+	return start_pass2(it);
+}
+
+bt_message_iterator_class_next_method_status sync_iter_next(
+		bt_self_message_iterator *self, bt_message_array_const msgs, uint64_t capacity,
+		uint64_t *count)
+{
+	struct sync_iter *it = bt_self_message_iterator_get_data(self);
+	bt_message_iterator_class_next_method_status st;
+
+	*count = 0;
+	if (it->phase == SYNC_PHASE_PASS1) {
+		st = sync_pass1_run(it);
+		if (st != BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK) {
+			return st;
+		}
+		if (finish_pass1(it)) {
+			return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_ERROR;
+		}
+	}
+	if (it->phase == SYNC_PHASE_DONE) {
+		return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_END;
+	}
+	return pass2_next(it, msgs, capacity, count);
+}
+
+/* ---- life cycle ---- */
+
+static void put_clock_class_key(gpointer p)
+{
+	bt_clock_class_put_ref(p);
+}
+
+static void put_event_class_key(gpointer p)
+{
+	bt_event_class_put_ref(p);
+}
+
+static void put_stream_key(gpointer p)
+{
+	bt_stream_put_ref(p);
+}
+
+static void iter_destroy(struct sync_iter *it)
+{
+	unsigned int i;
+
+	if (!it) {
+		return;
+	}
+	for (i = 0; i < it->input_count; i++) {
+		bt_message_iterator_put_ref(it->inputs[i].iter);
+		if (it->inputs[i].hosts_seen) {
+			g_array_free(it->inputs[i].hosts_seen, TRUE);
+		}
+	}
+	g_free(it->inputs);
+	if (it->heap) {
+		while (it->heap->len) {
+			struct sync_pending p = heap_pop(it->heap);
+
+			bt_message_put_ref(p.msg);
+		}
+		g_array_free(it->heap, TRUE);
+	}
+	sync_pass1_fini(it);
+	if (it->solver_ready) {
+		ds_sync_solver_fini(&it->solver);
+	}
+	if (it->copy_ready) {
+		ds_ir_copy_fini(&it->copy);
+	}
+	BT_CLOCK_CLASS_PUT_REF_AND_RESET(it->out_clock);
+	if (it->stream_keys) {
+		g_hash_table_destroy(it->stream_keys);
+	}
+	if (it->event_infos) {
+		g_hash_table_destroy(it->event_infos);
+	}
+	if (it->clock_hosts) {
+		g_hash_table_destroy(it->clock_hosts);
+	}
+	if (it->hosts) {
+		g_ptr_array_free(it->hosts, TRUE);
+	}
+	g_free(it);
+}
+
+static int create_inputs(struct sync_iter *it)
+{
+	bt_self_component_filter *filter = it->comp->self_filter;
+	uint64_t i, n = bt_component_filter_get_input_port_count(
+		bt_self_component_filter_as_component_filter(filter));
+
+	it->inputs = g_new0(struct sync_input, n ? n : 1);
+	for (i = 0; i < n; i++) {
+		bt_self_component_port_input *port =
+			bt_self_component_filter_borrow_input_port_by_index(filter, i);
+		struct sync_input *in = &it->inputs[it->input_count];
+
+		if (!bt_port_is_connected(bt_self_component_port_as_port(
+				bt_self_component_port_input_as_self_component_port(port)))) {
+			continue;
+		}
+		if (bt_message_iterator_create_from_message_iterator(it->self, port, &in->iter)) {
+			BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_MESSAGE_ITERATOR(it->self,
+				"%s: cannot create a message iterator on input port `in%" PRIu64 "`.",
+				SYNC_CLASS_NAME, i);
+			return -1;
+		}
+		in->hosts_seen = g_array_new(FALSE, TRUE, sizeof(gboolean));
+		in->last_host = -1;
+		it->input_count++;
+	}
+	return 0;
+}
+
+bt_message_iterator_class_initialize_method_status sync_iter_init(
+		bt_self_message_iterator *self, bt_self_message_iterator_configuration *config,
+		bt_self_component_port_output *port)
+{
+	struct sync_iter *it = g_new0(struct sync_iter, 1);
+
+	(void) config;
+	(void) port;
+	it->self = self;
+	it->comp = bt_self_component_get_data(bt_self_message_iterator_borrow_component(self));
+	it->hosts = g_ptr_array_new_with_free_func(sync_host_destroy);
+	it->clock_hosts = g_hash_table_new_full(g_direct_hash, g_direct_equal,
+		put_clock_class_key, NULL);
+	it->event_infos = g_hash_table_new_full(g_direct_hash, g_direct_equal,
+		put_event_class_key, g_free);
+	it->stream_keys = g_hash_table_new_full(g_direct_hash, g_direct_equal,
+		put_stream_key, g_free);
+	it->heap = g_array_new(FALSE, FALSE, sizeof(struct sync_pending));
+	if (create_inputs(it) || sync_pass1_init(it)) {
+		goto error;
+	}
+	if (it->comp->formula) {
+		sync_pass1_fini(it);
+		if (sync_apply_formula(it) || start_pass2(it)) {
+			goto error;
+		}
+	}
+	bt_self_message_iterator_set_data(self, it);
+	return BT_MESSAGE_ITERATOR_CLASS_INITIALIZE_METHOD_STATUS_OK;
+
+error:
+	iter_destroy(it);
+	return BT_MESSAGE_ITERATOR_CLASS_INITIALIZE_METHOD_STATUS_ERROR;
+}
+
+void sync_iter_finalize(bt_self_message_iterator *self)
+{
+	iter_destroy(bt_self_message_iterator_get_data(self));
+}

@@ -1,0 +1,456 @@
+/*
+ * filter.deepspan.sync, pass 1: read every input to its end and collect the
+ * causal pairs (a send on one host, its receive on another).
+ *
+ * - TCP: a segment is keyed by (seq, ack_seq, flags[, ports]); the first send
+ *   and the first receive of a key win (retransmissions are ignored); a send
+ *   and a receive on the same host are not a pair.
+ * - Spans: a parent span on host A and its child on host B give
+ *   parent start -> child start and child end -> parent end; with the
+ *   deepspan_ust schema only client -> server edges count.
+ * - HTTP (Node.js vnode events): see sync-http.c.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <xxhash.h>
+
+#include "log.h"
+#include "sync.h"
+
+struct sync_tcp_entry {
+	struct ds_tcp_key key;		/* first: the hash key */
+	bool has_send, has_recv;
+	int send_host, recv_host;
+	int64_t send_ts, recv_ts;
+};
+
+struct sync_span_key {
+	uint64_t trace_hi, trace_lo, span_id;
+};
+
+struct sync_span {
+	struct sync_span_key key;	/* first: the hash key */
+	uint64_t parent;
+	int host;
+	int kind;			/* enum ds_span_kind, -1 unknown */
+	enum ds_span_schema schema;
+	bool has_start, has_end;
+	int64_t start, end;
+};
+
+static guint tcp_hash(gconstpointer p)
+{
+	return (guint) XXH64(p, sizeof(struct ds_tcp_key), 0);
+}
+
+static gboolean tcp_equal(gconstpointer a, gconstpointer b)
+{
+	return memcmp(a, b, sizeof(struct ds_tcp_key)) == 0;
+}
+
+static guint span_hash(gconstpointer p)
+{
+	return (guint) XXH64(p, sizeof(struct sync_span_key), 0);
+}
+
+static gboolean span_equal(gconstpointer a, gconstpointer b)
+{
+	return memcmp(a, b, sizeof(struct sync_span_key)) == 0;
+}
+
+int sync_pass1_init(struct sync_iter *it)
+{
+	it->tcp = g_hash_table_new_full(tcp_hash, tcp_equal, NULL, g_free);
+	it->spans = g_hash_table_new_full(span_hash, span_equal, NULL, g_free);
+	it->pair_recs = g_array_new(FALSE, FALSE, sizeof(struct sync_pair_rec));
+	it->span_cache = ds_span_events_create();
+	it->http = sync_http_table_new();
+	return it->tcp && it->spans && it->pair_recs && it->span_cache && it->http ? 0 : -1;
+}
+
+void sync_pass1_fini(struct sync_iter *it)
+{
+	if (it->tcp) {
+		g_hash_table_destroy(it->tcp);
+		it->tcp = NULL;
+	}
+	if (it->spans) {
+		g_hash_table_destroy(it->spans);
+		it->spans = NULL;
+	}
+	if (it->pair_recs) {
+		g_array_free(it->pair_recs, TRUE);
+		it->pair_recs = NULL;
+	}
+	if (it->span_cache) {
+		ds_span_events_destroy(it->span_cache);
+		it->span_cache = NULL;
+	}
+	if (it->http) {
+		g_hash_table_destroy(it->http);
+		it->http = NULL;
+	}
+}
+
+bool sync_stream_tracks_keys(const bt_stream_class *sc)
+{
+	if (!bt_stream_class_borrow_default_clock_class_const(sc)) {
+		return false;
+	}
+	return (bt_stream_class_supports_packets(sc) &&
+			(!bt_stream_class_packets_have_beginning_default_clock_snapshot(sc) ||
+			 !bt_stream_class_packets_have_end_default_clock_snapshot(sc))) ||
+		(bt_stream_class_supports_discarded_events(sc) &&
+			!bt_stream_class_discarded_events_have_default_clock_snapshots(sc)) ||
+		(bt_stream_class_supports_discarded_packets(sc) &&
+			!bt_stream_class_discarded_packets_have_default_clock_snapshots(sc));
+}
+
+static const bt_clock_snapshot *other_snapshot(const bt_message *msg, bt_message_type type)
+{
+	const bt_clock_snapshot *cs = NULL;
+	const bt_stream_class *sc = NULL;
+
+	if (type != BT_MESSAGE_TYPE_MESSAGE_ITERATOR_INACTIVITY) {
+		sc = bt_stream_borrow_class_const(sync_msg_stream(msg));
+	}
+	switch (type) {
+	case BT_MESSAGE_TYPE_PACKET_BEGINNING:
+		return bt_stream_class_packets_have_beginning_default_clock_snapshot(sc) ?
+			bt_message_packet_beginning_borrow_default_clock_snapshot_const(msg) : NULL;
+	case BT_MESSAGE_TYPE_PACKET_END:
+		return bt_stream_class_packets_have_end_default_clock_snapshot(sc) ?
+			bt_message_packet_end_borrow_default_clock_snapshot_const(msg) : NULL;
+	case BT_MESSAGE_TYPE_STREAM_BEGINNING:
+		return bt_message_stream_beginning_borrow_default_clock_snapshot_const(msg, &cs) ==
+			BT_MESSAGE_STREAM_CLOCK_SNAPSHOT_STATE_KNOWN ? cs : NULL;
+	case BT_MESSAGE_TYPE_STREAM_END:
+		return bt_message_stream_end_borrow_default_clock_snapshot_const(msg, &cs) ==
+			BT_MESSAGE_STREAM_CLOCK_SNAPSHOT_STATE_KNOWN ? cs : NULL;
+	case BT_MESSAGE_TYPE_DISCARDED_EVENTS:
+		return bt_stream_class_discarded_events_have_default_clock_snapshots(sc) ?
+			bt_message_discarded_events_borrow_beginning_default_clock_snapshot_const(msg) :
+			NULL;
+	case BT_MESSAGE_TYPE_DISCARDED_PACKETS:
+		return bt_stream_class_discarded_packets_have_default_clock_snapshots(sc) ?
+			bt_message_discarded_packets_borrow_beginning_default_clock_snapshot_const(msg) :
+			NULL;
+	case BT_MESSAGE_TYPE_MESSAGE_ITERATOR_INACTIVITY:
+		return bt_message_message_iterator_inactivity_borrow_clock_snapshot_const(msg);
+	default:
+		return NULL;
+	}
+}
+
+void sync_msg_view_make(struct sync_input *in, const bt_message *msg,
+		struct sync_msg_view *view)
+{
+	view->type = bt_message_get_type(msg);
+	view->event = NULL;
+	if (view->type == BT_MESSAGE_TYPE_EVENT) {
+		view->event = bt_message_event_borrow_event_const(msg);
+		/* every stream of the input has a clock unless one began without */
+		view->cs = !in->unclocked_streams ||
+			bt_stream_class_borrow_default_clock_class_const(
+				bt_event_class_borrow_stream_class_const(
+					bt_event_borrow_class_const(view->event))) ?
+			bt_message_event_borrow_default_clock_snapshot_const(msg) : NULL;
+		return;
+	}
+	if (view->type == BT_MESSAGE_TYPE_STREAM_BEGINNING) {
+		const bt_stream_class *sc = bt_stream_borrow_class_const(
+			bt_message_stream_beginning_borrow_stream_const(msg));
+
+		in->unclocked_streams |= !bt_stream_class_borrow_default_clock_class_const(sc);
+		in->tracked_streams |= sync_stream_tracks_keys(sc);
+	}
+	view->cs = other_snapshot(msg, view->type);
+}
+
+const bt_stream *sync_msg_stream(const bt_message *msg)
+{
+	switch (bt_message_get_type(msg)) {
+	case BT_MESSAGE_TYPE_EVENT:
+		return bt_event_borrow_stream_const(bt_message_event_borrow_event_const(msg));
+	case BT_MESSAGE_TYPE_PACKET_BEGINNING:
+		return bt_packet_borrow_stream_const(bt_message_packet_beginning_borrow_packet_const(msg));
+	case BT_MESSAGE_TYPE_PACKET_END:
+		return bt_packet_borrow_stream_const(bt_message_packet_end_borrow_packet_const(msg));
+	case BT_MESSAGE_TYPE_STREAM_BEGINNING:
+		return bt_message_stream_beginning_borrow_stream_const(msg);
+	case BT_MESSAGE_TYPE_STREAM_END:
+		return bt_message_stream_end_borrow_stream_const(msg);
+	case BT_MESSAGE_TYPE_DISCARDED_EVENTS:
+		return bt_message_discarded_events_borrow_stream_const(msg);
+	case BT_MESSAGE_TYPE_DISCARDED_PACKETS:
+		return bt_message_discarded_packets_borrow_stream_const(msg);
+	default:
+		return NULL;
+	}
+}
+
+void sync_record_pair(struct sync_iter *it, enum sync_pair_kind kind, int send_host,
+		int64_t send_ts, int recv_host, int64_t recv_ts)
+{
+	struct sync_pair_rec rec = {
+		.send_host = send_host, .recv_host = recv_host,
+		.send_ts = send_ts, .recv_ts = recv_ts, .kind = kind,
+	};
+
+	g_array_append_val(it->pair_recs, rec);
+}
+
+static void on_tcp(struct sync_iter *it, const struct ds_tcp_key *key, bool send,
+		int host, int64_t ts)
+{
+	struct sync_tcp_entry *e = g_hash_table_lookup(it->tcp, key);
+
+	if (!e) {
+		e = g_new0(struct sync_tcp_entry, 1);
+		e->key = *key;
+		g_hash_table_insert(it->tcp, &e->key, e);
+	}
+	if (send ? e->has_send : e->has_recv) {
+		return;		/* duplicate key: the first one wins */
+	}
+	if (send) {
+		e->has_send = true;
+		e->send_host = host;
+		e->send_ts = ts;
+	} else {
+		e->has_recv = true;
+		e->recv_host = host;
+		e->recv_ts = ts;
+	}
+	if (e->has_send && e->has_recv) {
+		if (e->send_host == e->recv_host) {
+			it->same_host_pairs++;
+		} else {
+			sync_record_pair(it, SYNC_PAIR_TCP, e->send_host, e->send_ts,
+				e->recv_host, e->recv_ts);
+		}
+	}
+}
+
+static void on_span(struct sync_iter *it, const struct ds_span_event *ev, int host, int64_t ts)
+{
+	struct sync_span_key key = { ev->trace_id_high, ev->trace_id_low, ev->span_id };
+	struct sync_span *s = g_hash_table_lookup(it->spans, &key);
+
+	if (ev->kind != DS_SPAN_EVENT_START && ev->kind != DS_SPAN_EVENT_END) {
+		return;
+	}
+	if (!s) {
+		s = g_new0(struct sync_span, 1);
+		s->key = key;
+		s->host = host;
+		s->kind = -1;
+		g_hash_table_insert(it->spans, &s->key, s);
+	}
+	if (ev->kind == DS_SPAN_EVENT_START && !s->has_start) {
+		s->has_start = true;
+		s->start = ts;
+		s->host = host;
+		s->parent = ev->parent_span_id;
+		s->kind = ev->span_kind;
+		s->schema = ev->schema;
+	} else if (ev->kind == DS_SPAN_EVENT_END && !s->has_end) {
+		s->has_end = true;
+		s->end = ts;
+	}
+}
+
+static const struct sync_event_info *event_info(struct sync_iter *it, const bt_event_class *ec)
+{
+	struct sync_event_info *info = g_hash_table_lookup(it->event_infos, ec);
+
+	if (info) {
+		return info;
+	}
+	info = g_new0(struct sync_event_info, 1);
+	ds_kernel_net_classify(ec, &info->net);
+	sync_http_classify(ec, &info->http);
+	info->span = ds_span_events_resolve(it->span_cache, ec);
+	if (info->span && (info->span->kind == DS_SPAN_EVENT_NONE || info->span->missing)) {
+		if (info->span->kind != DS_SPAN_EVENT_NONE) {
+			DS_LOG_WARN(it->comp->self_comp, SYNC_CLASS_NAME,
+				"span event class `%s` lacks field `%s`: its events are not used for sync",
+				bt_event_class_get_name(ec), info->span->missing);
+		}
+		info->span = NULL;
+	}
+	bt_event_class_get_ref(ec);
+	g_hash_table_insert(it->event_infos, (gpointer) ec, info);
+	return info;
+}
+
+static void on_event(struct sync_iter *it, const bt_event *event, int host, int64_t ts)
+{
+	const struct sync_event_info *info = event_info(it, bt_event_borrow_class_const(event));
+
+	if (info->net.direction != DS_NET_NONE && it->comp->match[SYNC_PAIR_TCP]) {
+		struct ds_tcp_key key;
+
+		memset(&key, 0, sizeof(key));
+		if (ds_kernel_net_decode(&info->net, event, &key)) {
+			on_tcp(it, &key, info->net.direction == DS_NET_SEND, host, ts);
+		}
+	}
+	if (info->http.role != SYNC_HTTP_NONE && it->comp->match[SYNC_PAIR_HTTP]) {
+		sync_http_on_event(it, &info->http, event, host, ts);
+	}
+	if (info->span && it->comp->match[SYNC_PAIR_SPANS]) {
+		struct ds_span_event ev;
+
+		ds_span_event_decode(info->span, event, &ev);
+		on_span(it, &ev, host, ts);
+	}
+}
+
+static void on_message(struct sync_iter *it, struct sync_input *in, const bt_message *msg)
+{
+	struct sync_msg_view view;
+	struct sync_host *h;
+	int64_t ns;
+	int host;
+
+	sync_msg_view_make(in, msg, &view);
+	if (!view.cs || bt_clock_snapshot_get_ns_from_origin(view.cs, &ns)) {
+		return;
+	}
+	host = sync_host_of(it, in, bt_clock_snapshot_borrow_clock_class_const(view.cs), msg);
+	if (in->has_last_raw && ns < in->last_raw && in->last_raw - ns > in->max_backstep) {
+		in->max_backstep = in->last_raw - ns;
+	}
+	if (!in->has_last_raw || ns > in->last_raw) {
+		in->last_raw = ns;
+	}
+	in->has_last_raw = true;
+	h = g_ptr_array_index(it->hosts, host);
+	if (!h->has_range || ns < h->first_ns) {
+		h->first_ns = ns;
+	}
+	if (!h->has_range || ns > h->last_ns) {
+		h->last_ns = ns;
+	}
+	h->has_range = true;
+	if (view.event) {
+		on_event(it, view.event, host, ns);
+	}
+}
+
+bt_message_iterator_class_next_method_status sync_pass1_run(struct sync_iter *it)
+{
+	while (it->pass1_input < it->input_count) {
+		struct sync_input *in = &it->inputs[it->pass1_input];
+		bt_message_array_const msgs;
+		uint64_t count, i;
+
+		switch (bt_message_iterator_next(in->iter, &msgs, &count)) {
+		case BT_MESSAGE_ITERATOR_NEXT_STATUS_OK:
+			for (i = 0; i < count; i++) {
+				on_message(it, in, msgs[i]);
+				bt_message_put_ref(msgs[i]);
+			}
+			break;
+		case BT_MESSAGE_ITERATOR_NEXT_STATUS_END:
+			it->pass1_input++;
+			break;
+		case BT_MESSAGE_ITERATOR_NEXT_STATUS_AGAIN:
+			return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_AGAIN;
+		case BT_MESSAGE_ITERATOR_NEXT_STATUS_MEMORY_ERROR:
+			return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_MEMORY_ERROR;
+		default:
+			BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_MESSAGE_ITERATOR(it->self,
+				"%s: pass 1 cannot read input port `in%u`.", SYNC_CLASS_NAME,
+				it->pass1_input);
+			return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_ERROR;
+		}
+	}
+	return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK;
+}
+
+static void add_span_edges(struct sync_iter *it)
+{
+	GHashTableIter iter;
+	gpointer value;
+
+	g_hash_table_iter_init(&iter, it->spans);
+	while (g_hash_table_iter_next(&iter, NULL, &value)) {
+		const struct sync_span *child = value, *parent;
+		struct sync_span_key pkey;
+
+		if (!child->has_start || child->parent == 0) {
+			continue;
+		}
+		pkey = child->key;
+		pkey.span_id = child->parent;
+		parent = g_hash_table_lookup(it->spans, &pkey);
+		if (!parent || !parent->has_start || parent->host == child->host) {
+			continue;
+		}
+		if (child->schema == DS_SPAN_SCHEMA_DEEPSPAN &&
+				(parent->kind != DS_SPAN_KIND_CLIENT ||
+				 child->kind != DS_SPAN_KIND_SERVER)) {
+			continue;
+		}
+		sync_record_pair(it, SYNC_PAIR_SPANS, parent->host, parent->start,
+			child->host, child->start);
+		if (parent->has_end && child->has_end) {
+			sync_record_pair(it, SYNC_PAIR_SPANS, child->host, child->end,
+				parent->host, parent->end);
+		}
+	}
+}
+
+/* Chronological on the receiving side, so a contradiction rejects the later pairs. */
+static gint compare_pairs(gconstpointer a, gconstpointer b)
+{
+	const struct sync_pair_rec *x = a, *y = b;
+
+	if (x->recv_ts != y->recv_ts) {
+		return x->recv_ts < y->recv_ts ? -1 : 1;
+	}
+	if (x->send_ts != y->send_ts) {
+		return x->send_ts < y->send_ts ? -1 : 1;
+	}
+	return (x->recv_host > y->recv_host) - (x->recv_host < y->recv_host);
+}
+
+int sync_pass1_solve(struct sync_iter *it)
+{
+	guint i;
+
+	add_span_edges(it);
+	sync_http_add_pairs(it);
+	g_array_sort(it->pair_recs, compare_pairs);
+	if (!ds_sync_solver_init(&it->solver, it->hosts->len)) {
+		return -1;
+	}
+	it->solver_ready = true;
+	for (i = 0; i < it->pair_recs->len; i++) {
+		const struct sync_pair_rec *r = &g_array_index(it->pair_recs, struct sync_pair_rec, i);
+		struct sync_host *s = g_ptr_array_index(it->hosts, r->send_host);
+		struct sync_host *d = g_ptr_array_index(it->hosts, r->recv_host);
+		bool oom;
+
+		s->pairs[r->kind]++;
+		d->pairs[r->kind]++;
+		if (r->kind == SYNC_PAIR_TCP) {
+			it->tcp_pairs++;
+		} else if (r->kind == SYNC_PAIR_SPANS) {
+			it->span_pairs++;
+		} else {
+			it->http_pairs++;
+		}
+		if (!ds_sync_solver_add(&it->solver, (unsigned int) r->send_host, r->send_ts,
+				(unsigned int) r->recv_host, r->recv_ts, &oom)) {
+			if (oom) {
+				return -1;
+			}
+			s->rejected++;
+			d->rejected++;
+		}
+	}
+	return 0;
+}

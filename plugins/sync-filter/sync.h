@@ -1,0 +1,215 @@
+/*
+ * filter.deepspan.sync: every host on one synchronized clock (DESIGN.md §6.2).
+ *
+ * Pass 1 (first `next` call) reads every input to its end and collects causal
+ * send->receive pairs between hosts (TCP segments, span edges); the convex
+ * hulls give each host's transform to the reference host.  The upstreams are
+ * then seeked back to the beginning and pass 2 re-emits every message, copied
+ * onto one synchronized clock, in non-decreasing corrected time.  With a
+ * `formula` (a saved report) pass 1 is skipped.
+ */
+#ifndef DEEPSPAN_SYNC_SYNC_H
+#define DEEPSPAN_SYNC_SYNC_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <glib.h>
+#include <babeltrace2/babeltrace.h>
+
+#include "hull.h"
+#include "solver.h"
+#include "trace-ir-copy.h"
+#include "kernel-net.h"
+#include "span-events.h"
+#include "json-reader.h"
+
+#define SYNC_CLASS_NAME "filter.deepspan.sync"
+
+enum sync_pair_kind {
+	SYNC_PAIR_TCP,
+	SYNC_PAIR_SPANS,
+	SYNC_PAIR_HTTP,
+	SYNC_PAIR_KIND_COUNT,
+};
+
+extern const char *const sync_pair_kind_names[SYNC_PAIR_KIND_COUNT];
+
+struct sync_comp {
+	bt_self_component *self_comp;		/* borrowed */
+	bt_self_component_filter *self_filter;	/* borrowed */
+	char *reference;			/* owned; NULL: first clock UUID */
+	bool match[SYNC_PAIR_KIND_COUNT];
+	char *report_path;			/* owned; NULL: no report */
+	char *formula_path;			/* owned; NULL: two passes */
+	struct ds_json_value *formula;		/* owned; parsed `formula` file */
+	unsigned int next_port;			/* index of the next input port to add */
+};
+
+/* One host = one clock (UUID). */
+struct sync_host {
+	char *name;				/* owned; env `hostname` */
+	char uuid[37];				/* clock UUID text; "" without one */
+	bool origin_is_unix_epoch;
+	char *clock_name;			/* owned; input clock name (may be NULL) */
+	bool has_range;
+	int64_t first_ns, last_ns;		/* local timestamps seen in pass 1 */
+	uint64_t pairs[SYNC_PAIR_KIND_COUNT];	/* pairs involving this host */
+	uint64_t rejected;			/* contradicting pairs involving this host */
+	struct ds_sync_host_result result;	/* transform to the reference */
+	bool in_formula;			/* formula mode: found in the formula */
+};
+
+enum sync_http_role {
+	SYNC_HTTP_NONE = 0,
+	SYNC_HTTP_CLIENT_REQUEST,	/* send, client host */
+	SYNC_HTTP_SERVER_REQUEST,	/* receive, server host */
+	SYNC_HTTP_SERVER_RESPONSE,	/* send, server host */
+	SYNC_HTTP_CLIENT_RESPONSE,	/* receive, client host */
+};
+
+struct sync_http_class {
+	enum sync_http_role role;
+	struct ds_field_ref port, local_port;
+};
+
+/* Per event class, what pass 1 needs to know (resolved once). */
+struct sync_event_info {
+	struct ds_kernel_net_class net;
+	struct sync_http_class http;
+	const struct ds_span_class *span;	/* borrowed from the span cache; NULL if none */
+};
+
+struct sync_input {
+	bt_message_iterator *iter;		/* owned */
+	bool ended;
+	/* pass 1 */
+	int64_t last_raw;			/* last timestamp read */
+	bool has_last_raw;
+	int64_t max_backstep;			/* largest decrease of raw timestamps */
+	bool unclocked_streams;			/* a stream without a default clock began */
+	bool tracked_streams;			/* a stream with untimed packets/discards began */
+	GArray *hosts_seen;			/* owned; gboolean per host index */
+	/* pass 2 */
+	int64_t window;				/* reorder window, ns */
+	bool has_key;
+	int64_t max_key;			/* largest corrected time read */
+	/* cache of the last clock class met and its host */
+	const bt_clock_class *last_cc;		/* borrowed */
+	int last_host;
+};
+
+/* A collected pair, fed to the solver once every host is known. */
+struct sync_pair_rec {
+	int send_host, recv_host;
+	int64_t send_ts, recv_ts;
+	enum sync_pair_kind kind;
+};
+
+/* A message waiting in the reorder heap. */
+struct sync_pending {
+	int64_t key;				/* corrected ns (or the stream's previous key) */
+	uint64_t seq;				/* arrival order: ties keep it */
+	bt_message *msg;			/* owned; the output copy */
+};
+
+struct sync_iter {
+	struct sync_comp *comp;			/* borrowed */
+	bt_self_message_iterator *self;		/* borrowed */
+	struct sync_input *inputs;		/* owned; input_count */
+	unsigned int input_count;
+	enum { SYNC_PHASE_PASS1, SYNC_PHASE_PASS2, SYNC_PHASE_DONE } phase;
+	unsigned int pass1_input;		/* input being read in pass 1 */
+
+	/* hosts */
+	GPtrArray *hosts;			/* owned; struct sync_host * */
+	GHashTable *clock_hosts;		/* input clock class (ref) -> host index + 1 */
+	GHashTable *event_infos;		/* input event class (ref) -> struct sync_event_info * (owned) */
+	struct ds_span_events *span_cache;	/* owned */
+
+	/* pass 1 pairs */
+	GHashTable *tcp;			/* struct sync_tcp_entry * (owned, key inside) */
+	GHashTable *spans;			/* struct sync_span * (owned, key inside) */
+	GArray *pair_recs;			/* owned; struct sync_pair_rec, pass 1 order */
+	GHashTable *http;			/* owned; HTTP sends/receives per connection */
+	struct ds_sync_solver solver;
+	bool solver_ready;
+	unsigned int reference;
+	uint64_t tcp_pairs, span_pairs, http_pairs, same_host_pairs;
+
+	/* pass 2 */
+	bt_clock_class *out_clock;		/* owned */
+	struct ds_ir_copy copy;
+	bool copy_ready;
+	GArray *heap;				/* owned; struct sync_pending */
+	uint64_t seq;
+	GHashTable *stream_keys;		/* input stream (ref) -> int64_t * last key (owned) */
+	int64_t floor;				/* last key emitted */
+	bool has_floor;
+	int64_t map_floor;			/* floor used by the time callback */
+	uint64_t late;				/* messages clamped because the window was short */
+	uint64_t heap_high_water;
+	int64_t window_max;
+	const bt_message *current_in;		/* borrowed: message being copied */
+	struct sync_input *current_input;	/* borrowed: its input */
+	const bt_clock_snapshot *current_cs;	/* borrowed: the snapshot its key came from */
+	int64_t current_key;
+};
+
+/* sync-component.c */
+bt_component_class_initialize_method_status sync_comp_init(
+		bt_self_component_filter *self, bt_self_component_filter_configuration *config,
+		const bt_value *params, void *init_data);
+void sync_comp_finalize(bt_self_component_filter *self);
+bt_component_class_port_connected_method_status sync_comp_input_port_connected(
+		bt_self_component_filter *self, bt_self_component_port_input *self_port,
+		const bt_port_output *other_port);
+
+/* sync-iter.c */
+bt_message_iterator_class_initialize_method_status sync_iter_init(
+		bt_self_message_iterator *self, bt_self_message_iterator_configuration *config,
+		bt_self_component_port_output *port);
+void sync_iter_finalize(bt_self_message_iterator *self);
+bt_message_iterator_class_next_method_status sync_iter_next(
+		bt_self_message_iterator *self, bt_message_array_const msgs, uint64_t capacity,
+		uint64_t *count);
+
+/* sync-hosts.c: host of a clock class (created on first sight, named from msg's trace) */
+int sync_host_of(struct sync_iter *it, struct sync_input *in, const bt_clock_class *cc,
+		const bt_message *msg);
+void sync_host_destroy(gpointer host);
+
+/* sync-pass1.c */
+int sync_pass1_init(struct sync_iter *it);
+bt_message_iterator_class_next_method_status sync_pass1_run(struct sync_iter *it);
+/* Adds the span edges and feeds every pair to the solver; -1 on allocation failure. */
+int sync_pass1_solve(struct sync_iter *it);
+void sync_pass1_fini(struct sync_iter *it);
+/* What both passes read of a message, each library call made once. */
+struct sync_msg_view {
+	bt_message_type type;
+	const bt_event *event;			/* events only */
+	const bt_clock_snapshot *cs;		/* the snapshot that orders it, or NULL */
+};
+void sync_msg_view_make(struct sync_input *in, const bt_message *msg,
+		struct sync_msg_view *view);
+/* Does a stream of this class have messages without snapshots that need ordering? */
+bool sync_stream_tracks_keys(const bt_stream_class *sc);
+/* The stream of `msg` (NULL for inactivity messages). */
+const bt_stream *sync_msg_stream(const bt_message *msg);
+
+void sync_record_pair(struct sync_iter *it, enum sync_pair_kind kind, int send_host,
+		int64_t send_ts, int recv_host, int64_t recv_ts);
+
+/* sync-http.c */
+GHashTable *sync_http_table_new(void);
+void sync_http_classify(const bt_event_class *ec, struct sync_http_class *out);
+void sync_http_on_event(struct sync_iter *it, const struct sync_http_class *cls,
+		const bt_event *event, int host, int64_t ts);
+void sync_http_add_pairs(struct sync_iter *it);
+
+/* sync-report.c */
+int sync_choose_reference(struct sync_iter *it);
+int sync_apply_formula(struct sync_iter *it);
+int sync_write_report(struct sync_iter *it, bool final);
+
+#endif /* DEEPSPAN_SYNC_SYNC_H */

@@ -1,0 +1,146 @@
+"""Helpers of the Node.js tests (no tests here): record the three-service demo with LTTng, read spans back.
+
+A capture starts `lttng-sessiond --daemonize --no-kernel` when no session daemon runs, creates
+a UST-only session with a unique name and a temporary output directory, runs store, users and
+gateway (preloaded with deepspan-vnode.js, 127.0.0.1 only, free ports) under a bounded load,
+then stops the services and destroys the session.
+"""
+import json
+import os
+import re
+import shutil
+import subprocess
+import uuid
+
+from conftest import BUILD_DIR, SRC_DIR, run_babeltrace2
+
+DEMO_DIR = SRC_DIR / "instrumentation" / "nodejs" / "demo"
+RECORDER = BUILD_DIR / "instrumentation" / "nodejs" / "deepspan-vnode.js"
+ADDON = BUILD_DIR / "instrumentation" / "nodejs" / "deepspan_vnode.node"
+
+
+def capture_unavailable():
+    """Why a capture cannot run here (None when it can)."""
+    for tool in ("node", "lttng", "lttng-sessiond"):
+        if not shutil.which(tool):
+            return f"{tool} is not installed"
+    if not ADDON.exists():
+        return f"{ADDON} is missing: configure without --disable-instrumentation and build"
+    if os.geteuid() != 0 and subprocess.run(["pgrep", "-x", "lttng-sessiond"],
+                                            capture_output=True).returncode != 0:
+        return "no lttng-sessiond runs and starting one needs root"
+    return None
+
+
+def _lttng(*args):
+    proc = subprocess.run(["lttng", *args], capture_output=True, text=True, timeout=60)
+    if proc.returncode != 0:
+        raise AssertionError(f"lttng {' '.join(args)} failed: {proc.stdout}{proc.stderr}")
+    return proc.stdout
+
+
+def _ensure_sessiond():
+    if subprocess.run(["pgrep", "-x", "lttng-sessiond"], capture_output=True).returncode != 0:
+        subprocess.run(["lttng-sessiond", "--daemonize", "--no-kernel"], check=True, timeout=60)
+
+
+def _start_service(role, env_extra, recorded):
+    env = dict(os.environ, PORT="0", DEEPSPAN_SERVICE=role, **env_extra)
+    cmd = ["node"] + (["-r", str(RECORDER)] if recorded else []) + [str(DEMO_DIR / "service.js"), role]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    line = proc.stdout.readline()
+    match = re.match(r"listening (\d+)", line)
+    if not match:
+        proc.kill()
+        raise AssertionError(f"{role} did not start: {line!r} {proc.stderr.read()}")
+    return proc, int(match.group(1))
+
+
+def _load(port, requests, concurrency, slow_every):
+    load = subprocess.run(["node", str(DEMO_DIR / "loadgen.js"), str(port), str(requests),
+                           str(concurrency), str(slow_every)],
+                          capture_output=True, text=True, timeout=600, check=True)
+    return json.loads(load.stdout)
+
+
+def run_store_only(requests, concurrency, recorded=True):
+    """Runs store alone under the load generator; returns the load generator's JSON."""
+    store, store_port = _start_service("store", {}, recorded)
+    try:
+        return _load(store_port, requests, concurrency, 0)
+    finally:
+        _stop([store])
+
+
+def run_demo(requests, concurrency, slow_every=0, recorded=True):
+    """Runs store, users, gateway and the load generator; returns the load generator's JSON."""
+    procs = []
+    try:
+        store, store_port = _start_service("store", {}, recorded)
+        procs.append(store)
+        users, users_port = _start_service("users", {"STORE_PORT": str(store_port)}, recorded)
+        procs.append(users)
+        gateway, gateway_port = _start_service("gateway", {"USERS_PORT": str(users_port)}, recorded)
+        procs.append(gateway)
+        return _load(gateway_port, requests, concurrency, slow_every)
+    finally:
+        _stop(procs)
+
+
+def _stop(procs):
+    for proc in procs:
+        proc.terminate()
+    for proc in procs:
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        proc.stdout.close()
+        proc.stderr.close()
+
+
+def capture(out_dir, requests, concurrency, slow_every=0):
+    """Records the demo under load into out_dir/trace; returns (trace dir, load generator JSON)."""
+    _ensure_sessiond()
+    session = f"deepspan-nodejs-{os.getpid()}-{uuid.uuid4().hex[:8]}"
+    trace_dir = out_dir / "trace"
+    _lttng("create", session, f"--output={trace_dir}")
+    try:
+        _lttng("enable-event", "-u", "vnode:*", "-s", session)
+        _lttng("add-context", "-u", "-t", "vpid", "-t", "vtid", "-t", "procname", "-s", session)
+        _lttng("start", session)
+        load = run_demo(requests, concurrency, slow_every)
+        _lttng("stop", session)
+    finally:
+        _lttng("destroy", session)
+    return trace_dir, load
+
+
+SPAN_LINE = re.compile(r"^\[(\d+)\.(\d{9})\] .*?deepspan_ust:(span_\w+): \{ (.*?) \}, \{ (.*) \}$")
+FIELD = re.compile(r'(\w+) = ("(?:[^"\\]|\\.)*"|-?\d+)')
+
+
+def fields_of(text):
+    """`key = value` pairs of a babeltrace2 text line (strings unquoted, integers parsed)."""
+    return {k: (v[1:-1] if v.startswith('"') else int(v)) for k, v in FIELD.findall(text)}
+
+
+def read_spans(trace_dir, *filter_args, extra=()):
+    """Runs trace -> nodejs-ctx (-> extra components) -> text; returns (spans by id, span events, stdout)."""
+    proc = run_babeltrace2(trace_dir, "-c", "filter.deepspan.nodejs-ctx", *filter_args, *extra,
+                           "--clock-seconds", "--no-delta")
+    spans = {}
+    events = []
+    for line in proc.stdout.splitlines():
+        match = SPAN_LINE.match(line)
+        if not match:
+            continue
+        ts = int(match.group(1)) * 1_000_000_000 + int(match.group(2))
+        kind, context, payload = match.group(3), fields_of(match.group(4)), fields_of(match.group(5))
+        events.append((ts, kind, context, payload))
+        if kind == "span_start":
+            spans[payload["span_id"]] = dict(payload, begin=ts, end=None, vpid=context["vpid"])
+        elif kind == "span_end":
+            spans[payload["span_id"]]["end"] = ts
+    return spans, events, proc.stdout

@@ -1,0 +1,457 @@
+/*
+ * Unit tests of the diff-sink core: request trees, critical path on
+ * hand-made trees (sequential, parallel, async child outliving its parent,
+ * child starting before its parent on a skewed host, nesting), exact union
+ * self time, state attribution, aggregation and difference on groups with
+ * known per-path means, colour mapping, groups, percentiles, formatting.
+ */
+#include "unit.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+#include "aggregate.h"
+#include "attribution.h"
+#include "colour.h"
+#include "explain.h"
+#include "groups.h"
+#include "metrics-build.h"
+#include "request-tree.h"
+#include "span-store.h"
+
+static struct ds_span_store store;
+
+static void reset_store(void)
+{
+	ds_span_store_fini(&store);
+	ds_span_store_init(&store);
+}
+
+/* A span of trace `trace`; all its time is User unless segments are added next. */
+static uint32_t add_span(uint64_t trace, uint64_t id, uint64_t parent, const char *service,
+		const char *host, int64_t begin, int64_t end)
+{
+	struct ds_span span = { 0 };
+
+	span.trace_id_low = trace;
+	span.span_id = id;
+	span.parent_span_id = parent;
+	span.service = ds_strings_intern(&store.strings, service);
+	span.operation = ds_strings_intern(&store.strings, "op");
+	span.host = ds_strings_intern(&store.strings, host);
+	span.begin = begin;
+	span.end = end;
+	span.states[DS_STATE_USER] = (uint64_t) (end - begin);
+	span.first_segment = store.segments->len;
+	span.parent = DS_NO_SPAN;
+	span.request = DS_NO_SPAN;
+	g_array_append_val(store.spans, span);
+	return store.spans->len - 1;
+}
+
+/* Appends a segment to the last span (segments must follow their span). */
+static void add_segment(int64_t begin, int64_t end, unsigned int state, const char *detail)
+{
+	struct ds_span *span = ds_store_span(&store, store.spans->len - 1);
+	struct ds_segment segment = {
+		.begin = begin,
+		.end = end,
+		.detail = ds_strings_intern(&store.strings, detail),
+		.state = (uint8_t) state,
+	};
+
+	if (span->segment_count == 0) {
+		memset(span->states, 0, sizeof(span->states));
+	}
+	span->states[state] += (uint64_t) (end - begin);
+	g_array_append_val(store.segments, segment);
+	span->segment_count++;
+}
+
+static int64_t sum_of(const struct ds_aggregate *agg, const char *path, unsigned int group)
+{
+	GString *text = g_string_new(NULL);
+	int64_t result = -1;
+	uint32_t i;
+
+	for (i = 1; i < agg->frames->len; i++) {
+		g_string_truncate(text, 0);
+		ds_frame_path(agg, i, " > ", text);
+		if (strcmp(text->str, path) == 0) {
+			result = ds_frame_at(agg, i)->sum[group];
+			break;
+		}
+	}
+	g_string_free(text, TRUE);
+	return result;
+}
+
+/* Builds the trees and aggregates every request into group A in `mode`. */
+static void aggregate_all(struct ds_requests *requests, struct ds_aggregate *agg,
+		enum ds_mode mode)
+{
+	uint32_t i;
+
+	ds_requests_build(requests, &store, 5000);
+	ds_aggregate_init(agg, &store, mode);
+	for (i = 0; i < requests->requests->len; i++) {
+		ds_aggregate_add(agg, requests, i, DS_GROUP_A);
+	}
+	ds_aggregate_finish(agg);
+}
+
+static void done(struct ds_requests *requests, struct ds_aggregate *agg)
+{
+	ds_aggregate_fini(agg);
+	ds_requests_fini(requests);
+}
+
+static void test_sequential(void)
+{
+	struct ds_requests r;
+	struct ds_aggregate agg;
+
+	reset_store();
+	add_span(1, 1, 0, "root", "h", 0, 100);
+	add_span(1, 2, 1, "a", "h", 10, 40);
+	add_span(1, 3, 1, "b", "h", 50, 90);
+	aggregate_all(&r, &agg, DS_MODE_CRITICAL_PATH);
+	UNIT_EQ_INT(sum_of(&agg, "root: op", 0), 100, "sequential: root width = latency");
+	UNIT_EQ_INT(sum_of(&agg, "root: op > [User]", 0), 30, "sequential: root's own gaps");
+	UNIT_EQ_INT(sum_of(&agg, "root: op > a: op", 0), 30, "sequential: first child");
+	UNIT_EQ_INT(sum_of(&agg, "root: op > b: op > [User]", 0), 40, "sequential: second child");
+	done(&r, &agg);
+}
+
+static void test_parallel(void)
+{
+	struct ds_requests r;
+	struct ds_aggregate agg;
+
+	reset_store();
+	add_span(1, 1, 0, "root", "h", 0, 100);
+	add_span(1, 2, 1, "a", "h", 10, 80);
+	add_span(1, 3, 1, "b", "h", 20, 60);
+	aggregate_all(&r, &agg, DS_MODE_CRITICAL_PATH);
+	UNIT_EQ_INT(sum_of(&agg, "root: op > [User]", 0), 30, "parallel: root own time");
+	UNIT_EQ_INT(sum_of(&agg, "root: op > a: op", 0), 70, "parallel: last-finishing child on path");
+	UNIT_EQ_INT(sum_of(&agg, "root: op > b: op", 0), -1, "parallel: hidden child off the path");
+	done(&r, &agg);
+}
+
+static void test_async_child(void)
+{
+	struct ds_requests r;
+	struct ds_aggregate agg;
+
+	reset_store();
+	add_span(1, 1, 0, "root", "h", 0, 100);
+	add_span(1, 2, 1, "a", "h", 10, 40);
+	add_span(1, 3, 1, "async", "h", 50, 150);
+	aggregate_all(&r, &agg, DS_MODE_CRITICAL_PATH);
+	UNIT_EQ_INT(ds_request_at(&r, 0)->span_count, 3, "async: child kept in the request");
+	UNIT_EQ_INT(sum_of(&agg, "root: op", 0), 100, "async: root width = root latency");
+	UNIT_EQ_INT(sum_of(&agg, "root: op > [User]", 0), 70, "async: root own time");
+	UNIT_EQ_INT(sum_of(&agg, "root: op > async: op", 0), -1, "async: outliving child off the path");
+	done(&r, &agg);
+	aggregate_all(&r, &agg, DS_MODE_INCLUSIVE);
+	UNIT_EQ_INT(sum_of(&agg, "root: op > async: op", 0), 100, "async: inclusive keeps its duration");
+	done(&r, &agg);
+}
+
+static void test_skewed_child(void)
+{
+	struct ds_requests r;
+	struct ds_aggregate agg;
+
+	reset_store();
+	add_span(1, 1, 0, "root", "front", 0, 100);
+	add_span(1, 2, 1, "early", "back", -20000, 60);
+	aggregate_all(&r, &agg, DS_MODE_CRITICAL_PATH);
+	UNIT_EQ_INT(sum_of(&agg, "root: op > early: op", 0), 60, "skew: child clipped to the parent");
+	UNIT_EQ_INT(sum_of(&agg, "root: op > [User]", 0), 40, "skew: root own time");
+	UNIT_EQ_INT(sum_of(&agg, "root: op", 0), 100, "skew: root width = latency");
+	UNIT_EQ_INT(r.skewed_children, 1, "skew: one cross-host child outside its parent");
+	UNIT_EQ_INT(r.worst_skew, 20000, "skew: worst offset");
+	done(&r, &agg);
+}
+
+static void test_nested(void)
+{
+	struct ds_requests r;
+	struct ds_aggregate agg;
+
+	reset_store();
+	add_span(1, 1, 0, "root", "h", 0, 100);
+	add_span(1, 2, 1, "a", "h", 10, 90);
+	add_span(1, 3, 2, "b", "h", 20, 50);
+	add_span(1, 4, 2, "c", "h", 40, 80);
+	aggregate_all(&r, &agg, DS_MODE_CRITICAL_PATH);
+	UNIT_EQ_INT(sum_of(&agg, "root: op > [User]", 0), 20, "nested: root own");
+	UNIT_EQ_INT(sum_of(&agg, "root: op > a: op > [User]", 0), 40, "nested: a own (gaps)");
+	UNIT_EQ_INT(sum_of(&agg, "root: op > a: op > c: op", 0), 40, "nested: c on path");
+	UNIT_EQ_INT(sum_of(&agg, "root: op > a: op > b: op", 0), -1, "nested: b overlapped by c");
+	done(&r, &agg);
+	aggregate_all(&r, &agg, DS_MODE_SELF);
+	/* a: [10,90] minus union([20,50],[40,80]) = 20. */
+	UNIT_EQ_INT(sum_of(&agg, "root: op > a: op > [User]", 0), 20, "self: a minus union");
+	UNIT_EQ_INT(sum_of(&agg, "root: op > [User]", 0), 20, "self: root minus a");
+	UNIT_EQ_INT(sum_of(&agg, "root: op > a: op > b: op > [User]", 0), 30, "self: leaf b");
+	done(&r, &agg);
+}
+
+static void test_union_self(void)
+{
+	struct ds_requests r;
+	GArray *gaps = g_array_new(FALSE, FALSE, sizeof(struct ds_interval));
+	const struct ds_interval *g;
+	int64_t self;
+
+	reset_store();
+	add_span(1, 1, 0, "root", "h", 0, 100);
+	add_span(1, 2, 1, "a", "h", 10, 30);
+	add_span(1, 3, 1, "b", "h", 20, 50);
+	add_span(1, 4, 1, "c", "h", 70, 80);
+	add_span(1, 5, 1, "d", "h", 95, 130);
+	ds_requests_build(&r, &store, 5000);
+	self = ds_span_self_intervals(&store, &r, ds_store_span(&store, 0), gaps);
+	g = (const struct ds_interval *) gaps->data;
+	UNIT_EQ_INT(self, 45, "union: self time is exact (not pairwise)");
+	UNIT_EQ_INT(gaps->len, 3, "union: three self intervals");
+	UNIT_CHECK(gaps->len == 3 && g[0].begin == 0 && g[0].end == 10 && g[1].begin == 50 &&
+		g[1].end == 70 && g[2].begin == 80 && g[2].end == 95, "union: interval bounds");
+	UNIT_EQ_INT(ds_request_at(&r, 0)->self_time, 45, "request self time");
+	ds_requests_fini(&r);
+	g_array_free(gaps, TRUE);
+}
+
+static void test_segments(void)
+{
+	struct ds_requests r;
+	struct ds_aggregate agg;
+
+	reset_store();
+	add_span(1, 1, 0, "root", "h", 0, 100);
+	add_segment(0, 30, DS_STATE_USER, "");
+	add_segment(30, 60, DS_STATE_BLOCKED, "futex \xe2\x86\x90 mysqld/4242");
+	add_segment(60, 90, DS_STATE_WAIT_CPU, "");
+	add_span(1, 2, 1, "a", "h", 40, 70);
+	aggregate_all(&r, &agg, DS_MODE_CRITICAL_PATH);
+	UNIT_EQ_INT(sum_of(&agg, "root: op > [Waited CPU]", 0), 20, "segments: wait_cpu in gap");
+	UNIT_EQ_INT(sum_of(&agg, "root: op > [Unknown]", 0), 10, "segments: uncovered time unknown");
+	UNIT_EQ_INT(sum_of(&agg, "root: op > [User]", 0), 30, "segments: user before child");
+	UNIT_EQ_INT(sum_of(&agg, "root: op > [Waited blocked] futex \xe2\x86\x90 mysqld/4242", 0), 10,
+		"segments: blocked with detail");
+	UNIT_EQ_INT(ds_frame_at(&agg, 0)->state_sum[0][DS_STATE_USER], 60,
+		"per-state sums include the child");
+	done(&r, &agg);
+}
+
+static void test_proportional(void)
+{
+	struct ds_requests r;
+	struct ds_aggregate agg;
+	struct ds_span *span;
+
+	reset_store();
+	add_span(1, 1, 0, "root", "h", 0, 100);
+	add_span(1, 2, 1, "a", "h", 33, 100);
+	span = ds_store_span(&store, 0);
+	span->states[DS_STATE_USER] = 50;
+	span->states[DS_STATE_SYSCALL] = 30;
+	span->states[DS_STATE_BLOCKED] = 20;
+	aggregate_all(&r, &agg, DS_MODE_CRITICAL_PATH);
+	/* 33 split 50:30:20 = 16.5, 9.9, 6.6 -> largest remainders: 16, 10, 7. */
+	UNIT_EQ_INT(sum_of(&agg, "root: op > [User]", 0), 16, "no segments: user share");
+	UNIT_EQ_INT(sum_of(&agg, "root: op > [System call]", 0), 10, "no segments: syscall share");
+	UNIT_EQ_INT(sum_of(&agg, "root: op > [Waited blocked]", 0), 7, "no segments: blocked share");
+	done(&r, &agg);
+}
+
+static void test_tree_building(void)
+{
+	struct ds_requests r;
+
+	reset_store();
+	add_span(7, 1, 0, "root", "h", 0, 100);
+	add_span(7, 2, 99, "orphan", "h", 10, 20);	/* parent never seen */
+	add_span(8, 1, 0, "other", "h", 0, 50);
+	ds_store_span(&store, 2)->truncated = true;
+	add_span(9, 5, 6, "cycle-a", "h", 0, 10);
+	add_span(9, 6, 5, "cycle-b", "h", 0, 10);
+	ds_requests_build(&r, &store, 5000);
+	UNIT_EQ_INT(r.requests->len, 2, "trees: a parent cycle makes no request");
+	UNIT_EQ_INT(ds_request_at(&r, 0)->root_count, 2, "trees: missing parent -> root");
+	UNIT_EQ_INT(ds_request_at(&r, 0)->root, 0, "trees: main root is the longest");
+	UNIT_EQ_INT(ds_request_at(&r, 0)->latency, 100, "trees: latency of the main root");
+	UNIT_CHECK(ds_request_at(&r, 1)->truncated, "trees: truncated request flagged");
+	UNIT_EQ_INT(r.truncated_requests, 1, "trees: truncated requests counted");
+	ds_requests_fini(&r);
+}
+
+/*
+ * Two groups with known per-path means (in the spirit of Trace Compass's
+ * execution-comparison vectors): A = {X[0,10] > Y[2,6]; X[0,20] > Y[5,15]; X[0,12]},
+ * B = {X[0,30] > Y[0,25], Z[25,28]}.
+ */
+static void test_diff_vectors(void)
+{
+	struct ds_requests r;
+	struct ds_aggregate agg;
+	struct ds_explanation e;
+	__int128 leaves, latency;
+	uint32_t i;
+	bool is_new;
+	const struct ds_frame *frame;
+
+	reset_store();
+	add_span(1, 1, 0, "X", "h", 0, 10);
+	add_span(1, 2, 1, "Y", "h", 2, 6);
+	add_span(2, 1, 0, "X", "h", 0, 20);
+	add_span(2, 2, 1, "Y", "h", 5, 15);
+	add_span(3, 1, 0, "X", "h", 0, 12);
+	add_span(4, 1, 0, "X", "h", 0, 30);
+	add_span(4, 2, 1, "Y", "h", 0, 25);
+	add_span(4, 3, 1, "Z", "h", 25, 28);
+	ds_requests_build(&r, &store, 5000);
+	ds_aggregate_init(&agg, &store, DS_MODE_CRITICAL_PATH);
+	for (i = 0; i < r.requests->len; i++) {
+		ds_aggregate_add(&agg, &r, i, ds_request_at(&r, i)->trace_id_low == 4 ?
+			DS_GROUP_B : DS_GROUP_A);
+	}
+	ds_aggregate_finish(&agg);
+	UNIT_EQ_INT(agg.requests[DS_GROUP_A], 3, "vectors: N_A");
+	UNIT_EQ_INT(sum_of(&agg, "X: op > [User]", DS_GROUP_A), 6 + 10 + 12, "vectors: A X own sum");
+	UNIT_EQ_INT(sum_of(&agg, "X: op > Y: op", DS_GROUP_A), 14, "vectors: A Y sum");
+	UNIT_EQ_INT(sum_of(&agg, "X: op > [User]", DS_GROUP_B), 2, "vectors: B X own");
+	UNIT_EQ_INT(sum_of(&agg, "X: op > Z: op", DS_GROUP_B), 3, "vectors: B Z (new)");
+	for (i = 1; i < agg.frames->len; i++) {
+		GString *p = g_string_new(NULL);
+
+		frame = ds_frame_at(&agg, i);
+		ds_frame_path(&agg, i, " > ", p);
+		if (strcmp(p->str, "X: op > Y: op") == 0) {
+			/* W_A = 14/3, W_B = 25: d = (25 - 14/3) / (14/3). */
+			UNIT_NEAR(ds_frame_relative(&agg, frame, &is_new), (25.0 - 14.0 / 3) / (14.0 / 3),
+				1e-12, "vectors: d(Y)");
+			UNIT_CHECK(ds_frame_delta_numerator(&agg, frame) == 25 * 3 - 14,
+				"vectors: exact numerator of W_B - W_A");
+			UNIT_EQ_INT(frame->count[DS_GROUP_A], 2, "vectors: Y count in A");
+		}
+		if (strcmp(p->str, "X: op > Z: op") == 0) {
+			ds_frame_relative(&agg, frame, &is_new);
+			UNIT_CHECK(is_new, "vectors: Z is new in B");
+		}
+		g_string_free(p, TRUE);
+	}
+	UNIT_CHECK(ds_aggregate_check_exact(&agg, &leaves, &latency),
+		"vectors: leaves sum exactly to the latency difference");
+	UNIT_CHECK(latency == 30 * 3 - 42 * 1, "vectors: latency difference numerator");
+	UNIT_NEAR(ds_aggregate_mean_latency(&agg, DS_GROUP_A), 14.0, 1e-12, "vectors: mean latency A");
+	ds_explain(&agg, &e);
+	UNIT_CHECK(e.exact, "vectors: explanation exact");
+	{
+		GString *line = g_string_new(NULL);
+
+		ds_explain_line(&agg, &e, g_array_index(e.ranked, uint32_t, 0), line);
+		UNIT_EQ_STR(line->str, "+20 ns (127%)  X: op > Y: op > [User]",
+			"vectors: top cause line with share");
+		g_string_free(line, TRUE);
+	}
+	UNIT_EQ_INT(e.added->len, 1, "vectors: one topmost new frame (Z)");
+	ds_explanation_fini(&e);
+	done(&r, &agg);
+}
+
+static void test_colours(void)
+{
+	struct ds_rgb c;
+
+	c = ds_diff_colour(0.03, false, 0.05, 1.0);
+	UNIT_CHECK(c.r == 255 && c.g == 255 && c.b == 255, "colour: inside the white band");
+	c = ds_diff_colour(-0.05, false, 0.05, 1.0);
+	UNIT_CHECK(c.r == 255 && c.g == 255 && c.b == 255, "colour: band edge is white");
+	c = ds_diff_colour(0.5, false, 0.0, 1.0);
+	UNIT_CHECK(c.r == 255 && c.g == 128 && c.b == 128, "colour: half-way red");
+	c = ds_diff_colour(-0.5, false, 0.0, 1.0);
+	UNIT_CHECK(c.r == 128 && c.g == 128 && c.b == 255, "colour: half-way blue");
+	c = ds_diff_colour(3.0, false, 0.05, 1.0);
+	UNIT_CHECK(c.r == 255 && c.g == 0 && c.b == 0, "colour: saturated red");
+	c = ds_diff_colour(-0.99, false, 0.05, 0.5);
+	UNIT_CHECK(c.r == 0 && c.g == 0 && c.b == 255, "colour: saturated blue");
+	c = ds_diff_colour(0.0, true, 0.05, 1.0);
+	UNIT_CHECK(c.r == 255 && c.g == 0 && c.b == 0, "colour: new frames pure red");
+}
+
+static void test_groups_default(void)
+{
+	static const unsigned int sizes[] = { 1, 7, 100, 250 };
+	static const unsigned int expect_a[] = { 1, 4, 50, 125 };
+	static const unsigned int expect_b[] = { 1, 1, 1, 3 };
+	struct ds_group_spec none;
+	unsigned int t, i;
+
+	memset(&none, 0, sizeof(none));
+	none.min_duration = none.max_duration = none.min_self = none.max_self = DS_NO_LIMIT;
+	none.begin = none.end = DS_NO_LIMIT;
+	for (t = 0; t < G_N_ELEMENTS(sizes); t++) {
+		struct ds_requests r;
+		struct ds_selection sel;
+		char what[64];
+
+		reset_store();
+		for (i = 0; i < sizes[t]; i++) {
+			add_span(i + 1, 1, 0, "root", "h", 0, 1000 + (int64_t) (i * 7919 % sizes[t]));
+		}
+		ds_requests_build(&r, &store, 5000);
+		ds_select_groups(&store, &r, &none, &none, false, &sel);
+		snprintf(what, sizeof(what), "default groups of %u: A at or under the median", sizes[t]);
+		UNIT_EQ_INT(sel.members[0]->len, expect_a[t], what);
+		snprintf(what, sizeof(what), "default groups of %u: B slowest 1%%, at least one", sizes[t]);
+		UNIT_EQ_INT(sel.members[1]->len, expect_b[t], what);
+		if (sel.members[1]->len) {
+			UNIT_EQ_INT(ds_request_at(&r, g_array_index(sel.members[1], uint32_t,
+				sel.members[1]->len - 1))->latency, 1000 + sizes[t] - 1,
+				"default groups: B holds the slowest");
+		}
+		ds_selection_fini(&sel);
+		ds_requests_fini(&r);
+	}
+}
+
+static void test_percentile_and_format(void)
+{
+	static const int64_t values[] = { 10, 20, 30, 40, 50, 60, 70, 80, 90, 100 };
+	char buf[32];
+
+	UNIT_EQ_INT(ds_percentile(values, 10, 50), 50, "p50 nearest rank");
+	UNIT_EQ_INT(ds_percentile(values, 10, 95), 100, "p95 nearest rank");
+	UNIT_EQ_INT(ds_percentile(values, 10, 0), 10, "p0 is the minimum");
+	UNIT_EQ_INT(ds_percentile(values, 1, 99), 10, "one value");
+	ds_format_duration(182.04e6, true, buf, sizeof(buf));
+	UNIT_EQ_STR(buf, "+182.0 ms", "format ms");
+	ds_format_duration(-850, true, buf, sizeof(buf));
+	UNIT_EQ_STR(buf, "-850 ns", "format ns");
+	ds_format_duration(1.5e9, false, buf, sizeof(buf));
+	UNIT_EQ_STR(buf, "1.50 s", "format s");
+}
+
+int main(void)
+{
+	ds_span_store_init(&store);
+	test_sequential();
+	test_parallel();
+	test_async_child();
+	test_skewed_child();
+	test_nested();
+	test_union_self();
+	test_segments();
+	test_proportional();
+	test_tree_building();
+	test_diff_vectors();
+	test_colours();
+	test_groups_default();
+	test_percentile_and_format();
+	ds_span_store_fini(&store);
+	return unit_finish();
+}

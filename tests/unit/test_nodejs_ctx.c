@@ -1,0 +1,583 @@
+/*
+ * Unit tests of the Node.js context state machine (plugins/nodejs-ctx-filter/ctx.c)
+ * with hand-written vnode event sequences shaped like Node 20's: fresh socket,
+ * keep-alive reuse, concurrent requests interleaved on one loop, a request that
+ * never gets a response, a client whose local port is unknown at request time.
+ */
+#include "unit.h"
+#include "ctx.h"
+
+#include <glib.h>
+#include <stdlib.h>
+
+#define GATEWAY 100
+#define USERS 200
+#define WINDOW_NS 1000
+
+/* The operations produced, with their strings copied. */
+struct recorder {
+	GArray *ops;		/* struct nctx_op */
+	GPtrArray *strings;	/* owned copies */
+	int64_t last_event_ts;	/* timestamp of the last event fed */
+	unsigned int deferred;	/* operations produced older than the last event */
+};
+
+static void record_op(const struct nctx_op *op, void *user)
+{
+	struct recorder *rec = user;
+	struct nctx_op copy = *op;
+
+	copy.service = op->service ? g_strdup(op->service) : NULL;
+	copy.operation = op->operation ? g_strdup(op->operation) : NULL;
+	copy.procname = NULL;
+	g_ptr_array_add(rec->strings, (gpointer) copy.service);
+	g_ptr_array_add(rec->strings, (gpointer) copy.operation);
+	if (op->ts < rec->last_event_ts) {
+		rec->deferred++;
+	}
+	g_array_append_val(rec->ops, copy);
+}
+
+struct fixture {
+	struct recorder rec;
+	struct nctx_engine *engine;
+};
+
+static void fixture_init_busy(struct fixture *fx, bool activations, bool busy_spans)
+{
+	struct nctx_config config = {
+		.match_window_ns = WINDOW_NS,
+		.trace_id_high = 0x6e6f6465,
+		.activations = activations,
+		.busy_spans = busy_spans,
+		.busy_min_ns = 5,
+	};
+
+	fx->rec.ops = g_array_new(FALSE, FALSE, sizeof(struct nctx_op));
+	fx->rec.strings = g_ptr_array_new_with_free_func(g_free);
+	fx->rec.last_event_ts = 0;
+	fx->rec.deferred = 0;
+	fx->engine = nctx_engine_create(&config, record_op, &fx->rec);
+}
+
+static void fixture_init(struct fixture *fx, bool activations)
+{
+	fixture_init_busy(fx, activations, false);
+}
+
+static void fixture_fini(struct fixture *fx)
+{
+	nctx_engine_destroy(fx->engine);
+	g_array_free(fx->rec.ops, TRUE);
+	g_ptr_array_free(fx->rec.strings, TRUE);
+}
+
+static struct nctx_origin origin(struct fixture *fx, int64_t vpid, int64_t ts)
+{
+	struct nctx_origin o = {
+		.host = 0, .vpid = vpid, .vtid = vpid, .ts = ts,
+		.procname = vpid == GATEWAY ? "gateway" : "users",
+	};
+
+	fx->rec.last_event_ts = ts;
+	return o;
+}
+
+static void ac(struct fixture *fx, int64_t vpid, int64_t ts, enum nctx_phase phase,
+		int64_t id, int64_t trigger, int64_t exec, const char *type)
+{
+	struct nctx_origin o = origin(fx, vpid, ts);
+
+	nctx_async_context(fx->engine, &o, phase, id, trigger, exec, type ? type : "-");
+}
+
+static void construct(struct fixture *fx, int64_t vpid, int64_t ts, int64_t id,
+		int64_t trigger, int64_t exec, const char *type)
+{
+	ac(fx, vpid, ts, NCTX_PHASE_CONSTRUCTOR, id, trigger, exec, type);
+}
+
+static void before(struct fixture *fx, int64_t vpid, int64_t ts, int64_t id)
+{
+	ac(fx, vpid, ts, NCTX_PHASE_BEFORE, id, -1, id, NULL);
+}
+
+static void after(struct fixture *fx, int64_t vpid, int64_t ts, int64_t id)
+{
+	ac(fx, vpid, ts, NCTX_PHASE_AFTER, id, -1, id, NULL);
+}
+
+static void http(struct fixture *fx, int64_t vpid, int64_t ts, bool client, bool request,
+		int64_t ctx, int64_t sock, int64_t port, int64_t local_port, const char *url)
+{
+	struct nctx_origin o = origin(fx, vpid, ts);
+	struct nctx_http h = {
+		.sockid = 20, .sock_async_id = sock, .ctx_id = ctx, .method = "GET",
+		.url = url, .address = "127.0.0.1", .status = 200, .port = port,
+		.local_port = local_port,
+	};
+
+	if (request) {
+		nctx_http_request(fx->engine, &o, client, &h);
+	} else {
+		nctx_http_response(fx->engine, &o, client, &h);
+	}
+}
+
+/* The n-th (0-based) SPAN_START of `operation`, or NULL. */
+static const struct nctx_op *find_start(const struct fixture *fx, const char *operation,
+		unsigned int n)
+{
+	guint i;
+
+	for (i = 0; i < fx->rec.ops->len; i++) {
+		const struct nctx_op *op = &g_array_index(fx->rec.ops, struct nctx_op, i);
+
+		if (op->kind == NCTX_OP_SPAN_START && strcmp(op->operation, operation) == 0 &&
+				n-- == 0) {
+			return op;
+		}
+	}
+	return NULL;
+}
+
+static unsigned int count_ops(const struct fixture *fx, enum nctx_op_kind kind,
+		uint64_t span_id)
+{
+	unsigned int count = 0;
+	guint i;
+
+	for (i = 0; i < fx->rec.ops->len; i++) {
+		const struct nctx_op *op = &g_array_index(fx->rec.ops, struct nctx_op, i);
+
+		count += op->kind == kind && (span_id == 0 || op->span_id == span_id);
+	}
+	return count;
+}
+
+static bool ops_in_time_order(const struct fixture *fx)
+{
+	guint i;
+
+	for (i = 1; i < fx->rec.ops->len; i++) {
+		if (g_array_index(fx->rec.ops, struct nctx_op, i).ts <
+				g_array_index(fx->rec.ops, struct nctx_op, i - 1).ts) {
+			return false;
+		}
+	}
+	return true;
+}
+
+/*
+ * Activations of one process never overlap: activate/deactivate of server spans
+ * alternate per vpid (client spans are only deactivated, at their start).
+ */
+static bool activations_alternate(const struct fixture *fx, int64_t vpid)
+{
+	uint64_t active = 0;
+	guint i;
+
+	for (i = 0; i < fx->rec.ops->len; i++) {
+		const struct nctx_op *op = &g_array_index(fx->rec.ops, struct nctx_op, i);
+
+		if (op->vpid != vpid) {
+			continue;
+		}
+		if (op->span_kind == NCTX_SPAN_CLIENT) {
+			if (op->kind == NCTX_OP_SPAN_ACTIVATE) {
+				return false;
+			}
+			continue;
+		}
+		if (op->kind == NCTX_OP_SPAN_ACTIVATE) {
+			if (active != 0) {
+				return false;
+			}
+			active = op->span_id;
+		} else if (op->kind == NCTX_OP_SPAN_DEACTIVATE) {
+			if (active != op->span_id) {
+				return false;
+			}
+			active = 0;
+		}
+	}
+	return active == 0;
+}
+
+/*
+ * gateway's incoming request (connection resource ids conn/msg) calls users on a
+ * socket (ports 40000 -> 8081); users answers from a timer.  Ids of the second
+ * exchange on the same connections differ as asyncReset gives new ids.
+ */
+static void exchange(struct fixture *fx, int64_t t, int64_t base, bool fresh,
+		int64_t gw_msg, int64_t users_msg)
+{
+	if (fresh) {
+		construct(fx, GATEWAY, t + 1, 5, 4, 0, "TCPWRAP");
+		construct(fx, GATEWAY, t + 2, gw_msg, 5, 4, "HTTPINCOMINGMESSAGE");
+	}
+	before(fx, GATEWAY, t + 3, gw_msg);
+	http(fx, GATEWAY, t + 4, false, true, gw_msg, 5, 50000, 8080, "/api?id=1");
+	construct(fx, GATEWAY, t + 5, base + 1, gw_msg, gw_msg, "TCPWRAP");
+	construct(fx, GATEWAY, t + 6, base + 2, gw_msg, gw_msg, "TickObject");
+	after(fx, GATEWAY, t + 7, gw_msg);
+	before(fx, GATEWAY, t + 8, base + 2);
+	construct(fx, GATEWAY, t + 9, base + 3, base + 2, base + 2, "HTTPCLIENTREQUEST");
+	http(fx, GATEWAY, t + 10, true, true, base + 3, base + 1, 8081, 40000, "/users");
+	after(fx, GATEWAY, t + 11, base + 2);
+
+	if (fresh) {
+		construct(fx, USERS, t + 20, 3, 2, 0, "TCPWRAP");
+		construct(fx, USERS, t + 21, users_msg, 3, 2, "HTTPINCOMINGMESSAGE");
+	}
+	before(fx, USERS, t + 22, users_msg);
+	http(fx, USERS, t + 23, false, true, users_msg, 3, 40000, 8081, "/users");
+	construct(fx, USERS, t + 24, base + 50, users_msg, users_msg, "Timeout");
+	after(fx, USERS, t + 25, users_msg);
+	before(fx, USERS, t + 30, base + 50);
+	http(fx, USERS, t + 31, false, false, base + 50, 3, 40000, 8081, NULL);
+	after(fx, USERS, t + 32, base + 50);
+
+	before(fx, GATEWAY, t + 40, base + 3);
+	http(fx, GATEWAY, t + 41, true, false, base + 3, base + 1, 8081, 40000, NULL);
+	construct(fx, GATEWAY, t + 42, base + 4, base + 3, base + 3, "TickObject");
+	after(fx, GATEWAY, t + 43, base + 3);
+	before(fx, GATEWAY, t + 44, base + 4);
+	http(fx, GATEWAY, t + 45, false, false, base + 4, 5, 50000, 8080, NULL);
+	after(fx, GATEWAY, t + 46, base + 4);
+}
+
+static void test_fresh_socket(void)
+{
+	struct fixture fx;
+	const struct nctx_op *root, *client, *callee;
+	const struct nctx_stats *stats;
+
+	fixture_init(&fx, true);
+	exchange(&fx, 0, 10, true, 6, 4);
+	nctx_engine_finish(fx.engine);
+	stats = nctx_engine_stats(fx.engine);
+	root = find_start(&fx, "HTTP GET /api", 0);
+	client = find_start(&fx, "HTTP GET 127.0.0.1:8081/users", 0);
+	callee = find_start(&fx, "HTTP GET /users", 0);
+	if (!UNIT_CHECK(root && client && callee, "fresh: three spans start")) {
+		goto end;
+	}
+	UNIT_EQ_UINT(root->parent_span_id, 0, "fresh: the gateway request is a root");
+	UNIT_EQ_INT(root->span_kind, NCTX_SPAN_SERVER, "fresh: root is a server span");
+	UNIT_EQ_STR(root->service, "gateway", "fresh: service is the process name");
+	UNIT_EQ_UINT(client->parent_span_id, root->span_id, "fresh: client's parent is its server request");
+	UNIT_EQ_INT(client->span_kind, NCTX_SPAN_CLIENT, "fresh: client span kind");
+	UNIT_EQ_UINT(callee->parent_span_id, client->span_id, "fresh: callee's parent is the client span");
+	UNIT_CHECK(root->trace_id_low == client->trace_id_low &&
+		client->trace_id_low == callee->trace_id_low && root->trace_id_high == 0x6e6f6465,
+		"fresh: one trace id");
+	UNIT_EQ_UINT(count_ops(&fx, NCTX_OP_SPAN_END, 0), 3, "fresh: three spans end");
+	UNIT_EQ_UINT(stats->clients_with_parent, 1, "fresh: one client with parent");
+	UNIT_EQ_UINT(stats->clients_with_callee, 1, "fresh: one client with callee");
+	UNIT_EQ_UINT(stats->roots, 1, "fresh: one root");
+	UNIT_EQ_UINT(stats->deferred_servers, 0, "fresh: nothing deferred");
+	/* gateway: handler (4-7), client tick (8-11), response (40-43), reply tick (44-45). */
+	UNIT_EQ_UINT(count_ops(&fx, NCTX_OP_SPAN_ACTIVATE, root->span_id), 4,
+		"fresh: gateway request activated in each of its callbacks");
+	/* users: handler (23-25), timer (30-31). */
+	UNIT_EQ_UINT(count_ops(&fx, NCTX_OP_SPAN_ACTIVATE, callee->span_id), 2,
+		"fresh: users request activated in each of its callbacks");
+	UNIT_CHECK(activations_alternate(&fx, GATEWAY) && activations_alternate(&fx, USERS),
+		"fresh: activations alternate per loop");
+	UNIT_CHECK(ops_in_time_order(&fx), "fresh: operations in time order");
+	UNIT_EQ_INT(client->ts, 9, "fresh: client span starts at its HTTPCLIENTREQUEST");
+	UNIT_EQ_INT(nctx_engine_horizon(fx.engine), INT64_MAX, "fresh: nothing held back");
+end:
+	fixture_fini(&fx);
+}
+
+static void test_keep_alive_reuse(void)
+{
+	struct fixture fx;
+	const struct nctx_op *client0, *client1, *callee0, *callee1, *root0, *root1;
+
+	fixture_init(&fx, true);
+	exchange(&fx, 0, 10, true, 6, 4);
+	/* Same connections (same ports, same HTTPINCOMINGMESSAGE ids), new socket ids. */
+	exchange(&fx, 100, 110, false, 6, 4);
+	nctx_engine_finish(fx.engine);
+	root0 = find_start(&fx, "HTTP GET /api", 0);
+	root1 = find_start(&fx, "HTTP GET /api", 1);
+	client0 = find_start(&fx, "HTTP GET 127.0.0.1:8081/users", 0);
+	client1 = find_start(&fx, "HTTP GET 127.0.0.1:8081/users", 1);
+	callee0 = find_start(&fx, "HTTP GET /users", 0);
+	callee1 = find_start(&fx, "HTTP GET /users", 1);
+	if (!UNIT_CHECK(root0 && root1 && client0 && client1 && callee0 && callee1,
+			"keep-alive: six spans start")) {
+		goto end;
+	}
+	UNIT_CHECK(root0->trace_id_low != root1->trace_id_low, "keep-alive: two traces");
+	UNIT_EQ_UINT(client1->parent_span_id, root1->span_id, "keep-alive: second client's parent");
+	UNIT_EQ_UINT(callee1->parent_span_id, client1->span_id,
+		"keep-alive: second callee matches the second client, not the first");
+	UNIT_EQ_UINT(callee1->trace_id_low, root1->trace_id_low, "keep-alive: second callee's trace");
+	UNIT_EQ_UINT(count_ops(&fx, NCTX_OP_SPAN_DEACTIVATE, client1->span_id), 1,
+		"keep-alive: the client span is deactivated once, at its start");
+	UNIT_EQ_UINT(nctx_engine_stats(fx.engine)->interval_violations, 0,
+		"keep-alive: servers inside their clients");
+	UNIT_CHECK(activations_alternate(&fx, GATEWAY), "keep-alive: activations alternate");
+end:
+	fixture_fini(&fx);
+}
+
+static void test_concurrent_requests(void)
+{
+	struct fixture fx;
+	const struct nctx_op *a, *b, *ca, *cb, *ua, *ub;
+
+	fixture_init(&fx, true);
+	/* Two connections to gateway, both requests start before either call returns. */
+	construct(&fx, GATEWAY, 1, 5, 4, 0, "TCPWRAP");
+	construct(&fx, GATEWAY, 2, 6, 5, 4, "HTTPINCOMINGMESSAGE");
+	construct(&fx, GATEWAY, 3, 7, 4, 0, "TCPWRAP");
+	construct(&fx, GATEWAY, 4, 8, 7, 4, "HTTPINCOMINGMESSAGE");
+	before(&fx, GATEWAY, 10, 6);
+	http(&fx, GATEWAY, 11, false, true, 6, 5, 50000, 8080, "/a");
+	construct(&fx, GATEWAY, 12, 20, 6, 6, "TCPWRAP");
+	construct(&fx, GATEWAY, 13, 21, 6, 6, "TickObject");
+	after(&fx, GATEWAY, 14, 6);
+	before(&fx, GATEWAY, 15, 8);
+	http(&fx, GATEWAY, 16, false, true, 8, 7, 50001, 8080, "/b");
+	construct(&fx, GATEWAY, 17, 30, 8, 8, "TCPWRAP");
+	construct(&fx, GATEWAY, 18, 31, 8, 8, "TickObject");
+	after(&fx, GATEWAY, 19, 8);
+	before(&fx, GATEWAY, 20, 21);
+	construct(&fx, GATEWAY, 21, 22, 21, 21, "HTTPCLIENTREQUEST");
+	http(&fx, GATEWAY, 22, true, true, 22, 20, 8081, 40000, "/users");
+	after(&fx, GATEWAY, 23, 21);
+	before(&fx, GATEWAY, 24, 31);
+	construct(&fx, GATEWAY, 25, 32, 31, 31, "HTTPCLIENTREQUEST");
+	http(&fx, GATEWAY, 26, true, true, 32, 30, 8081, 40001, "/users");
+	after(&fx, GATEWAY, 27, 31);
+	/* users sees b's call first. */
+	before(&fx, USERS, 30, 9);
+	http(&fx, USERS, 31, false, true, 9, 3, 40001, 8081, "/users");
+	http(&fx, USERS, 32, false, false, 9, 3, 40001, 8081, NULL);
+	after(&fx, USERS, 33, 9);
+	before(&fx, USERS, 34, 11);
+	http(&fx, USERS, 35, false, true, 11, 10, 40000, 8081, "/users");
+	http(&fx, USERS, 36, false, false, 11, 10, 40000, 8081, NULL);
+	after(&fx, USERS, 37, 11);
+	/* Responses in the order b, a. */
+	before(&fx, GATEWAY, 40, 32);
+	http(&fx, GATEWAY, 41, true, false, 32, 30, 8081, 40001, NULL);
+	http(&fx, GATEWAY, 42, false, false, 32, 7, 50001, 8080, NULL);
+	after(&fx, GATEWAY, 43, 32);
+	before(&fx, GATEWAY, 44, 22);
+	http(&fx, GATEWAY, 45, true, false, 22, 20, 8081, 40000, NULL);
+	http(&fx, GATEWAY, 46, false, false, 22, 5, 50000, 8080, NULL);
+	after(&fx, GATEWAY, 47, 22);
+	nctx_engine_finish(fx.engine);
+
+	a = find_start(&fx, "HTTP GET /a", 0);
+	b = find_start(&fx, "HTTP GET /b", 0);
+	ca = find_start(&fx, "HTTP GET 127.0.0.1:8081/users", 0);
+	cb = find_start(&fx, "HTTP GET 127.0.0.1:8081/users", 1);
+	ub = find_start(&fx, "HTTP GET /users", 0);
+	ua = find_start(&fx, "HTTP GET /users", 1);
+	if (!UNIT_CHECK(a && b && ca && cb && ua && ub, "concurrent: six spans start")) {
+		goto end;
+	}
+	UNIT_EQ_UINT(ca->parent_span_id, a->span_id, "concurrent: a's call belongs to a");
+	UNIT_EQ_UINT(cb->parent_span_id, b->span_id, "concurrent: b's call belongs to b");
+	UNIT_EQ_UINT(ua->parent_span_id, ca->span_id, "concurrent: users' second request is a's call");
+	UNIT_EQ_UINT(ub->parent_span_id, cb->span_id, "concurrent: users' first request is b's call");
+	UNIT_CHECK(ua->trace_id_low == a->trace_id_low && ub->trace_id_low == b->trace_id_low &&
+		a->trace_id_low != b->trace_id_low, "concurrent: one trace per external request");
+	UNIT_EQ_UINT(count_ops(&fx, NCTX_OP_SPAN_END, 0), 6, "concurrent: six spans end");
+	UNIT_CHECK(activations_alternate(&fx, GATEWAY) && activations_alternate(&fx, USERS),
+		"concurrent: one request active at a time per loop");
+	UNIT_EQ_UINT(count_ops(&fx, NCTX_OP_SPAN_ACTIVATE, a->span_id), 3,
+		"concurrent: a runs in its handler, its tick and its response");
+end:
+	fixture_fini(&fx);
+}
+
+static void test_never_answered(void)
+{
+	struct fixture fx;
+	const struct nctx_stats *stats;
+
+	fixture_init(&fx, true);
+	construct(&fx, GATEWAY, 1, 5, 4, 0, "TCPWRAP");
+	construct(&fx, GATEWAY, 2, 6, 5, 4, "HTTPINCOMINGMESSAGE");
+	before(&fx, GATEWAY, 3, 6);
+	http(&fx, GATEWAY, 4, false, true, 6, 5, 50000, 8080, "/hang");
+	construct(&fx, GATEWAY, 5, 7, 6, 6, "HTTPCLIENTREQUEST");
+	/* DNS pending: no socket, no local port. */
+	http(&fx, GATEWAY, 6, true, true, 7, -1, 8081, -1, "/nowhere");
+	after(&fx, GATEWAY, 7, 6);
+	/* An answer nobody asked for is counted, not crashed on. */
+	http(&fx, GATEWAY, 8, false, false, 99, 98, 1, 2, NULL);
+	nctx_engine_finish(fx.engine);
+	stats = nctx_engine_stats(fx.engine);
+	UNIT_EQ_UINT(count_ops(&fx, NCTX_OP_SPAN_START, 0), 2, "hang: both spans start");
+	UNIT_EQ_UINT(count_ops(&fx, NCTX_OP_SPAN_END, 0), 0, "hang: no invented end");
+	UNIT_EQ_UINT(stats->open_at_end, 2, "hang: two requests open at the end");
+	UNIT_EQ_UINT(stats->unmatched_responses, 1, "hang: stray response counted");
+	UNIT_EQ_UINT(count_ops(&fx, NCTX_OP_SPAN_DEACTIVATE, 0), 2,
+		"hang: server deactivated when its callback returns, client at its start");
+	fixture_fini(&fx);
+}
+
+/* The client's local port is unknown at request time (DNS, then connect). */
+static void test_deferred_match(void)
+{
+	struct fixture fx;
+	const struct nctx_op *client, *callee;
+	const struct nctx_stats *stats;
+
+	fixture_init(&fx, true);
+	construct(&fx, GATEWAY, 1, 5, 4, 0, "TCPWRAP");
+	construct(&fx, GATEWAY, 2, 6, 5, 4, "HTTPINCOMINGMESSAGE");
+	before(&fx, GATEWAY, 3, 6);
+	http(&fx, GATEWAY, 4, false, true, 6, 5, 50000, 8080, "/api");
+	construct(&fx, GATEWAY, 5, 7, 6, 6, "HTTPCLIENTREQUEST");
+	http(&fx, GATEWAY, 6, true, true, 7, -1, 8081, -1, "/users");
+	after(&fx, GATEWAY, 7, 6);
+	before(&fx, USERS, 20, 4);
+	http(&fx, USERS, 21, false, true, 4, 3, 40002, 8081, "/users");
+	UNIT_EQ_INT(nctx_engine_horizon(fx.engine), 21, "deferred: horizon at the undecided request");
+	UNIT_EQ_UINT(count_ops(&fx, NCTX_OP_SPAN_START, 0), 2, "deferred: callee not emitted yet");
+	http(&fx, USERS, 22, false, false, 4, 3, 40002, 8081, NULL);
+	after(&fx, USERS, 23, 4);
+	nctx_engine_advance(fx.engine, 500);
+	UNIT_EQ_INT(nctx_engine_horizon(fx.engine), 21, "deferred: still undecided inside the window");
+	before(&fx, GATEWAY, 600, 7);
+	http(&fx, GATEWAY, 601, true, false, 7, 12, 8081, 40002, NULL);
+	UNIT_EQ_INT(nctx_engine_horizon(fx.engine), INT64_MAX, "deferred: decided at the client's response");
+	stats = nctx_engine_stats(fx.engine);
+	client = find_start(&fx, "HTTP GET 127.0.0.1:8081/users", 0);
+	callee = find_start(&fx, "HTTP GET /users", 0);
+	if (UNIT_CHECK(client && callee, "deferred: callee emitted")) {
+		UNIT_EQ_UINT(callee->parent_span_id, client->span_id, "deferred: linked by the learnt port");
+		UNIT_EQ_UINT(callee->trace_id_low, client->trace_id_low, "deferred: same trace");
+		UNIT_EQ_INT(callee->ts, 21, "deferred: emitted at its own time");
+	}
+	UNIT_EQ_UINT(stats->deferred_servers, 1, "deferred: counted");
+	/*
+	 * The client's start and deactivation (at its resource, 5, announced at 6) and the
+	 * callee's start, activate, deactivate, end.
+	 */
+	UNIT_EQ_UINT(fx.rec.deferred, 6, "deferred: operations released late, at their own time");
+	fixture_fini(&fx);
+}
+
+static void test_window_expiry(void)
+{
+	struct fixture fx;
+	const struct nctx_op *callee;
+
+	fixture_init(&fx, false);
+	before(&fx, GATEWAY, 3, 6);
+	http(&fx, GATEWAY, 4, false, true, 6, 5, 50000, 8080, "/api");
+	http(&fx, GATEWAY, 6, true, true, 6, -1, 8081, -1, "/users");
+	after(&fx, GATEWAY, 7, 6);
+	http(&fx, USERS, 21, false, true, 4, 3, 40002, 8081, "/users");
+	nctx_engine_advance(fx.engine, 21 + WINDOW_NS + 1);
+	callee = find_start(&fx, "HTTP GET /users", 0);
+	if (UNIT_CHECK(callee != NULL, "window: undecided request released after the window")) {
+		UNIT_EQ_UINT(callee->parent_span_id, 0, "window: it becomes a root");
+	}
+	UNIT_EQ_UINT(count_ops(&fx, NCTX_OP_SPAN_ACTIVATE, 0), 0, "window: activations off");
+	UNIT_EQ_UINT(nctx_engine_stats(fx.engine)->roots, 2, "window: two roots");
+	fixture_fini(&fx);
+}
+
+/* Node 20 publishes the client request once written: the callee may start first. */
+static void test_callee_before_client_event(void)
+{
+	struct fixture fx;
+	const struct nctx_op *client, *callee;
+
+	fixture_init(&fx, false);
+	before(&fx, GATEWAY, 3, 6);
+	http(&fx, GATEWAY, 4, false, true, 6, 5, 50000, 8080, "/api");
+	construct(&fx, GATEWAY, 5, 7, 6, 6, "HTTPCLIENTREQUEST");
+	after(&fx, GATEWAY, 6, 6);
+	UNIT_EQ_INT(nctx_engine_horizon(fx.engine), 5, "early callee: output held at the client's resource");
+	http(&fx, USERS, 10, false, true, 4, 3, 40010, 8081, "/users");
+	UNIT_EQ_UINT(count_ops(&fx, NCTX_OP_SPAN_START, 0), 1, "early callee: waits for the client event");
+	http(&fx, GATEWAY, 15, true, true, 7, 12, 8081, 40010, "/users");
+	client = find_start(&fx, "HTTP GET 127.0.0.1:8081/users", 0);
+	callee = find_start(&fx, "HTTP GET /users", 0);
+	if (UNIT_CHECK(client && callee, "early callee: both spans emitted at the client event")) {
+		UNIT_EQ_INT(client->ts, 5, "early callee: client starts at its resource");
+		UNIT_EQ_UINT(callee->parent_span_id, client->span_id, "early callee: linked to its client");
+	}
+	UNIT_EQ_INT(nctx_engine_horizon(fx.engine), INT64_MAX, "early callee: nothing held back");
+	fixture_fini(&fx);
+}
+
+/* users' loop runs a 59-unit synchronous handler while gateway's call to users waits. */
+static void test_event_loop_busy(void)
+{
+	struct fixture fx;
+	const struct nctx_op *client, *callee, *slow, *busy, *tiny;
+	guint i;
+	int64_t busy_end = -1;
+
+	fixture_init_busy(&fx, true, true);
+	before(&fx, USERS, 100, 4);
+	http(&fx, USERS, 101, false, true, 4, 3, 45000, 8081, "/slow");
+	before(&fx, GATEWAY, 105, 6);
+	http(&fx, GATEWAY, 106, false, true, 6, 5, 50000, 8080, "/api");
+	construct(&fx, GATEWAY, 110, 7, 6, 6, "HTTPCLIENTREQUEST");
+	http(&fx, GATEWAY, 111, true, true, 7, 12, 8081, 40001, "/user");
+	after(&fx, GATEWAY, 112, 6);
+	UNIT_EQ_INT(nctx_engine_horizon(fx.engine), 110, "busy: output held while the call waits");
+	construct(&fx, USERS, 150, 20, 4, 4, "TickObject");
+	after(&fx, USERS, 160, 4);
+	/* /slow runs again for 1 unit: shorter than busy-min, not reported. */
+	before(&fx, USERS, 162, 20);
+	after(&fx, USERS, 163, 20);
+	before(&fx, USERS, 170, 9);
+	http(&fx, USERS, 171, false, true, 9, 8, 40001, 8081, "/user");
+	UNIT_EQ_INT(nctx_engine_horizon(fx.engine), INT64_MAX, "busy: released once the callee starts");
+	client = find_start(&fx, "HTTP GET 127.0.0.1:8081/user", 0);
+	callee = find_start(&fx, "HTTP GET /user", 0);
+	slow = find_start(&fx, "HTTP GET /slow", 0);
+	busy = find_start(&fx, "event loop busy: users: HTTP GET /slow", 0);
+	tiny = find_start(&fx, "event loop busy: users: HTTP GET /slow", 1);
+	if (!UNIT_CHECK(client && callee && slow && busy, "busy: spans emitted")) {
+		goto end;
+	}
+	UNIT_EQ_UINT(callee->parent_span_id, client->span_id, "busy: callee linked");
+	UNIT_EQ_UINT(busy->parent_span_id, client->span_id, "busy: child of the waiting client span");
+	UNIT_EQ_UINT(busy->trace_id_low, client->trace_id_low, "busy: in the waiting request's trace");
+	UNIT_EQ_INT(busy->span_kind, NCTX_SPAN_INTERNAL, "busy: internal span");
+	UNIT_EQ_STR(busy->service, "users", "busy: on the callee's service");
+	UNIT_EQ_INT(busy->vpid, USERS, "busy: on the callee's process");
+	UNIT_EQ_INT(busy->ts, 110, "busy: from the client's start");
+	for (i = 0; i < fx.rec.ops->len; i++) {
+		const struct nctx_op *op = &g_array_index(fx.rec.ops, struct nctx_op, i);
+
+		if (op->kind == NCTX_OP_SPAN_END && op->span_id == busy->span_id) {
+			busy_end = op->ts;
+		}
+	}
+	UNIT_EQ_INT(busy_end, 160, "busy: to the end of the other request's callback");
+	UNIT_CHECK(tiny == NULL, "busy: stretches under busy-min ignored");
+	UNIT_EQ_UINT(nctx_engine_stats(fx.engine)->busy_spans, 1, "busy: counted");
+end:
+	fixture_fini(&fx);
+}
+
+int main(void)
+{
+	test_fresh_socket();
+	test_keep_alive_reuse();
+	test_concurrent_requests();
+	test_never_answered();
+	test_deferred_match();
+	test_window_expiry();
+	test_callee_before_client_event();
+	test_event_loop_busy();
+	return unit_finish();
+}
