@@ -8,9 +8,11 @@
 #include "scenario-component.h"
 
 #include <glib.h>
+#include <inttypes.h>
 #include <stdio.h>
 
 #include "emit.h"
+#include "log.h"
 #include "scenario-params.h"
 #include "sim.h"
 
@@ -106,10 +108,32 @@ error:
 	return status;
 }
 
+/* INFO: what the run produced and the largest backlog each port's queue held. */
+static void log_summary(struct scenario *scenario)
+{
+	struct sim *sim = scenario->sim;
+	GString *peaks = g_string_new(NULL);
+	unsigned int p;
+
+	for (p = 0; p < 2 * sim->cfg.hosts; p++) {
+		g_string_append_printf(peaks, "%s%zu", p ? ", " : "", sim->out.port[p].peak);
+	}
+	DS_LOG_INFO(scenario->self_comp, SCN_CLASS_NAME,
+		"%" PRIu64 " events, %" PRIu64 " TCP segments, %" PRIu64 " events discarded; "
+		"peak queued records per port: %s", sim->out.events, sim->tcp_segments,
+		sim->out.discarded, peaks->str);
+	g_string_free(peaks, TRUE);
+}
+
 void scenario_finalize(bt_self_component_source *self_comp_src)
 {
-	scenario_destroy(bt_self_component_get_data(
-		bt_self_component_source_as_self_component(self_comp_src)));
+	struct scenario *scenario = bt_self_component_get_data(
+		bt_self_component_source_as_self_component(self_comp_src));
+
+	if (scenario && scenario->sim) {
+		log_summary(scenario);
+	}
+	scenario_destroy(scenario);
 }
 
 bt_message_iterator_class_initialize_method_status scenario_iterator_initialize(
