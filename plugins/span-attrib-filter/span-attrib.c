@@ -107,6 +107,8 @@ static void report_warnings(struct span_attrib_iterator *it)
 	while (g_hash_table_iter_next(&iter, NULL, &value)) {
 		const struct host *host = value;
 
+		DS_LOG_INFO(sc, SPAN_ATTRIB_CLASS_NAME, "host `%s`: %" PRIu64 " span(s) emitted, %u thread(s) tracked at the end.",
+			host->name, host->spans_emitted, ds_model_thread_count(host->model));
 		if (host->has_spans && !host->has_kernel) {
 			DS_LOG_WARN(sc, SPAN_ATTRIB_CLASS_NAME, "host `%s` has spans but no kernel trace: "
 				"its %" PRIu64 " span(s) are all Unknown.", host->name, host->spans_emitted);
