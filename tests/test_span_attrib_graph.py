@@ -212,3 +212,21 @@ def test_bad_parameters(bt2_plugin, params, text):
         graph.add_component(bt2_plugin.filter_component_classes["span-attrib"], "sa", params=params)
     message = str(exc.value)
     assert "filter.deepspan.span-attrib" in message and text in message
+
+
+def test_missing_kernel_field_is_an_error(bt2_plugin):
+    fields = {"sched_switch": [("prev_comm", "str"), ("prev_tid", "s64"), ("prev_state", "s64"),
+                               ("next_comm", "str")]}
+    script = [(1000, HOST, "k0", "sched_switch", dict(prev_comm="a", prev_tid=1, prev_state=0, next_comm="b"))]
+    with pytest.raises(bt2._Error) as exc:
+        run_script(bt2_plugin, script, fields=fields)
+    assert "Event class `sched_switch` has no integer/string field `next_tid`" in str(exc.value)
+
+
+def test_wrong_field_type_is_an_error(bt2_plugin):
+    fields = {"deepspan_ust:span_end": [("trace_id_high", "u64"), ("trace_id_low", "u64"), ("span_id", "str")]}
+    script = [(1000, HOST, "u", "deepspan_ust:span_end",
+               dict(trace_id_high=0, trace_id_low=1, span_id="7", vpid=1, vtid=1, procname="p"))]
+    with pytest.raises(bt2._Error) as exc:
+        run_script(bt2_plugin, script, fields=fields)
+    assert "Event class `deepspan_ust:span_end` has no integer/string field `span_id`" in str(exc.value)
