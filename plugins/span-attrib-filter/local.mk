@@ -21,6 +21,7 @@ plugins_babeltrace_plugin_deepspan_la_SOURCES += \
 	plugins/span-attrib-filter/span-attrib.h \
 	plugins/span-attrib-filter/span-attrib.c \
 	plugins/span-attrib-filter/events.c \
+	plugins/span-attrib-filter/inputs.c \
 	plugins/span-attrib-filter/hosts.c \
 	plugins/span-attrib-filter/output.c
 

@@ -81,7 +81,7 @@ struct span_attrib_counters {
 struct span_attrib_iterator {
 	struct span_attrib_component *comp;	/* borrowed */
 	bt_self_message_iterator *self_msg_iter;	/* borrowed */
-	bt_message_iterator *upstream;		/* owned */
+	GArray *upstreams;			/* owned; struct upstream (inputs.c), one per connected port */
 	struct ds_kernel_events *kernel_events;	/* owned */
 	struct ds_span_events *span_events;	/* owned */
 	GHashTable *roles;			/* owned; const bt_event_class * -> struct event_role * (owned) */
@@ -120,6 +120,14 @@ void output_fini(struct host_output *out);
 void queue_push(struct span_attrib_iterator *it, bt_message *msg);
 
 
+
+/* inputs.c */
+int inputs_add_port(bt_self_component_filter *self_comp_filter);
+int inputs_init(struct span_attrib_iterator *it, bt_self_component_filter *self_comp_filter);
+void inputs_fini(struct span_attrib_iterator *it);
+/* One message (reference moved to the caller) in time order across the inputs; END when all ended. */
+bt_message_iterator_class_next_method_status inputs_next(struct span_attrib_iterator *it,
+		const bt_message **out);
 
 /* events.c */
 int span_attrib_handle_message(struct span_attrib_iterator *it, const bt_message *msg);
