@@ -134,6 +134,10 @@ static void iterator_destroy(struct span_attrib_iterator *it)
 	if (it->hosts) {
 		g_hash_table_destroy(it->hosts);
 	}
+	if (it->trace_classes) {
+		span_attrib_forget_trace_classes(it);
+		g_hash_table_destroy(it->trace_classes);
+	}
 	if (it->roles) {
 		g_hash_table_destroy(it->roles);
 	}
@@ -159,6 +163,7 @@ bt_message_iterator_class_initialize_method_status span_attrib_iterator_initiali
 	it->kernel_events = ds_kernel_events_create();
 	it->span_events = ds_span_events_create();
 	it->roles = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
+	it->trace_classes = g_hash_table_new(g_direct_hash, g_direct_equal);
 	it->streams = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, stream_info_destroy);
 	it->hosts = g_hash_table_new_full(g_str_hash, g_str_equal, NULL, host_destroy);
 	it->queue = g_ptr_array_sized_new(64);

@@ -85,6 +85,7 @@ struct span_attrib_iterator {
 	struct ds_kernel_events *kernel_events;	/* owned */
 	struct ds_span_events *span_events;	/* owned */
 	GHashTable *roles;			/* owned; const bt_event_class * -> struct event_role * (owned) */
+	GHashTable *trace_classes;		/* owned; const bt_trace_class * (borrowed) -> destruction listener id */
 	GHashTable *streams;			/* owned; const bt_stream * -> struct stream_info * (owned) */
 	/* direct-mapped cache of `roles` (no hashing per event) */
 	const bt_event_class *role_cache_class[ROLE_CACHE_SIZE];	/* borrowed */
@@ -130,6 +131,7 @@ bt_message_iterator_class_next_method_status inputs_next(struct span_attrib_iter
 		const bt_message **out);
 
 /* events.c */
+void span_attrib_forget_trace_classes(struct span_attrib_iterator *it);
 int span_attrib_handle_message(struct span_attrib_iterator *it, const bt_message *msg);
 int span_attrib_flush(struct span_attrib_iterator *it);
 #endif /* DEEPSPAN_SPAN_ATTRIB_H */
