@@ -236,7 +236,7 @@ def run_script(plugin, script, params=None, fields=None, clock=None, logging_lev
                               params=params or {}, logging_level=logging_level)
     out = []
     sink = graph.add_component(Collector, "sink", obj=out)
-    graph.connect_ports(src.output_ports["out"], flt.input_ports["in"])
+    graph.connect_ports(src.output_ports["out"], flt.input_ports["in0"])
     graph.connect_ports(flt.output_ports["out"], sink.input_ports["in"])
     graph.run()
     summary, spans = [], []

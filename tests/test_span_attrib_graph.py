@@ -1,8 +1,10 @@
 """filter.deepspan.span-attrib on scripted kernel + span sequences (Python bt2 graphs)."""
+import gc
+
 import bt2
 import pytest
 
-from span_attrib_support import STATES, run_script
+from span_attrib_support import STATES, Collector, Source, payload_dict, run_script
 
 HOST = "h1"
 
@@ -212,3 +214,51 @@ def test_bad_parameters(bt2_plugin, params, text):
         graph.add_component(bt2_plugin.filter_component_classes["span-attrib"], "sa", params=params)
     message = str(exc.value)
     assert "filter.deepspan.span-attrib" in message and text in message
+
+
+def test_missing_kernel_field_is_an_error(bt2_plugin):
+    fields = {"sched_switch": [("prev_comm", "str"), ("prev_tid", "s64"), ("prev_state", "s64"),
+                               ("next_comm", "str")]}
+    script = [(1000, HOST, "k0", "sched_switch", dict(prev_comm="a", prev_tid=1, prev_state=0, next_comm="b"))]
+    with pytest.raises(bt2._Error) as exc:
+        run_script(bt2_plugin, script, fields=fields)
+    assert "Event class `sched_switch` has no integer/string field `next_tid`" in str(exc.value)
+
+
+def test_wrong_field_type_is_an_error(bt2_plugin):
+    fields = {"deepspan_ust:span_end": [("trace_id_high", "u64"), ("trace_id_low", "u64"), ("span_id", "str")]}
+    script = [(1000, HOST, "u", "deepspan_ust:span_end",
+               dict(trace_id_high=0, trace_id_low=1, span_id="7", vpid=1, vtid=1, procname="p"))]
+    with pytest.raises(bt2._Error) as exc:
+        run_script(bt2_plugin, script, fields=fields)
+    assert "Event class `deepspan_ust:span_end` has no integer/string field `span_id`" in str(exc.value)
+
+
+def test_several_input_ports_merged_by_time(bt2_plugin):
+    """`babeltrace2 run` shape: one source per host on in0, in1 (no muxer); same spans as one input."""
+    host_a = block_wake_script()
+    host_b = [sw(1003, 0, 0, 0, 500, host="h2"), start(1004, 500, 1, trace_low=9, host="h2"),
+              kev(1030, 0, "syscall_entry_write", host="h2"), kev(1090, 0, "syscall_exit_write", ret=1, host="h2"),
+              end(1100, 500, 1, trace_low=9, host="h2")]
+    _, expected = run_script(bt2_plugin, sorted(host_a + host_b, key=lambda e: e[0]))
+    graph = bt2.Graph()
+    src_a = graph.add_component(Source, "a", obj={"script": host_a})
+    src_b = graph.add_component(Source, "b", obj={"script": host_b})
+    flt = graph.add_component(bt2_plugin.filter_component_classes["span-attrib"], "sa")
+    out = []
+    sink = graph.add_component(Collector, "sink", obj=out)
+    graph.connect_ports(src_a.output_ports["out"], flt.input_ports["in0"])
+    assert "in1" in flt.input_ports
+    graph.connect_ports(src_b.output_ports["out"], flt.input_ports["in1"])
+    graph.connect_ports(flt.output_ports["out"], sink.input_ports["in0"] if "in0" in sink.input_ports
+                        else sink.input_ports["in"])
+    graph.run()
+    stamps = [m.default_clock_snapshot.ns_from_origin for m in out if type(m) is bt2._EventMessageConst]
+    spans = [payload_dict(m.event) for m in out
+             if type(m) is bt2._EventMessageConst and m.event.name == "deepspan:span"]
+    del graph, src_a, src_b, flt, sink, out
+    gc.collect()
+    assert stamps == sorted(stamps)
+    assert len(stamps) == len(host_a) + len(host_b) + 2
+    assert sorted(spans, key=lambda s: s["span_id"]) == sorted(expected, key=lambda s: s["span_id"])
+    assert {s["host"] for s in spans} == {"h1", "h2"}

@@ -105,7 +105,7 @@ def test_cat_kern_ust_running_time_matches_sched_switch(shared_traces, bt2_plugi
     sink = graph.add_component(Collector, "sink", obj=out)
     for i, port in enumerate(list(src_k.output_ports.values()) + [src_u.output_ports["out"]]):
         graph.connect_ports(port, mux.input_ports[f"in{i}"])
-    graph.connect_ports(mux.output_ports["out"], flt.input_ports["in"])
+    graph.connect_ports(mux.output_ports["out"], flt.input_ports["in0"])
     graph.connect_ports(flt.output_ports["out"], sink.input_ports["in"])
     graph.run()
     spans = [payload_dict(m.event) for m in out if type(m) is bt2._EventMessageConst]
@@ -132,7 +132,7 @@ def test_enriched_trace_written_and_read_back(bt2_plugin, tmp_path):
     flt = graph.add_component(bt2_plugin.filter_component_classes["span-attrib"], "sa")
     sink = graph.add_component(bt2.find_plugin("ctf").sink_component_classes["fs"], "ctf",
                                params={"path": str(tmp_path / "out")}, logging_level=bt2.LoggingLevel.WARNING)
-    graph.connect_ports(src.output_ports["out"], flt.input_ports["in"])
+    graph.connect_ports(src.output_ports["out"], flt.input_ports["in0"])
     graph.connect_ports(flt.output_ports["out"], sink.input_ports["in"])
     graph.run()
     del graph, src, flt, sink

@@ -48,7 +48,7 @@ def _compare(spans, truth):
     dict(seed=1, requests=40),
     dict(seed=2, requests=40, **{"span-schema": "jaeger_ust"}),
     dict(seed=3, requests=40, hosts=5, cpus=2, cause="lock"),
-    dict(seed=4, requests=40, hosts=2, cpus=1, cause="cpu", **{"span-schema": "jaeger_ust"}),
+    dict(seed=4, requests=40, hosts=2, cpus=2, cause="cpu", **{"span-schema": "jaeger_ust"}),
     dict(seed=5, requests=40, cause="irq", **{"slow-ratio": 0.5}),
     dict(seed=6, requests=40, cause="disk", **{"slow-ratio": 0.5}),
 ], ids=lambda p: "-".join(f"{k}={v}" for k, v in p.items()))

@@ -5,6 +5,7 @@
 
 struct ds_kernel_events {
 	GHashTable *by_class;	/* owned; const bt_event_class * (borrowed) -> struct ds_kernel_class * (owned) */
+	GHashTable *names;	/* owned; interned syscall/vector names (owned keys), kept until destroyed */
 };
 
 /* One field a kind reads. */
@@ -169,7 +170,20 @@ static bool kind_acceptable(struct ds_field_ref ref, enum ds_field_kind want)
 	return ref.kind == want;
 }
 
-static void class_init(struct ds_kernel_class *cls, const bt_event_class *ec)
+static const char *intern_name(struct ds_kernel_events *cache, const char *start, size_t len)
+{
+	char *name = g_strndup(start, len);
+	char *interned = g_hash_table_lookup(cache->names, name);
+
+	if (interned) {
+		g_free(name);
+		return interned;
+	}
+	g_hash_table_add(cache->names, name);
+	return name;
+}
+
+static void class_init(struct ds_kernel_events *cache, struct ds_kernel_class *cls, const bt_event_class *ec)
 {
 	const char *name_start;
 	size_t name_len, i;
@@ -182,7 +196,7 @@ static void class_init(struct ds_kernel_class *cls, const bt_event_class *ec)
 		return;
 	}
 	if (name_len) {
-		cls->name = g_strndup(name_start, name_len);
+		cls->name = intern_name(cache, name_start, name_len);
 	}
 	spec = &kind_specs[cls->kind];
 	for (i = 0; i < MAX_SPECS && spec->fields[i].name; i++) {
@@ -266,19 +280,12 @@ void ds_kernel_event_decode(const struct ds_kernel_class *cls, const bt_event *e
 	}
 }
 
-static void class_free(gpointer data)
-{
-	struct ds_kernel_class *cls = data;
-
-	g_free(cls->name);
-	g_free(cls);
-}
-
 struct ds_kernel_events *ds_kernel_events_create(void)
 {
 	struct ds_kernel_events *cache = g_new0(struct ds_kernel_events, 1);
 
-	cache->by_class = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, class_free);
+	cache->by_class = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
+	cache->names = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
 	return cache;
 }
 
@@ -288,6 +295,7 @@ void ds_kernel_events_destroy(struct ds_kernel_events *cache)
 		return;
 	}
 	g_hash_table_destroy(cache->by_class);
+	g_hash_table_destroy(cache->names);
 	g_free(cache);
 }
 
@@ -298,8 +306,13 @@ const struct ds_kernel_class *ds_kernel_events_resolve(struct ds_kernel_events *
 
 	if (!cls) {
 		cls = g_new(struct ds_kernel_class, 1);
-		class_init(cls, ec);
+		class_init(cache, cls, ec);
 		g_hash_table_insert(cache->by_class, (gpointer) ec, cls);
 	}
 	return cls;
+}
+
+void ds_kernel_events_forget(struct ds_kernel_events *cache, const bt_event_class *ec)
+{
+	g_hash_table_remove(cache->by_class, ec);
 }

@@ -11,7 +11,8 @@
  *
  * Network events are not decoded here.  The syscall name (`read` for `syscall_entry_read`
  * and `compat_syscall_exit_read`) and the x86 vector name (`local_timer`) are extracted once
- * per class and owned by the cache: pointers stay valid until ds_kernel_events_destroy().
+ * per class and interned by the cache: pointers stay valid until ds_kernel_events_destroy(),
+ * even after ds_kernel_events_forget() of their class.
  */
 #ifndef DEEPSPAN_COMMON_KERNEL_EVENTS_H
 #define DEEPSPAN_COMMON_KERNEL_EVENTS_H
@@ -84,7 +85,7 @@ enum ds_kev_field {
 struct ds_kernel_class {
 	enum ds_kernel_event_kind kind;
 	bool compat;			/* compat_syscall_* */
-	char *name;			/* owned; syscall or vector name, NULL for other kinds */
+	const char *name;		/* syscall or vector name (interned by the cache), NULL for other kinds */
 	const char *missing;		/* NULL, or the first required field absent or mistyped (static) */
 	struct ds_field_ref fields[DS_KF_COUNT];
 	uint8_t present[DS_KF_COUNT];	/* slots (enum ds_kev_field) to decode, in order */
@@ -104,6 +105,9 @@ void ds_kernel_events_destroy(struct ds_kernel_events *cache);
 /* The cached description of `ec` (kind NONE for other classes). */
 const struct ds_kernel_class *ds_kernel_events_resolve(struct ds_kernel_events *cache,
 		const bt_event_class *ec);
+
+/* Drops the cached description of `ec` (its class is being destroyed); interned names stay valid. */
+void ds_kernel_events_forget(struct ds_kernel_events *cache, const bt_event_class *ec);
 
 void ds_kernel_event_decode(const struct ds_kernel_class *cls, const bt_event *event,
 		struct ds_kernel_event *out);

@@ -12,9 +12,9 @@ struct ds_span *ds_span_new(struct ds_model *model, int64_t begin)
 	span->end = begin;
 	span->cursor = begin;
 	span->idle_state = DS_STATE_UNKNOWN;
-	span->syscalls = g_array_new(FALSE, FALSE, sizeof(struct ds_syscall_total));
+	span->syscalls = g_array_sized_new(FALSE, FALSE, sizeof(struct ds_syscall_total), 4);
 	if (ds_model_records_segments(model)) {
-		span->segments = g_array_new(FALSE, FALSE, sizeof(struct ds_segment));
+		span->segments = g_array_sized_new(FALSE, FALSE, sizeof(struct ds_segment), 16);
 	}
 	return span;
 }

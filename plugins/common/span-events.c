@@ -165,3 +165,8 @@ const struct ds_span_class *ds_span_events_resolve(struct ds_span_events *cache,
 	}
 	return cls;
 }
+
+void ds_span_events_forget(struct ds_span_events *cache, const bt_event_class *ec)
+{
+	g_hash_table_remove(cache->by_class, ec);
+}

@@ -95,6 +95,9 @@ void ds_span_events_destroy(struct ds_span_events *cache);
 const struct ds_span_class *ds_span_events_resolve(struct ds_span_events *cache,
 		const bt_event_class *ec);
 
+/* Drops the cached description of `ec` (call it when its trace class is destroyed). */
+void ds_span_events_forget(struct ds_span_events *cache, const bt_event_class *ec);
+
 /* Resolves `ec` without a cache into `*out` (the cache calls this). */
 void ds_span_class_init(struct ds_span_class *out, const bt_event_class *ec);
 

@@ -18,7 +18,55 @@ struct event_role {
 	const struct ds_kernel_class *kernel;	/* borrowed from it->kernel_events */
 	const struct ds_span_class *span;	/* borrowed from it->span_events */
 	bool invalid;				/* a required field is missing: never decoded */
+	const bt_trace_class *trace_class;	/* borrowed; the class's trace class */
 };
+
+/* A trace class is being destroyed: its event class addresses may be reused, drop their roles. */
+static void trace_class_destroyed(const bt_trace_class *tc, void *data)
+{
+	struct span_attrib_iterator *it = data;
+	GHashTableIter iter;
+	gpointer key, value;
+
+	g_hash_table_iter_init(&iter, it->roles);
+	while (g_hash_table_iter_next(&iter, &key, &value)) {
+		const struct event_role *role = value;
+
+		if (role->trace_class == tc) {
+			ds_span_events_forget(it->span_events, key);
+			ds_kernel_events_forget(it->kernel_events, key);
+			g_hash_table_iter_remove(&iter);
+		}
+	}
+	memset(it->role_cache_class, 0, sizeof(it->role_cache_class));
+	g_hash_table_remove(it->trace_classes, tc);
+}
+
+/* Removes the destruction listeners of the trace classes that outlive the iterator. */
+void span_attrib_forget_trace_classes(struct span_attrib_iterator *it)
+{
+	GHashTableIter iter;
+	gpointer key, value;
+
+	g_hash_table_iter_init(&iter, it->trace_classes);
+	while (g_hash_table_iter_next(&iter, &key, &value)) {
+		bt_trace_class_remove_destruction_listener(key, (bt_listener_id) GPOINTER_TO_SIZE(value));
+	}
+	g_hash_table_remove_all(it->trace_classes);
+}
+
+static void watch_trace_class(struct span_attrib_iterator *it, const bt_trace_class *tc)
+{
+	bt_listener_id id;
+
+	if (g_hash_table_contains(it->trace_classes, tc)) {
+		return;
+	}
+	if (bt_trace_class_add_destruction_listener(tc, trace_class_destroyed, it, &id) ==
+			BT_TRACE_CLASS_ADD_LISTENER_STATUS_OK) {
+		g_hash_table_insert(it->trace_classes, (gpointer) tc, GSIZE_TO_POINTER(id));
+	}
+}
 
 /* The role of an event class, resolved once; NULL (cause appended) for a class that cannot be decoded. */
 static const struct event_role *role_get(struct span_attrib_iterator *it, const bt_event_class *ec)
@@ -38,6 +86,8 @@ static const struct event_role *role_get(struct span_attrib_iterator *it, const 
 		goto end;
 	}
 	role = g_new0(struct event_role, 1);
+	role->trace_class = bt_stream_class_borrow_trace_class_const(bt_event_class_borrow_stream_class_const(ec));
+	watch_trace_class(it, role->trace_class);
 	role->span = ds_span_events_resolve(it->span_events, ec);
 	if (role->span->kind != DS_SPAN_EVENT_NONE) {
 		role->type = ROLE_SPAN;

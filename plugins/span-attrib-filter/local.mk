@@ -21,5 +21,9 @@ plugins_babeltrace_plugin_deepspan_la_SOURCES += \
 	plugins/span-attrib-filter/span-attrib.h \
 	plugins/span-attrib-filter/span-attrib.c \
 	plugins/span-attrib-filter/events.c \
+	plugins/span-attrib-filter/inputs.c \
 	plugins/span-attrib-filter/hosts.c \
 	plugins/span-attrib-filter/output.c
+
+dist_doc_DATA += doc/span-attrib.md
+EXTRA_DIST += bench/span-attrib-throughput

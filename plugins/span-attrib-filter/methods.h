@@ -8,6 +8,9 @@ bt_component_class_initialize_method_status span_attrib_initialize(
 		bt_self_component_filter *self_comp_filter,
 		bt_self_component_filter_configuration *config,
 		const bt_value *params, void *init_method_data);
+bt_component_class_port_connected_method_status span_attrib_input_port_connected(
+		bt_self_component_filter *self_comp_filter,
+		bt_self_component_port_input *self_port, const bt_port_output *other_port);
 void span_attrib_finalize(bt_self_component_filter *self_comp_filter);
 bt_message_iterator_class_initialize_method_status span_attrib_iterator_initialize(
 		bt_self_message_iterator *self_msg_iter,

@@ -257,6 +257,7 @@ static int fill_segments(bt_field *array, const struct ds_span *span)
 {
 	guint count = span->segments ? span->segments->len : 0;
 	char detail[64];
+	const char *text;
 	guint i;
 
 	if (bt_field_array_dynamic_set_length(array, count)) {
@@ -270,8 +271,10 @@ static int fill_segments(bt_field *array, const struct ds_span *span)
 		bt_field_integer_signed_set_value(bt_field_structure_borrow_member_field_by_index(elem, 1), seg->end);
 		bt_field_integer_unsigned_set_value(bt_field_structure_borrow_member_field_by_index(elem, 2),
 			(uint64_t) seg->state);
-		if (set_string(bt_field_structure_borrow_member_field_by_index(elem, 3),
-				ds_detail_text(&seg->detail, detail, sizeof(detail)))) {
+		text = ds_detail_text(&seg->detail, detail, sizeof(detail));
+		if (!text[0]) {
+			bt_field_string_clear(bt_field_structure_borrow_member_field_by_index(elem, 3));
+		} else if (set_string(bt_field_structure_borrow_member_field_by_index(elem, 3), text)) {
 			return -1;
 		}
 	}

@@ -12,7 +12,8 @@ BT_PLUGIN_FILTER_COMPONENT_CLASS_DESCRIPTION_WITH_ID(deepspan, span_attrib,
 	"emits one deepspan:span event per finished span.");
 BT_PLUGIN_FILTER_COMPONENT_CLASS_HELP_WITH_ID(deepspan, span_attrib,
 	"Reads the kernel (lttng-modules) and span (LTTng-UST jaeger_ust / deepspan_ust) events of one or\n"
-	"many hosts on its single input port `in` (the muxed input of `babeltrace2 convert`), keeps per host\n"
+	"many hosts on its input ports `in0`, `in1`, ... (one muxed input with `babeltrace2 convert`; with\n"
+	"`babeltrace2 run`, one port per source, merged by time like filter.utils.muxer), keeps per host\n"
 	"(trace env `hostname`) the state of every CPU and thread, and when a span ends emits a\n"
 	"`deepspan:span` event on a stream of its own (trace env domain=\"deepspan\", hostname=HOST),\n"
 	"timestamped at the span's end on a copy of the host's clock.  Its payload: ids, host, service,\n"
@@ -40,6 +41,8 @@ BT_PLUGIN_FILTER_COMPONENT_CLASS_HELP_WITH_ID(deepspan, span_attrib,
 	"           -c sink.ctf.fs -p 'path=\"enriched\"'");
 BT_PLUGIN_FILTER_COMPONENT_CLASS_INITIALIZE_METHOD_WITH_ID(deepspan, span_attrib, span_attrib_initialize);
 BT_PLUGIN_FILTER_COMPONENT_CLASS_FINALIZE_METHOD_WITH_ID(deepspan, span_attrib, span_attrib_finalize);
+BT_PLUGIN_FILTER_COMPONENT_CLASS_INPUT_PORT_CONNECTED_METHOD_WITH_ID(deepspan, span_attrib,
+	span_attrib_input_port_connected);
 BT_PLUGIN_FILTER_COMPONENT_CLASS_MESSAGE_ITERATOR_CLASS_INITIALIZE_METHOD_WITH_ID(deepspan, span_attrib,
 	span_attrib_iterator_initialize);
 BT_PLUGIN_FILTER_COMPONENT_CLASS_MESSAGE_ITERATOR_CLASS_FINALIZE_METHOD_WITH_ID(deepspan, span_attrib,

@@ -46,8 +46,7 @@ bt_component_class_initialize_method_status span_attrib_initialize(
 		status = BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_ERROR;
 		goto error;
 	}
-	if (bt_self_component_filter_add_input_port(self_comp_filter, "in", NULL, NULL) !=
-			BT_SELF_COMPONENT_ADD_PORT_STATUS_OK ||
+	if (inputs_add_port(self_comp_filter) ||
 			bt_self_component_filter_add_output_port(self_comp_filter, "out", NULL, NULL) !=
 			BT_SELF_COMPONENT_ADD_PORT_STATUS_OK) {
 		APPEND_CAUSE(self_comp, "Cannot add the ports of %s.", SPAN_ATTRIB_CLASS_NAME);
@@ -107,6 +106,8 @@ static void report_warnings(struct span_attrib_iterator *it)
 	while (g_hash_table_iter_next(&iter, NULL, &value)) {
 		const struct host *host = value;
 
+		DS_LOG_INFO(sc, SPAN_ATTRIB_CLASS_NAME, "host `%s`: %" PRIu64 " span(s) emitted, %u thread(s) tracked at the end.",
+			host->name, host->spans_emitted, ds_model_thread_count(host->model));
 		if (host->has_spans && !host->has_kernel) {
 			DS_LOG_WARN(sc, SPAN_ATTRIB_CLASS_NAME, "host `%s` has spans but no kernel trace: "
 				"its %" PRIu64 " span(s) are all Unknown.", host->name, host->spans_emitted);
@@ -133,12 +134,16 @@ static void iterator_destroy(struct span_attrib_iterator *it)
 	if (it->hosts) {
 		g_hash_table_destroy(it->hosts);
 	}
+	if (it->trace_classes) {
+		span_attrib_forget_trace_classes(it);
+		g_hash_table_destroy(it->trace_classes);
+	}
 	if (it->roles) {
 		g_hash_table_destroy(it->roles);
 	}
 	ds_span_events_destroy(it->span_events);
 	ds_kernel_events_destroy(it->kernel_events);
-	BT_MESSAGE_ITERATOR_PUT_REF_AND_RESET(it->upstream);
+	inputs_fini(it);
 	g_free(it);
 }
 
@@ -149,8 +154,6 @@ bt_message_iterator_class_initialize_method_status span_attrib_iterator_initiali
 {
 	bt_self_component *self_comp = bt_self_message_iterator_borrow_component(self_msg_iter);
 	struct span_attrib_iterator *it = g_new0(struct span_attrib_iterator, 1);
-	bt_self_component_port_input *in_port = bt_self_component_filter_borrow_input_port_by_name(
-		(bt_self_component_filter *) self_comp, "in");
 	bt_message_iterator_class_initialize_method_status status =
 		BT_MESSAGE_ITERATOR_CLASS_INITIALIZE_METHOD_STATUS_OK;
 
@@ -160,14 +163,12 @@ bt_message_iterator_class_initialize_method_status span_attrib_iterator_initiali
 	it->kernel_events = ds_kernel_events_create();
 	it->span_events = ds_span_events_create();
 	it->roles = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
+	it->trace_classes = g_hash_table_new(g_direct_hash, g_direct_equal);
 	it->streams = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, stream_info_destroy);
 	it->hosts = g_hash_table_new_full(g_str_hash, g_str_equal, NULL, host_destroy);
 	it->queue = g_ptr_array_sized_new(64);
 	it->last_ns = INT64_MIN;
-	if (bt_message_iterator_create_from_message_iterator(self_msg_iter, in_port, &it->upstream) !=
-			BT_MESSAGE_ITERATOR_CREATE_FROM_MESSAGE_ITERATOR_STATUS_OK) {
-		APPEND_CAUSE(self_comp, "Cannot create the upstream message iterator of %s: is its `in` port connected?",
-			SPAN_ATTRIB_CLASS_NAME);
+	if (inputs_init(it, (bt_self_component_filter *) self_comp)) {
 		status = BT_MESSAGE_ITERATOR_CLASS_INITIALIZE_METHOD_STATUS_ERROR;
 		goto error;
 	}
@@ -190,33 +191,30 @@ void span_attrib_iterator_finalize(bt_self_message_iterator *self_msg_iter)
 	iterator_destroy(it);
 }
 
-/* Reads one upstream batch into the queue; returns the upstream status. */
+#define PULL_BATCH 64
+
+/* Reads up to PULL_BATCH upstream messages into the queue; returns the upstream status. */
 static bt_message_iterator_class_next_method_status pull_upstream(struct span_attrib_iterator *it)
 {
-	bt_message_array_const msgs;
-	uint64_t count = 0, i;
 	bt_message_iterator_class_next_method_status status = BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK;
+	unsigned int n;
 
-	switch (bt_message_iterator_next(it->upstream, &msgs, &count)) {
-	case BT_MESSAGE_ITERATOR_NEXT_STATUS_OK:
-		break;
-	case BT_MESSAGE_ITERATOR_NEXT_STATUS_END:
-		it->upstream_ended = true;
-		goto end;
-	case BT_MESSAGE_ITERATOR_NEXT_STATUS_AGAIN:
-		status = BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_AGAIN;
-		goto end;
-	case BT_MESSAGE_ITERATOR_NEXT_STATUS_MEMORY_ERROR:
-		status = BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_MEMORY_ERROR;
-		goto end;
-	default:
-		status = BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_ERROR;
-		goto end;
-	}
-	for (i = 0; i < count; i++) {
-		const bt_message *msg = msgs[i];
+	for (n = 0; n < PULL_BATCH; n++) {
+		const bt_message *msg;
 		int ret;
 
+		status = inputs_next(it, &msg);
+		if (status == BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_END) {
+			it->upstream_ended = true;
+			status = BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK;
+			break;
+		}
+		if (status != BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK) {
+			if (status == BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_AGAIN && n > 0) {
+				status = BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK;
+			}
+			break;
+		}
 		if (it->comp->pass_through) {
 			/* Upstream message first: the span it ends is emitted right after it. */
 			queue_push(it, (bt_message *) msg);
@@ -226,14 +224,10 @@ static bt_message_iterator_class_next_method_status pull_upstream(struct span_at
 			bt_message_put_ref(msg);
 		}
 		if (ret) {
-			for (i++; i < count; i++) {
-				bt_message_put_ref(msgs[i]);
-			}
 			status = BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_ERROR;
-			goto end;
+			break;
 		}
 	}
-end:
 	return status;
 }
 

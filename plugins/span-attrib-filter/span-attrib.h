@@ -81,10 +81,11 @@ struct span_attrib_counters {
 struct span_attrib_iterator {
 	struct span_attrib_component *comp;	/* borrowed */
 	bt_self_message_iterator *self_msg_iter;	/* borrowed */
-	bt_message_iterator *upstream;		/* owned */
+	GArray *upstreams;			/* owned; struct upstream (inputs.c), one per connected port */
 	struct ds_kernel_events *kernel_events;	/* owned */
 	struct ds_span_events *span_events;	/* owned */
 	GHashTable *roles;			/* owned; const bt_event_class * -> struct event_role * (owned) */
+	GHashTable *trace_classes;		/* owned; const bt_trace_class * (borrowed) -> destruction listener id */
 	GHashTable *streams;			/* owned; const bt_stream * -> struct stream_info * (owned) */
 	/* direct-mapped cache of `roles` (no hashing per event) */
 	const bt_event_class *role_cache_class[ROLE_CACHE_SIZE];	/* borrowed */
@@ -121,7 +122,16 @@ void queue_push(struct span_attrib_iterator *it, bt_message *msg);
 
 
 
+/* inputs.c */
+int inputs_add_port(bt_self_component_filter *self_comp_filter);
+int inputs_init(struct span_attrib_iterator *it, bt_self_component_filter *self_comp_filter);
+void inputs_fini(struct span_attrib_iterator *it);
+/* One message (reference moved to the caller) in time order across the inputs; END when all ended. */
+bt_message_iterator_class_next_method_status inputs_next(struct span_attrib_iterator *it,
+		const bt_message **out);
+
 /* events.c */
+void span_attrib_forget_trace_classes(struct span_attrib_iterator *it);
 int span_attrib_handle_message(struct span_attrib_iterator *it, const bt_message *msg);
 int span_attrib_flush(struct span_attrib_iterator *it);
 #endif /* DEEPSPAN_SPAN_ATTRIB_H */

@@ -1,0 +1,202 @@
+/*
+ * The input ports of filter.deepspan.span-attrib: `in0`, `in1`, … (a new one appears when the last
+ * is connected, like filter.utils.muxer's).  One connected port is read batch by batch; several are
+ * merged by time (ns from origin of each message's default clock snapshot; messages without one —
+ * stream beginnings and ends — go first), so `babeltrace2 run` can connect each host's source directly.
+ */
+#include "span-attrib.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+
+struct upstream {
+	bt_message_iterator *iter;	/* owned */
+	bt_message_array_const batch;	/* borrowed array; the messages from `index` on are owned */
+	uint64_t count, index;
+	bool ended;
+};
+
+#define APPEND_CAUSE(self_comp, ...) \
+	BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT((self_comp), __VA_ARGS__)
+
+int inputs_add_port(bt_self_component_filter *self_comp_filter)
+{
+	char name[32];
+
+	snprintf(name, sizeof(name), "in%" PRIu64,
+		bt_component_filter_get_input_port_count(
+			bt_self_component_filter_as_component_filter(self_comp_filter)));
+	return bt_self_component_filter_add_input_port(self_comp_filter, name, NULL, NULL) ==
+		BT_SELF_COMPONENT_ADD_PORT_STATUS_OK ? 0 : -1;
+}
+
+bt_component_class_port_connected_method_status span_attrib_input_port_connected(
+		bt_self_component_filter *self_comp_filter,
+		bt_self_component_port_input *self_port, const bt_port_output *other_port)
+{
+	const bt_component_filter *comp = bt_self_component_filter_as_component_filter(self_comp_filter);
+	uint64_t count = bt_component_filter_get_input_port_count(comp);
+	const bt_port_input *last = bt_component_filter_borrow_input_port_by_index_const(comp, count - 1);
+
+	(void) other_port;
+	if (bt_port_input_as_port_const(last) !=
+			bt_port_input_as_port_const(bt_self_component_port_input_as_port_input(self_port))) {
+		return BT_COMPONENT_CLASS_PORT_CONNECTED_METHOD_STATUS_OK;
+	}
+	if (inputs_add_port(self_comp_filter)) {
+		APPEND_CAUSE(bt_self_component_filter_as_self_component(self_comp_filter),
+			"Cannot add input port in%" PRIu64 " to %s.", count, SPAN_ATTRIB_CLASS_NAME);
+		return BT_COMPONENT_CLASS_PORT_CONNECTED_METHOD_STATUS_ERROR;
+	}
+	return BT_COMPONENT_CLASS_PORT_CONNECTED_METHOD_STATUS_OK;
+}
+
+int inputs_init(struct span_attrib_iterator *it, bt_self_component_filter *self_comp_filter)
+{
+	const bt_component_filter *comp = bt_self_component_filter_as_component_filter(self_comp_filter);
+	uint64_t count = bt_component_filter_get_input_port_count(comp), i;
+
+	it->upstreams = g_array_new(FALSE, TRUE, sizeof(struct upstream));
+	for (i = 0; i < count; i++) {
+		bt_self_component_port_input *port =
+			bt_self_component_filter_borrow_input_port_by_index(self_comp_filter, i);
+		struct upstream up = { 0 };
+
+		if (!bt_port_is_connected(bt_port_input_as_port_const(
+				bt_self_component_port_input_as_port_input(port)))) {
+			continue;
+		}
+		if (bt_message_iterator_create_from_message_iterator(it->self_msg_iter, port, &up.iter) !=
+				BT_MESSAGE_ITERATOR_CREATE_FROM_MESSAGE_ITERATOR_STATUS_OK) {
+			APPEND_CAUSE(it->comp->self_comp, "Cannot create the message iterator of input port in%" PRIu64 ".", i);
+			return -1;
+		}
+		g_array_append_val(it->upstreams, up);
+	}
+	if (it->upstreams->len == 0) {
+		APPEND_CAUSE(it->comp->self_comp, "%s has no connected input port: connect `in0`.", SPAN_ATTRIB_CLASS_NAME);
+		return -1;
+	}
+	return 0;
+}
+
+void inputs_fini(struct span_attrib_iterator *it)
+{
+	guint i;
+
+	if (!it->upstreams) {
+		return;
+	}
+	for (i = 0; i < it->upstreams->len; i++) {
+		struct upstream *up = &g_array_index(it->upstreams, struct upstream, i);
+
+		for (; up->index < up->count; up->index++) {
+			bt_message_put_ref(up->batch[up->index]);
+		}
+		BT_MESSAGE_ITERATOR_PUT_REF_AND_RESET(up->iter);
+	}
+	g_array_free(it->upstreams, TRUE);
+	it->upstreams = NULL;
+}
+
+/* Makes sure `up` has a message at `index` unless it ended. */
+static bt_message_iterator_class_next_method_status fill(struct upstream *up)
+{
+	if (up->ended || up->index < up->count) {
+		return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK;
+	}
+	up->index = 0;
+	up->count = 0;
+	switch (bt_message_iterator_next(up->iter, &up->batch, &up->count)) {
+	case BT_MESSAGE_ITERATOR_NEXT_STATUS_OK:
+		return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK;
+	case BT_MESSAGE_ITERATOR_NEXT_STATUS_END:
+		up->ended = true;
+		return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK;
+	case BT_MESSAGE_ITERATOR_NEXT_STATUS_AGAIN:
+		return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_AGAIN;
+	case BT_MESSAGE_ITERATOR_NEXT_STATUS_MEMORY_ERROR:
+		return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_MEMORY_ERROR;
+	default:
+		return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_ERROR;
+	}
+}
+
+/* The message's default clock snapshot, or NULL when it has none. */
+static const bt_clock_snapshot *message_time(const bt_message *msg)
+{
+	const bt_stream_class *sc;
+
+	switch (bt_message_get_type(msg)) {
+	case BT_MESSAGE_TYPE_EVENT:
+		return bt_message_event_borrow_stream_class_default_clock_class_const(msg) ?
+			bt_message_event_borrow_default_clock_snapshot_const(msg) : NULL;
+	case BT_MESSAGE_TYPE_PACKET_BEGINNING:
+		sc = bt_stream_borrow_class_const(bt_packet_borrow_stream_const(
+			bt_message_packet_beginning_borrow_packet_const(msg)));
+		return bt_stream_class_packets_have_beginning_default_clock_snapshot(sc) ?
+			bt_message_packet_beginning_borrow_default_clock_snapshot_const(msg) : NULL;
+	case BT_MESSAGE_TYPE_PACKET_END:
+		sc = bt_stream_borrow_class_const(bt_packet_borrow_stream_const(
+			bt_message_packet_end_borrow_packet_const(msg)));
+		return bt_stream_class_packets_have_end_default_clock_snapshot(sc) ?
+			bt_message_packet_end_borrow_default_clock_snapshot_const(msg) : NULL;
+	case BT_MESSAGE_TYPE_DISCARDED_EVENTS:
+		sc = bt_stream_borrow_class_const(bt_message_discarded_events_borrow_stream_const(msg));
+		return bt_stream_class_discarded_events_have_default_clock_snapshots(sc) ?
+			bt_message_discarded_events_borrow_beginning_default_clock_snapshot_const(msg) : NULL;
+	case BT_MESSAGE_TYPE_DISCARDED_PACKETS:
+		sc = bt_stream_borrow_class_const(bt_message_discarded_packets_borrow_stream_const(msg));
+		return bt_stream_class_discarded_packets_have_default_clock_snapshots(sc) ?
+			bt_message_discarded_packets_borrow_beginning_default_clock_snapshot_const(msg) : NULL;
+	case BT_MESSAGE_TYPE_MESSAGE_ITERATOR_INACTIVITY:
+		return bt_message_message_iterator_inactivity_borrow_clock_snapshot_const(msg);
+	default:
+		return NULL;
+	}
+}
+
+bt_message_iterator_class_next_method_status inputs_next(struct span_attrib_iterator *it,
+		const bt_message **out)
+{
+	bt_message_iterator_class_next_method_status status;
+	struct upstream *best = NULL;
+	int64_t best_ns = INT64_MAX;
+	guint i;
+
+	*out = NULL;
+	for (i = 0; i < it->upstreams->len; i++) {
+		struct upstream *up = &g_array_index(it->upstreams, struct upstream, i);
+		const bt_clock_snapshot *cs;
+		int64_t ns;
+
+		status = fill(up);
+		if (status != BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK) {
+			return status;
+		}
+		if (up->ended) {
+			continue;
+		}
+		if (it->upstreams->len == 1) {
+			best = up;
+			break;
+		}
+		cs = message_time(up->batch[up->index]);
+		if (!cs) {
+			best = up;
+			break;
+		}
+		if (bt_clock_snapshot_get_ns_from_origin(cs, &ns) != BT_CLOCK_SNAPSHOT_GET_NS_FROM_ORIGIN_STATUS_OK) {
+			ns = INT64_MAX;
+		}
+		if (!best || ns < best_ns) {
+			best = up;
+			best_ns = ns;
+		}
+	}
+	if (!best) {
+		return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_END;
+	}
+	*out = best->batch[best->index++];
+	return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK;
+}
