@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "log.h"
 #include "sync.h"
 
 void sync_host_destroy(gpointer data)
@@ -100,6 +101,12 @@ int sync_host_of(struct sync_iter *it, struct sync_input *in, const bt_clock_cla
 		host = find_host(it, uuid, name);
 		if (host < 0) {
 			host = new_host(it, uuid, name, cc);
+			if (it->comp->formula) {
+				DS_LOG_WARN(it->comp->self_comp, SYNC_CLASS_NAME,
+					"host %s (clock %s) is not in formula \"%s\": it keeps its "
+					"own clock (quality ABSENT)", name, uuid[0] ? uuid : "without UUID",
+					it->comp->formula_path);
+			}
 		}
 		bt_clock_class_get_ref(cc);
 		g_hash_table_insert(it->clock_hosts, (gpointer) cc, GINT_TO_POINTER(host + 1));
