@@ -94,3 +94,18 @@ def test_reference_conflicting_with_formula(shared_traces, tmp_path):
     err = _run_sync(shared_traces, f'formula="{f}"', 'reference="VM1"')
     assert (f'parameter `reference`: `VM1` differs from the reference of formula "{f}" (`VM3`); '
             "drop `reference` or write a new report with it.") in err
+
+
+def test_host_missing_from_formula_warns(shared_traces, tmp_path):
+    f = tmp_path / "f.json"
+    f.write_text('{"reference": "VM3", "hosts": [{"name": "VM3", '
+                 '"clock_uuid": "1a9a454c-b8e8-4c19-b95d-65840be0962f", '
+                 '"transform": {"x0": 0, "y0": 0, "slope": 1.0}}]}')
+    base = shared_traces / "synctraces"
+    proc = run_babeltrace2("run", "-c", "src:source.ctf.fs", "-p", f'inputs=["{base / "scp_src"}"]',
+                           "-c", "sync:filter.deepspan.sync", "-p", f'formula="{f}"',
+                           "-c", "out:sink.utils.dummy", "--connect", "src:sync",
+                           "--connect", "sync:out")
+    err = " ".join(proc.stderr.split())
+    assert (f'host VM1 (clock 74715693-28c1-4d0d-bee9-24790a4942b0) is not in formula "{f}": '
+            "it keeps its own clock (quality ABSENT)") in err

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "log.h"
 #include "sync.h"
 
 void sync_host_destroy(gpointer data)
@@ -80,9 +81,12 @@ int sync_host_of(struct sync_iter *it, struct sync_input *in, const bt_clock_cla
 {
 	gpointer v;
 	int host;
+	unsigned int i;
 
-	if (in && in->last_cc == cc) {
-		return in->last_host;
+	for (i = 0; in && i < in->cc_cache_len; i++) {
+		if (in->cc_cache[i] == cc) {
+			return in->host_cache[i];
+		}
 	}
 	v = g_hash_table_lookup(it->clock_hosts, cc);
 	if (v) {
@@ -100,6 +104,12 @@ int sync_host_of(struct sync_iter *it, struct sync_input *in, const bt_clock_cla
 		host = find_host(it, uuid, name);
 		if (host < 0) {
 			host = new_host(it, uuid, name, cc);
+			if (it->comp->formula) {
+				DS_LOG_WARN(it->comp->self_comp, SYNC_CLASS_NAME,
+					"host %s (clock %s) is not in formula \"%s\": it keeps its "
+					"own clock (quality ABSENT)", name, uuid[0] ? uuid : "without UUID",
+					it->comp->formula_path);
+			}
 		}
 		bt_clock_class_get_ref(cc);
 		g_hash_table_insert(it->clock_hosts, (gpointer) cc, GINT_TO_POINTER(host + 1));
@@ -107,8 +117,11 @@ int sync_host_of(struct sync_iter *it, struct sync_input *in, const bt_clock_cla
 	if (in) {
 		gboolean yes = TRUE;
 
-		in->last_cc = cc;
-		in->last_host = host;
+		if (in->cc_cache_len < SYNC_CC_CACHE) {
+			in->cc_cache[in->cc_cache_len] = cc;
+			in->host_cache[in->cc_cache_len] = host;
+			in->cc_cache_len++;
+		}
 		if (in->hosts_seen->len <= (guint) host) {
 			g_array_set_size(in->hosts_seen, (guint) host + 1);
 		}

@@ -330,7 +330,6 @@ static int seek_inputs(struct sync_iter *it)
 			return -1;
 		}
 		it->inputs[i].ended = false;
-		it->inputs[i].last_cc = NULL;
 	}
 	return 0;
 }
@@ -570,7 +569,6 @@ static int create_inputs(struct sync_iter *it)
 			return -1;
 		}
 		in->hosts_seen = g_array_new(FALSE, TRUE, sizeof(gboolean));
-		in->last_host = -1;
 		it->input_count++;
 	}
 	return 0;

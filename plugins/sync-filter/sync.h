@@ -93,9 +93,11 @@ struct sync_input {
 	int64_t window;				/* reorder window, ns */
 	bool has_key;
 	int64_t max_key;			/* largest corrected time read */
-	/* cache of the last clock class met and its host */
-	const bt_clock_class *last_cc;		/* borrowed */
-	int last_host;
+	/* small cache of the clock classes met (a muxed input alternates between them) */
+#define SYNC_CC_CACHE 8
+	const bt_clock_class *cc_cache[SYNC_CC_CACHE];	/* borrowed (clock_hosts holds refs) */
+	int host_cache[SYNC_CC_CACHE];
+	unsigned int cc_cache_len;
 };
 
 /* A collected pair, fed to the solver once every host is known. */

@@ -252,6 +252,34 @@ static void test_solver_chain(void)
 	ds_sync_solver_fini(&solver);
 }
 
+/* A host reached only by one-way messages joins through them, INCOMPLETE, after two-sided edges. */
+static void test_solver_incomplete(void)
+{
+	struct ds_sync_solver solver;
+	struct ds_sync_host_result res[3];
+	bool oom;
+	int i;
+
+	UNIT_CHECK(ds_sync_solver_init(&solver, 3), "solver init (3 hosts)");
+	for (i = 0; i < 20; i++) {
+		int64_t t = EPOCH + (int64_t) i * 1000000;
+
+		/* 0 <-> 1 both ways, clocks equal, 10 us latency */
+		ds_sync_solver_add(&solver, 0, t, 1, t + 10000, &oom);
+		ds_sync_solver_add(&solver, 1, t + 500000, 0, t + 510000, &oom);
+		/* 2 -> 0 only: host 2 is 5 ms ahead, latency 20..39 us */
+		ds_sync_solver_add(&solver, 2, t + 5000000, 0, t + 20000 + i * 1000, &oom);
+	}
+	ds_sync_solver_solve(&solver, 0, res);
+	UNIT_EQ_INT(res[1].quality, DS_SYNC_QUALITY_ACCURATE, "two-sided edge: ACCURATE");
+	UNIT_EQ_INT(res[2].quality, DS_SYNC_QUALITY_INCOMPLETE, "one-way only: INCOMPLETE");
+	UNIT_EQ_INT(res[2].parent, 0, "INCOMPLETE host joins through its one-way edge");
+	UNIT_EQ_INT(res[2].accuracy_ns, -1, "INCOMPLETE: no two-sided accuracy");
+	UNIT_EQ_INT(ds_transform_apply(&res[2].to_ref, EPOCH + 5000000), EPOCH + 20000,
+		"INCOMPLETE: slope 1, the tightest send mapped onto its receive");
+	ds_sync_solver_fini(&solver);
+}
+
 int main(void)
 {
 	enum ds_sync_quality q;
@@ -264,6 +292,7 @@ int main(void)
 	test_hull_invariant();
 	test_transform();
 	test_solver_chain();
+	test_solver_incomplete();
 	UNIT_CHECK(ds_sync_quality_from_name("APPROXIMATE", &q) &&
 		q == DS_SYNC_QUALITY_APPROXIMATE, "quality names round-trip");
 	UNIT_CHECK(!ds_sync_quality_from_name("GOOD", &q), "unknown quality name refused");
