@@ -9,6 +9,7 @@
 #define DEEPSPAN_SCENARIO_SIM_HOTROD_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "sim-queue.h"
 
@@ -21,6 +22,8 @@ void sim_hotrod_start(struct sim *sim);
 void sim_hotrod_act(struct sim *sim, const struct sim_action *action);
 /* True once every request has completed. */
 bool sim_hotrod_finished(const struct sim *sim);
+/* Requests completed so far. */
+uint64_t sim_hotrod_completed(const struct sim *sim);
 void sim_hotrod_destroy(struct sim *sim);
 
 /* The name of host `index` for `hosts` hosts (after its first service). */

@@ -84,6 +84,7 @@ struct sim_thread {
 	void *job;			/* borrowed */
 	bool io_done;
 	bool started;			/* its behaviour ran once */
+	struct sim_thread *exit_notify;	/* borrowed: woken when this thread exits (wait4) */
 };
 
 /* Interrupt-context work queued on a CPU. */
@@ -92,6 +93,7 @@ enum sim_irq_kind {
 	SIM_IRQ_DISK,		/* disk irq completing a block request */
 	SIM_IRQ_TIMER,		/* TIMER softirq expiring a sleeping thread's timer */
 	SIM_IRQ_STORM,		/* a spurious device irq (irq storm) */
+	SIM_IRQ_RCU,		/* RCU softirq freeing a reaped task (sched_process_free) */
 };
 
 struct sim_conn;
@@ -123,6 +125,7 @@ struct sim_irq_work {
 	uint32_t bytes;			/* payload bytes (net, disk) */
 	uint32_t segments;
 	uint32_t seg_done;
+	bool loopback;			/* same-host connection: `lo`, no device irq */
 	void *msg;			/* borrowed (net) */
 	uint64_t sector;		/* disk */
 	unsigned int repeat;		/* storm: irqs still to raise after this one */
@@ -172,7 +175,9 @@ enum sim_kernel_action {
 };
 
 /* Kernel constants (ns). */
-#define SIM_TIME_SLICE 3000000
+#define SIM_SCHED_LATENCY 6000000
+#define SIM_MIN_GRANULARITY 750000
+#define SIM_WAKEUP_GRANULARITY 750000
 #define SIM_NET_LATENCY 60000
 #define SIM_MSS 1448
 
@@ -224,6 +229,18 @@ void sim_timer_wake(struct sim *sim, struct sim_thread *t, int64_t ns);
 /* Raises `count` spurious irqs on `cpu` of `host`, `period` apart, each lasting `duration`. */
 void sim_irq_storm(struct sim *sim, unsigned int host, unsigned int cpu, unsigned int count,
 		int64_t period, int64_t duration);
+
+/*
+ * fork(): a new process with one thread running `fn`, created by the running
+ * thread `parent` (sched_process_fork); start it with sim_thread_start().
+ */
+struct sim_thread *sim_fork(struct sim *sim, struct sim_thread *parent, sim_thread_fn fn, void *role);
+/* execve() succeeded in the running thread `t`: sched_process_exec, new comm. */
+void sim_exec(struct sim *sim, struct sim_thread *t, const char *filename, const char *comm);
+/* The exited thread `t` was reaped: RCU frees it (sched_process_free) a little later on `cpu`. */
+void sim_release(struct sim *sim, struct sim_thread *t, unsigned int cpu);
+/* Forgets a freed thread (and its process when it was the last one). */
+void sim_thread_destroy(struct sim *sim, struct sim_thread *t);
 
 /* Statedump (lttng_statedump_*) of every thread of `host` on CPU 0. */
 void sim_statedump(struct sim *sim, unsigned int host);

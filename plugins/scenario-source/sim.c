@@ -1,5 +1,6 @@
 #include "sim.h"
 
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -123,6 +124,9 @@ struct sim *sim_create(const struct sim_config *cfg, char *error, size_t error_s
 	sim->cfg = *cfg;
 	sim->start = SIM_EPOCH_START;
 	sim->now = sim->start;
+	/* generous: a run never lasts 100x its arrival time plus a minute */
+	sim->deadline = sim->start + INT64_C(60000000000) +
+		(int64_t) cfg->requests * cfg->interarrival_ns * 100;
 	for (h = 0; h < cfg->hosts; h++) {
 		sim->cfg.clocks[h].reference_ns = sim->start;
 	}
@@ -200,6 +204,12 @@ bool sim_step(struct sim *sim)
 	}
 	if (action.time > sim->now) {
 		sim->now = action.time;
+	}
+	if (sim->now > sim->deadline) {
+		sim_fail(sim, "the simulation stalled: %" PRIu64 " of %" PRIu64 " requests done after "
+			"%" PRId64 " s of simulated time", sim_hotrod_completed(sim), sim->cfg.requests,
+			(sim->now - sim->start) / 1000000000);
+		return false;
 	}
 	if (action.kind >= SIM_ACT_WORKLOAD) {
 		sim_hotrod_act(sim, &action);

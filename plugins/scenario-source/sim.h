@@ -63,6 +63,7 @@ struct sim {
 	struct sim_host host[SIM_MAX_HOSTS];
 	int64_t start;			/* true time of the trace start */
 	int64_t now;			/* true time of the action being handled */
+	int64_t deadline;		/* true time after which the run is declared stalled */
 	GHashTable *strings;		/* owned: interned strings (keys owned) */
 	struct sim_irq_work *free_irq_works;	/* borrowed free list (blocks owned by `pool`) */
 	GPtrArray *pool;		/* owned: every pooled object (irq works, jobs, spans, ...) */
