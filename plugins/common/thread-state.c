@@ -85,6 +85,18 @@ void ds_detail_format(const struct ds_detail *detail, char *buf, size_t size)
 	}
 }
 
+const char *ds_detail_text(const struct ds_detail *detail, char *buf, size_t size)
+{
+	if (detail->name && (!detail->prefix || !detail->prefix[0])) {
+		return detail->name;
+	}
+	if (!detail->name && detail->tid < 0) {
+		return "";
+	}
+	ds_detail_format(detail, buf, size);
+	return buf;
+}
+
 static const struct ds_detail no_detail = { "", NULL, -1, "" };
 
 static void copy_comm(char *dst, const char *src)

@@ -64,6 +64,9 @@ struct ds_detail {
 /* Writes the detail text ("futex", "softirq:NET_RX", "mysqld/4242", "") into buf. */
 void ds_detail_format(const struct ds_detail *detail, char *buf, size_t size);
 
+/* The detail text: `detail->name` itself when it needs no formatting, else formatted into buf. */
+const char *ds_detail_text(const struct ds_detail *detail, char *buf, size_t size);
+
 /* Scheduling state of a thread (the effective state adds the syscall and interrupt contexts). */
 enum ds_sched_state {
 	DS_SCHED_UNKNOWN = 0,

@@ -17,15 +17,24 @@ struct event_role {
 	enum role_type type;
 	const struct ds_kernel_class *kernel;	/* borrowed from it->kernel_events */
 	const struct ds_span_class *span;	/* borrowed from it->span_events */
+	bool invalid;				/* a required field is missing: never decoded */
 };
 
 /* The role of an event class, resolved once; NULL (cause appended) for a class that cannot be decoded. */
 static const struct event_role *role_get(struct span_attrib_iterator *it, const bt_event_class *ec)
 {
-	struct event_role *role = g_hash_table_lookup(it->roles, ec);
+	struct event_role *role;
 	const char *missing = NULL;
+	unsigned int slot = (unsigned int) (((uintptr_t) ec >> 4) ^ ((uintptr_t) ec >> 12)) % ROLE_CACHE_SIZE;
 
+	if (it->role_cache_class[slot] == ec) {
+		return it->role_cache_role[slot];
+	}
+	role = g_hash_table_lookup(it->roles, ec);
 	if (role) {
+		if (role->invalid) {
+			return NULL;
+		}
 		goto end;
 	}
 	role = g_new0(struct event_role, 1);
@@ -42,12 +51,15 @@ static const struct event_role *role_get(struct span_attrib_iterator *it, const 
 	}
 	g_hash_table_insert(it->roles, (gpointer) ec, role);
 	if (missing) {
+		role->invalid = true;
 		APPEND_CAUSE(it, "Event class `%s` has no integer/string field `%s` where the %s schema requires one: "
 			"cannot attribute spans from this trace (is it corrupt, or written by another tracer version?).",
 			bt_event_class_get_name(ec), missing, role->type == ROLE_SPAN ? "span (DESIGN §3.2)" : "kernel (DESIGN §3.1)");
-		role = NULL;
+		return NULL;
 	}
 end:
+	it->role_cache_class[slot] = ec;
+	it->role_cache_role[slot] = role;
 	return role;
 }
 
@@ -318,6 +330,10 @@ int span_attrib_handle_message(struct span_attrib_iterator *it, const bt_message
 		stream_info_get(it, bt_message_stream_beginning_borrow_stream_const(msg));
 		break;
 	case BT_MESSAGE_TYPE_STREAM_END:
+		if (it->last_stream == bt_message_stream_end_borrow_stream_const(msg)) {
+			it->last_stream = NULL;
+			it->last_info = NULL;
+		}
 		g_hash_table_remove(it->streams, bt_message_stream_end_borrow_stream_const(msg));
 		break;
 	case BT_MESSAGE_TYPE_DISCARDED_EVENTS:

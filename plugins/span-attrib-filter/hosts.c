@@ -105,11 +105,15 @@ struct host *host_for_trace(struct span_attrib_iterator *it, const bt_trace *tra
 
 struct stream_info *stream_info_get(struct span_attrib_iterator *it, const bt_stream *stream)
 {
-	struct stream_info *info = g_hash_table_lookup(it->streams, stream);
+	struct stream_info *info;
 	const bt_stream_class *sc;
 
+	if (stream == it->last_stream) {
+		return it->last_info;
+	}
+	info = g_hash_table_lookup(it->streams, stream);
 	if (info) {
-		return info;
+		goto end;
 	}
 	sc = bt_stream_borrow_class_const(stream);
 	info = g_new0(struct stream_info, 1);
@@ -119,5 +123,8 @@ struct stream_info *stream_info_get(struct span_attrib_iterator *it, const bt_st
 		DS_FIELD_SCOPE_PAYLOAD, "cpu_id");
 	info->cpu = -1;
 	g_hash_table_insert(it->streams, (gpointer) stream, info);
+end:
+	it->last_stream = stream;
+	it->last_info = info;
 	return info;
 }

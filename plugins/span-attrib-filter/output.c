@@ -270,8 +270,8 @@ static int fill_segments(bt_field *array, const struct ds_span *span)
 		bt_field_integer_signed_set_value(bt_field_structure_borrow_member_field_by_index(elem, 1), seg->end);
 		bt_field_integer_unsigned_set_value(bt_field_structure_borrow_member_field_by_index(elem, 2),
 			(uint64_t) seg->state);
-		ds_detail_format(&seg->detail, detail, sizeof(detail));
-		if (set_string(bt_field_structure_borrow_member_field_by_index(elem, 3), detail)) {
+		if (set_string(bt_field_structure_borrow_member_field_by_index(elem, 3),
+				ds_detail_text(&seg->detail, detail, sizeof(detail)))) {
 			return -1;
 		}
 	}

@@ -76,6 +76,8 @@ struct span_attrib_counters {
 	uint64_t spans_without_thread;
 };
 
+#define ROLE_CACHE_SIZE 256
+
 struct span_attrib_iterator {
 	struct span_attrib_component *comp;	/* borrowed */
 	bt_self_message_iterator *self_msg_iter;	/* borrowed */
@@ -84,6 +86,11 @@ struct span_attrib_iterator {
 	struct ds_span_events *span_events;	/* owned */
 	GHashTable *roles;			/* owned; const bt_event_class * -> struct event_role * (owned) */
 	GHashTable *streams;			/* owned; const bt_stream * -> struct stream_info * (owned) */
+	/* direct-mapped cache of `roles` (no hashing per event) */
+	const bt_event_class *role_cache_class[ROLE_CACHE_SIZE];	/* borrowed */
+	const void *role_cache_role[ROLE_CACHE_SIZE];		/* borrowed; struct event_role */
+	const bt_stream *last_stream;		/* borrowed; one-entry cache of `streams` */
+	struct stream_info *last_info;		/* borrowed */
 	GHashTable *hosts;			/* owned; name -> struct host * (owned) */
 	GPtrArray *queue;			/* owned; messages to return (owned references) */
 	guint queue_head;

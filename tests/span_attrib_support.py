@@ -1,0 +1,256 @@
+"""Helpers of the span-attrib tests: a scripted bt2 source of kernel + span events and a collecting sink.
+
+A script is a list of (ts_ns, host, stream, event_name, fields) in time order; `stream` is
+"k<cpu>" (kernel, packet context cpu_id) or "u" (UST, contexts vpid/vtid), or ("discard", host, "k<cpu>").
+"""
+import gc
+
+import bt2
+
+U8, U64, S64, STR = "u8", "u64", "s64", "str"
+IDS = [("trace_id_high", U64), ("trace_id_low", U64), ("span_id", U64)]
+
+EVENT_FIELDS = {
+    "sched_switch": [("prev_comm", STR), ("prev_tid", S64), ("prev_prio", S64), ("prev_state", S64),
+                     ("next_comm", STR), ("next_tid", S64), ("next_prio", S64)],
+    "sched_waking": [("comm", STR), ("tid", S64), ("prio", S64), ("target_cpu", S64)],
+    "sched_wakeup": [("comm", STR), ("tid", S64), ("prio", S64), ("target_cpu", S64)],
+    "sched_migrate_task": [("comm", STR), ("tid", S64), ("prio", S64), ("orig_cpu", S64), ("dest_cpu", S64)],
+    "sched_process_free": [("comm", STR), ("tid", S64), ("prio", S64)],
+    "irq_handler_entry": [("irq", S64), ("name", STR)],
+    "irq_handler_exit": [("irq", S64), ("ret", S64)],
+    "irq_softirq_entry": [("vec", U64)],
+    "irq_softirq_exit": [("vec", U64)],
+    "lttng_statedump_process_state": [("tid", S64), ("vtid", S64), ("pid", S64), ("vpid", S64), ("ppid", S64),
+                                      ("vppid", S64), ("name", STR), ("type", S64), ("mode", S64),
+                                      ("submode", S64), ("status", S64), ("cpu", S64)],
+    "lttng_statedump_process_pid_ns": [("tid", S64), ("vtid", S64), ("vpid", S64), ("vppid", S64),
+                                       ("ns_level", S64), ("ns_inum", U64)],
+    "deepspan_ust:span_start": IDS + [("parent_span_id", U64), ("service", STR), ("operation", STR), ("kind", U8)],
+    "deepspan_ust:span_end": IDS + [("status", U8)],
+    "deepspan_ust:span_activate": IDS,
+    "deepspan_ust:span_deactivate": IDS,
+    "jaeger_ust:start_span": IDS + [("parent_span_id", U64), ("op_name", STR), ("start_time", S64)],
+    "jaeger_ust:end_span": IDS + [("duration", S64)],
+}
+
+
+def syscall_fields(name):
+    if name.startswith("syscall_exit_") or name.startswith("compat_syscall_exit_"):
+        return [("ret", S64)]
+    if name.startswith("syscall_entry_") or name.startswith("compat_syscall_entry_"):
+        return []
+    return None
+
+
+def _field_class(tc, kind):
+    if kind == STR:
+        return tc.create_string_field_class()
+    if kind == S64:
+        return tc.create_signed_integer_field_class(64)
+    if kind == U8:
+        return tc.create_unsigned_integer_field_class(8)
+    return tc.create_unsigned_integer_field_class(64)
+
+
+class _Trace:
+    """One host+domain trace of the scripted source."""
+
+    def __init__(self, comp, host, domain, clock_class, fields_of):
+        self.tc = comp._create_trace_class()
+        self.domain = domain
+        self.fields_of = fields_of
+        if domain == "kernel":
+            pc = self.tc.create_structure_field_class()
+            pc.append_member("cpu_id", self.tc.create_unsigned_integer_field_class(32))
+            self.sc = self.tc.create_stream_class(default_clock_class=clock_class, supports_packets=True,
+                                                  packets_have_beginning_default_clock_snapshot=True,
+                                                  packets_have_end_default_clock_snapshot=True,
+                                                  packet_context_field_class=pc,
+                                                  supports_discarded_events=True,
+                                                  discarded_events_have_default_clock_snapshots=True)
+        else:
+            cc = self.tc.create_structure_field_class()
+            cc.append_member("vpid", self.tc.create_signed_integer_field_class(32))
+            cc.append_member("vtid", self.tc.create_signed_integer_field_class(32))
+            cc.append_member("procname", self.tc.create_string_field_class())
+            self.sc = self.tc.create_stream_class(default_clock_class=clock_class,
+                                                  event_common_context_field_class=cc)
+        self.trace = self.tc(environment={"hostname": host, "domain": domain})
+        self.ecs = {}
+        self.streams = {}
+
+    def event_class(self, name):
+        if name not in self.ecs:
+            fields = self.fields_of(name)
+            payload = self.tc.create_structure_field_class()
+            for fname, kind in fields:
+                payload.append_member(fname, _field_class(self.tc, kind))
+            self.ecs[name] = self.sc.create_event_class(name=name, payload_field_class=payload)
+        return self.ecs[name]
+
+
+class _ScriptIter(bt2._UserMessageIterator):
+    def __init__(self, config, port):
+        self._gen = _gen(self._component, self)
+
+    def __next__(self):
+        return next(self._gen)
+
+
+class Source(bt2._UserSourceComponent, message_iterator_class=_ScriptIter):
+    """obj: {"script": [...], "fields": {event name: [(field, kind)]} overrides, "clock": {...}}."""
+
+    def __init__(self, config, params, obj):
+        self._script = obj["script"]
+        overrides = obj.get("fields", {})
+        clock = obj.get("clock", {})
+
+        def fields_of(name):
+            if name in overrides:
+                return overrides[name]
+            if name in EVENT_FIELDS:
+                return EVENT_FIELDS[name]
+            sys_fields = syscall_fields(name)
+            return sys_fields if sys_fields is not None else []
+
+        self._fields_of = fields_of
+        self._clock = self._create_clock_class(frequency=1_000_000_000, name="monotonic",
+                                               origin_is_unix_epoch=clock.get("unix_epoch", True),
+                                               offset=bt2.ClockClassOffset(clock.get("offset_s", 0), 0),
+                                               uuid=clock.get("uuid"))
+        self._traces = {}
+        self._add_output_port("out")
+
+    def _trace(self, host, domain):
+        key = (host, domain)
+        if key not in self._traces:
+            self._traces[key] = _Trace(self, host, domain, self._clock, self._fields_of)
+        return self._traces[key]
+
+    def _stream(self, it, host, stream, ts):
+        domain = "kernel" if stream.startswith("k") else "ust"
+        trace = self._trace(host, domain)
+        if stream not in trace.streams:
+            s = trace.trace.create_stream(trace.sc)
+            packet = None
+            msgs = [it._create_stream_beginning_message(s)]
+            if domain == "kernel":
+                packet = s.create_packet()
+                packet.context_field["cpu_id"] = int(stream[1:])
+                msgs.append(it._create_packet_beginning_message(packet, ts))
+            trace.streams[stream] = (s, packet)
+            return trace, s, msgs
+        return trace, trace.streams[stream][0], []
+
+
+def _gen(comp, it):
+    script = comp._script
+    opened = []
+    last_ts = 0
+    for entry in script:
+        if entry[0] == "discard":
+            _, host, stream, begin, end, count = entry
+            trace, s, msgs = comp._stream(it, host, stream, begin)
+            yield from msgs
+            # a discarded-events message cannot sit inside a packet: close and reopen it
+            pkt = trace.streams[stream][1]
+            if pkt is not None:
+                yield it._create_packet_end_message(pkt, begin)
+            yield it._create_discarded_events_message(s, count=count, beg_clock_snapshot=begin,
+                                                      end_clock_snapshot=end)
+            if pkt is not None:
+                new_pkt = s.create_packet()
+                new_pkt.context_field["cpu_id"] = int(stream[1:])
+                trace.streams[stream] = (s, new_pkt)
+                yield it._create_packet_beginning_message(new_pkt, end)
+            continue
+        ts, host, stream, name, fields = entry
+        trace, s, msgs = comp._stream(it, host, stream, ts)
+        last_ts = ts
+        if msgs:
+            opened.append((trace, stream))
+        yield from msgs
+        msg = it._create_event_message(trace.event_class(name), trace.streams[stream][1] or s,
+                                       default_clock_snapshot=ts)
+        for key, value in fields.items():
+            if trace.domain == "ust" and key in ("vpid", "vtid", "procname"):
+                msg.event.common_context_field[key] = value
+            else:
+                msg.event.payload_field[key] = value
+        yield msg
+    for trace, stream in opened:
+        s, pkt = trace.streams[stream]
+        if pkt is not None:
+            yield it._create_packet_end_message(pkt, last_ts)
+        yield it._create_stream_end_message(s)
+
+
+class Collector(bt2._UserSinkComponent):
+    """Collects every message's summary; obj: a list to append to."""
+
+    def __init__(self, config, params, obj):
+        self._port = self._add_input_port("in")
+        self._out = obj
+
+    def _user_graph_is_configured(self):
+        self._it = self._create_message_iterator(self._port)
+
+    def _user_consume(self):
+        try:
+            msg = next(self._it)
+        except StopIteration:
+            self._it = None     # drop the upstream iterator so the graph can be finalized
+            raise
+        self._out.append(msg)
+
+
+def payload_dict(event):
+    """A deepspan:span event payload as plain Python values."""
+    p = event.payload_field
+    out = {}
+    for name in p:
+        field = p[name]
+        if name == "syscalls":
+            out[name] = [{"name": str(e["name"]), "count": int(e["count"]), "duration": int(e["duration"])}
+                         for e in field]
+        elif name == "segments":
+            out[name] = [{"begin": int(e["begin"]), "end": int(e["end"]),
+                          "state": list(e["state"].labels)[0] if e["state"].labels else int(e["state"]),
+                          "detail": str(e["detail"])} for e in field]
+        elif isinstance(field, bt2._StringFieldConst):
+            out[name] = str(field)
+        else:
+            out[name] = int(field)
+    return out
+
+
+STATES = ("user", "syscall", "blocked", "wait_cpu", "interrupted", "unknown")
+
+
+def run_script(plugin, script, params=None, fields=None, clock=None, logging_level=bt2.LoggingLevel.WARNING):
+    """Runs script source -> span-attrib(params) -> collector; returns (message summaries, span payloads)."""
+    graph = bt2.Graph()
+    src = graph.add_component(Source, "src", obj={"script": script, "fields": fields or {}, "clock": clock or {}})
+    flt = graph.add_component(plugin.filter_component_classes["span-attrib"], "span-attrib",
+                              params=params or {}, logging_level=logging_level)
+    out = []
+    sink = graph.add_component(Collector, "sink", obj=out)
+    graph.connect_ports(src.output_ports["out"], flt.input_ports["in"])
+    graph.connect_ports(flt.output_ports["out"], sink.input_ports["in"])
+    graph.run()
+    summary, spans = [], []
+    for m in out:
+        entry = {"type": type(m).__name__}
+        if type(m) is bt2._EventMessageConst:
+            entry["name"] = m.event.name
+            entry["ts"] = m.default_clock_snapshot.value
+            if m.event.name == "deepspan:span":
+                spans.append(payload_dict(m.event))
+                entry["env"] = dict((k, str(v)) for k, v in m.event.stream.trace.environment.items())
+                entry["clock"] = m.default_clock_snapshot.clock_class.name
+        summary.append(entry)
+    # finalize the components now (their warnings are printed at finalization)
+    del graph, src, flt, sink, out, m
+    gc.collect()
+    return summary, spans
