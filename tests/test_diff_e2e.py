@@ -81,7 +81,7 @@ def test_two_runs_on_ports_a_and_b(tmp_path):
         "--component=before:source.deepspan.scenario", f'--params=cause="none",{SCENARIO},seed=3',
         "--component=mux-a:filter.utils.muxer",
         "--component=attrib-a:filter.deepspan.span-attrib", "--params=pass-through=false",
-        "--component=after:source.deepspan.scenario", f'--params=cause="lock",slow-ratio=0.5,{SCENARIO},seed=4',
+        "--component=after:source.deepspan.scenario", f'--params=cause="lock",slow-ratio=0.3,{SCENARIO},seed=4',
         "--component=mux-b:filter.utils.muxer",
         "--component=attrib-b:filter.deepspan.span-attrib", "--params=pass-through=false",
         "--component=diff:sink.deepspan.diff", f'--params=output-dir="{out}",summary=false',
