@@ -38,21 +38,13 @@ def run_cause(tmp_path, cause):
     ("lock", "mysql: SQL SELECT", "[Waited blocked] futex"),
     ("cpu", "route: HTTP GET /route", "[Waited CPU]"),
     ("disk", "mysql: SQL SELECT", "[Waited blocked] pread64"),
+    ("irq", "redis: ", "[Interrupted] irq:"),
 ])
 def test_top_cause_names_injected_cause(tmp_path, cause, span, leaf):
     top_share, top = run_cause(tmp_path, cause)[0]
     frames = top.split(" > ")
-    assert frames[-2] == span and frames[-1].startswith(leaf), top
+    assert frames[-2].startswith(span) and frames[-1].startswith(leaf), top
     assert top_share >= 30
-
-
-def test_irq_storm_named_in_redis(tmp_path):
-    """The storm interrupts the redis span (shown) and, as it outlasts that span, also delays the
-    network softirqs of the following GetDriver calls, which the driver sees as blocked time: both are
-    among the first two causes."""
-    first_two = run_cause(tmp_path, "irq")[:2]
-    assert any(p.split(" > ")[-2] == "redis: GetDriver" and p.split(" > ")[-1].startswith("[Interrupted] irq:")
-               for _, p in first_two), first_two
 
 
 def test_from_ctf_trace_and_metrics(tmp_path):
@@ -81,7 +73,7 @@ def test_two_runs_on_ports_a_and_b(tmp_path):
         "--component=before:source.deepspan.scenario", f'--params=cause="none",{SCENARIO},seed=3',
         "--component=mux-a:filter.utils.muxer",
         "--component=attrib-a:filter.deepspan.span-attrib", "--params=pass-through=false",
-        "--component=after:source.deepspan.scenario", f'--params=cause="lock",slow-ratio=0.5,{SCENARIO},seed=4',
+        "--component=after:source.deepspan.scenario", f'--params=cause="lock",slow-ratio=0.3,{SCENARIO},seed=4',
         "--component=mux-b:filter.utils.muxer",
         "--component=attrib-b:filter.deepspan.span-attrib", "--params=pass-through=false",
         "--component=diff:sink.deepspan.diff", f'--params=output-dir="{out}",summary=false',

@@ -92,11 +92,14 @@ bt_component_class_initialize_method_status ds_metrics_sink_initialize(
 	(void) init_data;
 	sink->self_comp = bt_self_component_sink_as_self_component(self_sink);
 	ds_span_store_init(&sink->store);
-	ds_span_reader_init(&sink->reader, sink->self_comp, CLASS_NAME);
 	ds_progress_init(&sink->progress, CLASS_NAME);
 	if (!read_params(sink, params)) {
+		ds_span_reader_init(&sink->reader, sink->self_comp, CLASS_NAME, false);
 		goto error;
 	}
+	/* Only the request table (critical path) needs the state timelines. */
+	ds_span_reader_init(&sink->reader, sink->self_comp, CLASS_NAME,
+		sink->by == DS_METRICS_BY_REQUEST);
 	if (bt_self_component_sink_add_input_port(self_sink, "in", NULL, NULL) !=
 			BT_SELF_COMPONENT_ADD_PORT_STATUS_OK) {
 		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(sink->self_comp,

@@ -41,7 +41,8 @@ BT_PLUGIN_SINK_COMPONENT_CLASS_HELP_WITH_ID(deepspan, diff,
 	"by more than this trigger one warning advising filter.deepspan.sync.\n"
 	"  summary         boolean, default true: print the summary on stdout.\n"
 	"\n"
-	"Requests with a truncated span are left out of both groups and counted.");
+	"Requests with a truncated span (its event carries a non-zero `truncated` member) or a span "
+	"ending before it begins are left out of both groups and counted.");
 BT_PLUGIN_SINK_COMPONENT_CLASS_INITIALIZE_METHOD_WITH_ID(deepspan, diff,
 	ds_diff_sink_initialize);
 BT_PLUGIN_SINK_COMPONENT_CLASS_FINALIZE_METHOD_WITH_ID(deepspan, diff,

@@ -189,24 +189,29 @@ static void frame_row(FILE *file, const struct ds_report *r, uint32_t index, GSt
 		"</td></tr>\n", frame->count[DS_GROUP_A], frame->count[DS_GROUP_B]);
 }
 
+/* `decreases_only`: walk `frames` from the end, keeping frames that got faster. */
 static void frame_table(FILE *file, const struct ds_report *r, const char *title,
-		const GArray *frames, bool reverse)
+		const GArray *frames, bool decreases_only)
 {
 	GString *path = g_string_new(NULL);
-	uint32_t i, n = frames->len;
+	uint32_t i, shown = 0, n = frames->len;
 
 	fprintf(file, "<h3>%s</h3>\n", title);
-	if (n == 0) {
-		fputs("<p>(none)</p>\n", file);
-		goto end;
+	for (i = 0; i < n && shown < TABLE_ROWS; i++) {
+		uint32_t frame = g_array_index(frames, uint32_t, decreases_only ? n - 1 - i : i);
+
+		if (decreases_only &&
+				ds_frame_delta_numerator(r->agg, ds_frame_at(r->agg, frame)) >= 0) {
+			break;
+		}
+		if (shown++ == 0) {
+			fputs("<table><tr><th>path</th><th>W<sub>A</sub></th><th>W<sub>B</sub></th>"
+				"<th>B &minus; A</th><th>d</th><th>count A</th><th>count B</th></tr>\n",
+				file);
+		}
+		frame_row(file, r, frame, path);
 	}
-	fputs("<table><tr><th>path</th><th>W<sub>A</sub></th><th>W<sub>B</sub></th>"
-		"<th>B &minus; A</th><th>d</th><th>count A</th><th>count B</th></tr>\n", file);
-	for (i = 0; i < n && i < TABLE_ROWS; i++) {
-		frame_row(file, r, g_array_index(frames, uint32_t, reverse ? n - 1 - i : i), path);
-	}
-	fputs("</table>\n", file);
-end:
+	fputs(shown ? "</table>\n" : "<p>(none)</p>\n", file);
 	g_string_free(path, TRUE);
 }
 
@@ -214,7 +219,8 @@ static void write_tables(FILE *file, const struct ds_report *r)
 {
 	fputs("<h2>Tables</h2>\n", file);
 	frame_table(file, r, "Leaves, largest increase first", r->explanation->ranked, false);
-	frame_table(file, r, "Leaves, largest decrease first", r->explanation->ranked, true);
+	frame_table(file, r, "Leaves that got faster, largest decrease first",
+		r->explanation->ranked, true);
 	frame_table(file, r, "New in B", r->explanation->added, false);
 	frame_table(file, r, "Gone in B (only in A)", r->explanation->gone, false);
 }

@@ -69,9 +69,10 @@ static void free_layout(gpointer data)
 }
 
 void ds_span_reader_init(struct ds_span_reader *reader,
-		bt_self_component *self_comp, const char *class_name)
+		bt_self_component *self_comp, const char *class_name, bool keep_segments)
 {
 	memset(reader, 0, sizeof(*reader));
+	reader->keep_segments = keep_segments;
 	reader->self_comp = self_comp;
 	reader->class_name = class_name;
 	reader->layouts = g_hash_table_new_full(g_direct_hash, g_direct_equal,
@@ -549,7 +550,7 @@ enum ds_span_read_status ds_span_reader_read(struct ds_span_reader *reader,
 		read_syscalls(layout, member_at(payload, layout->index[M_SYSCALLS]),
 			&span, store);
 	}
-	if (layout->index[M_SEGMENTS] != NO_MEMBER) {
+	if (layout->index[M_SEGMENTS] != NO_MEMBER && reader->keep_segments) {
 		read_segments(layout, member_at(payload, layout->index[M_SEGMENTS]),
 			&span, store, reader->scratch);
 	}

@@ -33,12 +33,13 @@ struct ds_span_reader {
 	struct ds_span_layout *recent_layout[DS_SPAN_READER_CACHE];	/* borrowed from `layouts` */
 	unsigned int recent_next;					/* next slot to replace */
 	GString *scratch;			/* owned: joins blocked details */
+	bool keep_segments;			/* false: segments are not read (metrics tables without them) */
 	uint64_t spans_read;
 	uint64_t reversed_spans;		/* end before begin: treated as truncated */
 };
 
 void ds_span_reader_init(struct ds_span_reader *reader,
-		bt_self_component *self_comp, const char *class_name);
+		bt_self_component *self_comp, const char *class_name, bool keep_segments);
 void ds_span_reader_fini(struct ds_span_reader *reader);
 
 /* Appends the span of `event` (from input port `input`) to `store`. */
