@@ -86,6 +86,8 @@ def test_three_level_trees(demo):
         assert len({s["trace_id_low"] for s in chain}) == 1
         assert all(s["begin"] <= c["begin"] for s, c in zip(chain, chain[1:]))
         assert all(s["end"] is not None for s in chain)
+        # A child never outlives its parent (a callee ends when its caller got the response).
+        assert all(c["end"] <= s["end"] for s, c in zip(chain, chain[1:]))
 
 
 def test_durations_match_load_generator(demo):
