@@ -6,11 +6,13 @@ must form a three-level tree, and the gateway's spans must agree with the latenc
 generator measured.
 """
 import json
+import shutil
 import statistics
+import subprocess
 
 import pytest
 
-from conftest import run_babeltrace2
+from conftest import ASAN_BUILD_DIR, run_babeltrace2
 from test_nodejs_helpers import fields_of, capture, capture_unavailable, read_spans
 
 REQUESTS = 60
@@ -84,6 +86,8 @@ def test_three_level_trees(demo):
         assert len({s["trace_id_low"] for s in chain}) == 1
         assert all(s["begin"] <= c["begin"] for s, c in zip(chain, chain[1:]))
         assert all(s["end"] is not None for s in chain)
+        # A child never outlives its parent (a callee ends when its caller got the response).
+        assert all(c["end"] <= s["end"] for s, c in zip(chain, chain[1:]))
 
 
 def test_durations_match_load_generator(demo):
@@ -168,3 +172,21 @@ def test_span_attrib_accounts_every_span(demo, plugin_dir):
             assert record["blocked"] == record["end"] - record["begin"]
     servers = [r for r in records if spans[r["span_id"]]["kind"] == 1]
     assert any(r["blocked"] > 0 for r in servers) and any(r["unknown"] > 0 for r in servers)
+
+
+@pytest.mark.skipif(not ASAN_BUILD_DIR, reason="DEEPSPAN_ASAN_BUILD_DIR not set (scripts/dev test sets it)")
+def test_asan_on_the_real_capture(demo, tmp_path):
+    from test_sanitizers import asan_graph
+    asan_graph(tmp_path, demo["trace"], "-c", "filter.deepspan.nodejs-ctx", "-p", "match-window=\"1ms\"",
+               "-c", "filter.deepspan.span-attrib", "-c", "sink.utils.dummy")
+
+
+def test_valgrind_on_the_real_capture(demo, plugin_dir):
+    if not shutil.which("valgrind"):
+        pytest.skip("valgrind is not installed")
+    proc = subprocess.run(["valgrind", "--error-exitcode=99", "--leak-check=full",
+                           "--errors-for-leak-kinds=definite", "-q", "babeltrace2",
+                           f"--plugin-path={plugin_dir}", str(demo["trace"]),
+                           "-c", "filter.deepspan.nodejs-ctx", "-c", "sink.utils.dummy"],
+                          capture_output=True, text=True, timeout=900)
+    assert proc.returncode == 0, proc.stderr[-6000:]

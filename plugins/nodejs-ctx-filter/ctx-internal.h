@@ -32,6 +32,7 @@ struct nctx_request {
 	uint64_t parent_span_id;
 	uint64_t trace_id_low;
 	uint64_t caller_serial;		/* server: the matched client request, 0 none */
+	uint64_t callee_serial;		/* client: the matched server request, 0 none */
 	bool known;			/* trace id decided */
 	bool pending;			/* server: in engine->pending_servers */
 	GPtrArray *dependents;		/* owned array, borrowed requests waiting for our trace id */

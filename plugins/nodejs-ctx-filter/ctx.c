@@ -425,6 +425,7 @@ static void server_link(struct nctx_engine *engine, struct nctx_request *server,
 	engine->stats.servers_with_caller++;
 	engine->stats.clients_with_callee++;
 	server->caller_serial = client->serial;
+	client->callee_serial = server->serial;
 	if (server->pending) {
 		pending_remove(engine, server);
 	}
@@ -656,17 +657,37 @@ static void server_response(struct nctx_engine *engine, struct nctx_process *pro
 		return;
 	}
 	g_ptr_array_remove(process->open_servers, server);
-	if (server->caller_serial && !open_request(engine, server->caller_serial)) {
-		engine->stats.interval_violations++;
+	if (!server->ended) {
+		request_end(engine, server, origin, http->status);
 	}
-	request_end(engine, server, origin, http->status);
 	nctx_request_release_if_done(engine, server);
+}
+
+/*
+ * `http.server.response.finish` fires once the response is flushed, which
+ * can be after the caller parsed it (`http.client.response.finish`): a
+ * server span ends at the first of the two, so it never outlives its client
+ * span.  It stays in its process's open list until its own finish arrives.
+ */
+static void server_end_at_caller(struct nctx_engine *engine, struct nctx_request *server,
+		const struct nctx_request *client, const struct nctx_origin *origin,
+		int64_t http_status)
+{
+	struct nctx_origin at = *origin;
+
+	at.vtid = server->vtid;
+	if (server->process->host != client->process->host) {
+		at.cycles = NCTX_CYCLES_FROM_TS;
+	}
+	engine->stats.servers_ended_by_caller++;
+	request_end(engine, server, &at, http_status);
 }
 
 static void client_response(struct nctx_engine *engine, struct nctx_process *process,
 		const struct nctx_origin *origin, const struct nctx_http *http)
 {
 	struct nctx_request *client = find_open(process, process->open_clients, http, true);
+	struct nctx_request *callee;
 
 	engine->stats.client_responses++;
 	if (!client) {
@@ -683,6 +704,10 @@ static void client_response(struct nctx_engine *engine, struct nctx_process *pro
 	g_ptr_array_remove(process->open_clients, client);
 	g_ptr_array_remove(engine->open_clients, client);
 	nctx_busy_client_done(engine, client);
+	callee = open_request(engine, client->callee_serial);
+	if (callee) {
+		server_end_at_caller(engine, callee, client, origin, http->status);
+	}
 	request_end(engine, client, origin, http->status);
 	pending_review(engine, origin->ts, false);
 	nctx_request_release_if_done(engine, client);

@@ -115,7 +115,7 @@ struct nctx_stats {
 	uint64_t clients_with_callee;	/* client request matched to a server request */
 	uint64_t servers_with_caller;	/* server request matched to a client request */
 	uint64_t deferred_servers;	/* server requests that waited for a match */
-	uint64_t interval_violations;	/* matched server ended after its client */
+	uint64_t servers_ended_by_caller;	/* caller got the response before the server's finish */
 	uint64_t unmatched_responses;	/* response without an open request */
 	uint64_t activations;
 	uint64_t busy_spans;		/* event-loop-busy spans emitted */

@@ -380,7 +380,7 @@ static void write_stats(struct nodejs_ctx_iter *iter)
 	ds_json_uint(&writer, "clients_with_callee", s->clients_with_callee);
 	ds_json_uint(&writer, "servers_with_caller", s->servers_with_caller);
 	ds_json_uint(&writer, "deferred_servers", s->deferred_servers);
-	ds_json_uint(&writer, "interval_violations", s->interval_violations);
+	ds_json_uint(&writer, "servers_ended_by_caller", s->servers_ended_by_caller);
 	ds_json_uint(&writer, "unmatched_responses", s->unmatched_responses);
 	ds_json_uint(&writer, "activations", s->activations);
 	ds_json_uint(&writer, "busy_spans", s->busy_spans);

@@ -319,8 +319,8 @@ static void test_keep_alive_reuse(void)
 	UNIT_EQ_UINT(callee1->trace_id_low, root1->trace_id_low, "keep-alive: second callee's trace");
 	UNIT_EQ_UINT(count_ops(&fx, NCTX_OP_SPAN_DEACTIVATE, client1->span_id), 1,
 		"keep-alive: the client span is deactivated once, at its start");
-	UNIT_EQ_UINT(nctx_engine_stats(fx.engine)->interval_violations, 0,
-		"keep-alive: servers inside their clients");
+	UNIT_EQ_UINT(nctx_engine_stats(fx.engine)->servers_ended_by_caller, 0,
+		"keep-alive: servers finished before their clients got the response");
 	UNIT_CHECK(activations_alternate(&fx, GATEWAY), "keep-alive: activations alternate");
 end:
 	fixture_fini(&fx);
@@ -569,6 +569,60 @@ end:
 	fixture_fini(&fx);
 }
 
+/* Node flushes (finish) after the caller already parsed the response: the callee ends first. */
+static void test_caller_gets_response_before_finish(void)
+{
+	struct fixture fx;
+	const struct nctx_op *client, *callee;
+	int64_t callee_end = -1, client_end = -1;
+	guint i;
+
+	fixture_init(&fx, true);
+	before(&fx, GATEWAY, 3, 6);
+	http(&fx, GATEWAY, 4, false, true, 6, 5, 50000, 8080, "/api");
+	construct(&fx, GATEWAY, 5, 7, 6, 6, "HTTPCLIENTREQUEST");
+	http(&fx, GATEWAY, 6, true, true, 7, 12, 8081, 40003, "/user");
+	after(&fx, GATEWAY, 7, 6);
+	before(&fx, USERS, 10, 4);
+	http(&fx, USERS, 11, false, true, 4, 3, 40003, 8081, "/user");
+	construct(&fx, USERS, 12, 30, 4, 4, "TickObject");
+	after(&fx, USERS, 13, 4);
+	before(&fx, GATEWAY, 20, 7);
+	http(&fx, GATEWAY, 21, true, false, 7, 12, 8081, 40003, NULL);
+	after(&fx, GATEWAY, 22, 7);
+	before(&fx, USERS, 25, 30);
+	http(&fx, USERS, 26, false, false, 30, 3, 40003, 8081, NULL);
+	after(&fx, USERS, 27, 30);
+	nctx_engine_finish(fx.engine);
+	client = find_start(&fx, "HTTP GET 127.0.0.1:8081/user", 0);
+	callee = find_start(&fx, "HTTP GET /user", 0);
+	if (!UNIT_CHECK(client && callee, "early response: spans start")) {
+		goto end;
+	}
+	for (i = 0; i < fx.rec.ops->len; i++) {
+		const struct nctx_op *op = &g_array_index(fx.rec.ops, struct nctx_op, i);
+
+		if (op->kind == NCTX_OP_SPAN_END && op->span_id == callee->span_id) {
+			callee_end = op->ts;
+			UNIT_EQ_INT(op->vpid, USERS, "early response: the callee's end is on its process");
+		}
+		if (op->kind == NCTX_OP_SPAN_END && op->span_id == client->span_id) {
+			client_end = op->ts;
+		}
+	}
+	UNIT_EQ_INT(callee_end, 21, "early response: callee ends when its caller got the response");
+	UNIT_EQ_INT(client_end, 21, "early response: client ends then too");
+	UNIT_EQ_UINT(count_ops(&fx, NCTX_OP_SPAN_END, 0), 2, "early response: one end each for callee and client");
+	UNIT_EQ_UINT(count_ops(&fx, NCTX_OP_SPAN_ACTIVATE, callee->span_id), 1,
+		"early response: the finish callback no longer runs for the ended span");
+	UNIT_EQ_UINT(nctx_engine_stats(fx.engine)->servers_ended_by_caller, 1, "early response: counted");
+	UNIT_EQ_UINT(nctx_engine_stats(fx.engine)->unmatched_responses, 0,
+		"early response: the late finish is not a stray response");
+	UNIT_EQ_UINT(nctx_engine_stats(fx.engine)->open_at_end, 1, "early response: only the gateway request is open");
+end:
+	fixture_fini(&fx);
+}
+
 int main(void)
 {
 	test_fresh_socket();
@@ -579,5 +633,6 @@ int main(void)
 	test_window_expiry();
 	test_callee_before_client_event();
 	test_event_loop_busy();
+	test_caller_gets_response_before_finish();
 	return unit_finish();
 }
