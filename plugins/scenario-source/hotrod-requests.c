@@ -542,11 +542,11 @@ static struct hr_job *take_task(struct hr_instance *inst, struct sim_thread *t)
 	return queue_pop(&inst->tasks);
 }
 
-static void op_start(struct sim *sim, struct sim_thread *t, struct hr_job *job, const struct hr_op *op)
+/* The instantaneous part of an operation: syscall entries, disk request, cause triggers. */
+static void op_start(struct sim *sim, struct sim_thread *t, const struct hr_op *op)
 {
 	struct hr_instance *inst = ((struct hr_thread_role *) t->role)->inst;
-	int64_t v[6] = { 0 };
-	int64_t x[4] = { 0 };
+	int64_t v[3] = { 0 };
 
 	if (op->kind == HR_OP_CACHED_READ || op->kind == HR_OP_DISK_READ) {
 		v[0] = 12;
@@ -564,8 +564,6 @@ static void op_start(struct sim *sim, struct sim_thread *t, struct hr_job *job, 
 	} else if (op->kind == HR_OP_HOG) {
 		hr_trigger_hog(sim, op->ns);
 	}
-	(void) job;
-	(void) x;
 }
 
 struct sim_step hr_worker_fn(struct sim *sim, struct sim_thread *t)
@@ -643,7 +641,7 @@ struct sim_step hr_worker_fn(struct sim *sim, struct sim_thread *t)
 					sim_syscall_exit(sim, t, SIM_SYS_FUTEX, wait_exit);
 				}
 			} else if (op->kind == HR_OP_CACHED_READ) {
-				op_start(sim, t, job, op);
+				op_start(sim, t, op);
 				SIM_CO_YIELD(t, step_run(6000));
 				{
 					int64_t x[2] = { 16384, (int64_t) hr_user_buffer(t) };
@@ -651,7 +649,7 @@ struct sim_step hr_worker_fn(struct sim *sim, struct sim_thread *t)
 					sim_syscall_exit(sim, t, SIM_SYS_PREAD64, x);
 				}
 			} else if (op->kind == HR_OP_DISK_READ) {
-				op_start(sim, t, job, op);
+				op_start(sim, t, op);
 				while (!t->io_done) {
 					SIM_CO_YIELD(t, step_block(SIM_PREV_STATE_DISK));
 				}
@@ -662,7 +660,7 @@ struct sim_step hr_worker_fn(struct sim *sim, struct sim_thread *t)
 					sim_syscall_exit(sim, t, SIM_SYS_PREAD64, x);
 				}
 			} else if (op->kind == HR_OP_LOCK) {
-				op_start(sim, t, job, op);
+				op_start(sim, t, op);
 				SIM_CO_YIELD(t, step_run(15000));
 				if (inst->lock_rounds_done < (uint64_t) t->arg) {
 					int64_t v[6] = { (int64_t) HR_LOCK_ADDR, 128, 2, 0, 0, 0 };
@@ -681,7 +679,7 @@ struct sim_step hr_worker_fn(struct sim *sim, struct sim_thread *t)
 					}
 				}
 			} else {
-				op_start(sim, t, job, op);
+				op_start(sim, t, op);
 			}
 		}
 		job = t->job;

@@ -28,3 +28,6 @@ plugins_babeltrace_plugin_deepspan_la_LIBADD += plugins/scenario-source/libscena
 check_PROGRAMS += tests/unit/test_scenario_engine
 tests_unit_test_scenario_engine_SOURCES = tests/unit/test_scenario_engine.c tests/unit/unit.h
 tests_unit_test_scenario_engine_LDADD = plugins/scenario-source/libscenario-sim.la $(UNIT_LDADD)
+
+dist_doc_DATA += doc/scenario.md
+EXTRA_DIST += bench/scenario-gen
