@@ -380,21 +380,22 @@ static void read_syscalls(const struct ds_span_layout *layout,
 {
 	uint64_t i, n = bt_field_array_get_length(array);
 	const struct element_layout *el = &layout->syscall;
+	struct ds_syscall_total *out;
 
 	span->first_syscall = store->syscalls->len;
 	span->syscall_count = (uint32_t) n;
+	/* One resize per span, then filled in place. */
+	g_array_set_size(store->syscalls, span->first_syscall + n);
+	out = &g_array_index(store->syscalls, struct ds_syscall_total, span->first_syscall);
 	for (i = 0; i < n; i++) {
 		const bt_field *e = bt_field_array_borrow_element_field_by_index_const(array, i);
-		struct ds_syscall_total total = {
-			.name = ds_strings_intern(&store->strings, bt_field_string_get_value(
-				member_at(e, el->index[SC_NAME]))),
-			.count = read_uint(member_at(e, el->index[SC_COUNT]),
-				el->is_signed[SC_COUNT]),
-			.duration = read_uint(member_at(e, el->index[SC_DURATION]),
-				el->is_signed[SC_DURATION]),
-		};
 
-		g_array_append_val(store->syscalls, total);
+		out[i].name = ds_strings_intern(&store->strings, bt_field_string_get_value(
+			member_at(e, el->index[SC_NAME])));
+		out[i].count = read_uint(member_at(e, el->index[SC_COUNT]),
+			el->is_signed[SC_COUNT]);
+		out[i].duration = read_uint(member_at(e, el->index[SC_DURATION]),
+			el->is_signed[SC_DURATION]);
 	}
 }
 
@@ -425,24 +426,45 @@ static uint32_t blocked_detail(struct ds_span_store *store, GString *scratch,
 	return ds_strings_intern(&store->strings, scratch->str);
 }
 
+/*
+ * Details repeat (`recvfrom`, `softirq:NET_RX`): the last id interned per
+ * state is checked with one strcmp before hashing.
+ */
+static uint32_t intern_recent(struct ds_span_store *store, uint32_t *recent,
+		unsigned int state, const char *detail)
+{
+	if (detail[0] == '\0') {
+		return 0;
+	}
+	if (recent[state] != 0 &&
+			strcmp(detail, ds_store_string(store, recent[state])) == 0) {
+		return recent[state];
+	}
+	recent[state] = ds_strings_intern(&store->strings, detail);
+	return recent[state];
+}
+
 static void read_segments(const struct ds_span_layout *layout,
 		const bt_field *array, struct ds_span *span,
-		struct ds_span_store *store, GString *scratch)
+		struct ds_span_store *store, GString *scratch, uint32_t *recent)
 {
 	uint64_t i, n = bt_field_array_get_length(array);
 	const struct element_layout *el = &layout->segment;
 	bool sorted = true;
+	struct ds_segment *out;
 
 	span->first_segment = store->segments->len;
 	span->segment_count = (uint32_t) n;
+	/* One resize per span, then filled in place. */
+	g_array_set_size(store->segments, span->first_segment + n);
+	out = &g_array_index(store->segments, struct ds_segment, span->first_segment);
 	for (i = 0; i < n; i++) {
 		const bt_field *e = bt_field_array_borrow_element_field_by_index_const(array, i);
 		int64_t value = read_int(member_at(e, el->index[SEG_STATE]),
 			el->is_signed[SEG_STATE]);
 		const char *detail = bt_field_string_get_value(
 			member_at(e, el->index[SEG_DETAIL]));
-		const struct ds_segment *previous = i > 0 ? &g_array_index(
-			store->segments, struct ds_segment, store->segments->len - 1) : NULL;
+		const struct ds_segment *previous = i > 0 ? &out[i - 1] : NULL;
 		struct ds_segment segment = {
 			.begin = read_int(member_at(e, el->index[SEG_BEGIN]),
 				el->is_signed[SEG_BEGIN]),
@@ -454,16 +476,14 @@ static void read_segments(const struct ds_span_layout *layout,
 
 		segment.detail = segment.state == DS_STATE_BLOCKED ?
 			blocked_detail(store, scratch, previous, detail) :
-			ds_strings_intern(&store->strings, detail);
+			intern_recent(store, recent, segment.state, detail);
 		if (previous && previous->begin > segment.begin) {
 			sorted = false;
 		}
-		g_array_append_val(store->segments, segment);
+		out[i] = segment;
 	}
 	if (!sorted) {
-		qsort(&g_array_index(store->segments, struct ds_segment,
-			span->first_segment), n, sizeof(struct ds_segment),
-			compare_segments);
+		qsort(out, n, sizeof(struct ds_segment), compare_segments);
 	}
 }
 
@@ -552,7 +572,7 @@ enum ds_span_read_status ds_span_reader_read(struct ds_span_reader *reader,
 	}
 	if (layout->index[M_SEGMENTS] != NO_MEMBER && reader->keep_segments) {
 		read_segments(layout, member_at(payload, layout->index[M_SEGMENTS]),
-			&span, store, reader->scratch);
+			&span, store, reader->scratch, reader->recent_detail);
 	}
 	span.input = input;
 	span.parent = DS_NO_SPAN;
