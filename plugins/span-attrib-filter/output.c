@@ -272,9 +272,9 @@ static int fill_segments(bt_field *array, const struct ds_span *span)
 		bt_field_integer_unsigned_set_value(bt_field_structure_borrow_member_field_by_index(elem, 2),
 			(uint64_t) seg->state);
 		text = ds_detail_text(&seg->detail, detail, sizeof(detail));
-		if (!text[0]) {
-			bt_field_string_clear(bt_field_structure_borrow_member_field_by_index(elem, 3));
-		} else if (set_string(bt_field_structure_borrow_member_field_by_index(elem, 3), text)) {
+		/* Not bt_field_string_clear(): in babeltrace2 2.0.4 it keeps the old bytes of a
+		 * recycled event's string readable by bt_field_string_get_value(). */
+		if (set_string(bt_field_structure_borrow_member_field_by_index(elem, 3), text)) {
 			return -1;
 		}
 	}
