@@ -113,6 +113,15 @@ end:
 	return role;
 }
 
+/* Kinds whose payload the model reads (the others are dispatched on their kind alone). */
+static const bool kind_needs_fields[DS_KEV_COUNT] = {
+	[DS_KEV_SCHED_SWITCH] = true, [DS_KEV_SCHED_WAKING] = true, [DS_KEV_SCHED_WAKEUP] = true,
+	[DS_KEV_SCHED_WAKEUP_NEW] = true, [DS_KEV_SCHED_MIGRATE_TASK] = true,
+	[DS_KEV_SCHED_PROCESS_FORK] = true, [DS_KEV_SCHED_PROCESS_FREE] = true,
+	[DS_KEV_IRQ_ENTRY] = true, [DS_KEV_SOFTIRQ_ENTRY] = true,
+	[DS_KEV_STATEDUMP_PROCESS_STATE] = true, [DS_KEV_STATEDUMP_PID_NS] = true,
+};
+
 static void dispatch_kernel(struct host *host, const struct ds_kernel_event *ev, int64_t ns, int64_t cpu)
 {
 	struct ds_model *m = host->model;
@@ -315,7 +324,12 @@ static int handle_event(struct span_attrib_iterator *it, const bt_message *msg)
 		struct ds_kernel_event kev;
 
 		host->has_kernel = true;
-		ds_kernel_event_decode(role->kernel, event, &kev);
+		if (kind_needs_fields[role->kernel->kind]) {
+			ds_kernel_event_decode(role->kernel, event, &kev);
+		} else {
+			kev.kind = role->kernel->kind;
+			kev.name = role->kernel->name;
+		}
 		dispatch_kernel(host, &kev, ns, info->cpu);
 		return 0;
 	} else {
