@@ -13,7 +13,7 @@ enum {
 	F_TRACE_ID_HIGH, F_TRACE_ID_LOW, F_SPAN_ID, F_PARENT_SPAN_ID,
 	F_HOST, F_SERVICE, F_OPERATION, F_PID, F_TID, F_BEGIN, F_END,
 	F_USER, F_SYSCALL, F_BLOCKED, F_WAIT_CPU, F_INTERRUPTED, F_UNKNOWN,
-	F_SYSCALLS, F_SEGMENTS,
+	F_SYSCALLS, F_SEGMENTS, F_TRUNCATED,
 };
 
 /* Output member of each state total, in enum ds_state order. */
@@ -110,7 +110,9 @@ static bt_field_class *payload_create(bt_trace_class *tc)
 		append(segment, "detail", bt_field_class_string_create(tc));
 	if (!err) {
 		err = append(payload, "syscalls", bt_field_class_array_dynamic_create(tc, syscall, NULL)) ||
-			append(payload, "segments", bt_field_class_array_dynamic_create(tc, segment, NULL));
+			append(payload, "segments", bt_field_class_array_dynamic_create(tc, segment, NULL)) ||
+			/* true: still open at the end of the input, ended at the last event time */
+			append(payload, "truncated", bt_field_class_bool_create(tc));
 	}
 	bt_field_class_put_ref(syscall);
 	bt_field_class_put_ref(segment);
@@ -301,6 +303,8 @@ static int fill_payload(bt_field *payload, const struct host *host, const struct
 	for (state = 0; state < DS_STATE_COUNT; state++) {
 		set_u64(payload, state_member[state], span->states[state]);
 	}
+	bt_field_bool_set_value(bt_field_structure_borrow_member_field_by_index(payload, F_TRUNCATED),
+		span->truncated ? BT_TRUE : BT_FALSE);
 	if (fill_syscalls(bt_field_structure_borrow_member_field_by_index(payload, F_SYSCALLS), span) ||
 			fill_segments(bt_field_structure_borrow_member_field_by_index(payload, F_SEGMENTS), span)) {
 		return -1;
