@@ -217,8 +217,7 @@ def span_attrib_events(plugin, trace, params=None):
 
 def require_class(plugin, kind, name):
     classes = getattr(plugin, f"{kind}_component_classes")
-    if name not in classes:
-        pytest.skip(f"{kind}.deepspan.{name} is not in this build of the plugin yet")
+    assert name in classes, f"{kind}.deepspan.{name} is missing from the deepspan plugin"
     return classes[name]
 
 

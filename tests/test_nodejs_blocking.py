@@ -25,8 +25,7 @@ def blocking(tmp_path_factory, plugin_dir):
     if reason:
         pytest.skip(reason)
     classes = run_babeltrace2("list-plugins").stdout
-    if "filter.deepspan.span-attrib" not in classes or "sink.deepspan.diff" not in classes:
-        pytest.skip("filter.deepspan.span-attrib and sink.deepspan.diff are not built in")
+    assert "filter.deepspan.span-attrib" in classes and "sink.deepspan.diff" in classes, classes
     out = tmp_path_factory.mktemp("nodejs-blocking")
     baseline_dir, _ = capture(out / "baseline", REQUESTS, CONCURRENCY, 0)
     trace_dir, load = capture(out / "blocking", REQUESTS, CONCURRENCY, SLOW_EVERY)

@@ -150,8 +150,7 @@ def test_output_in_time_order(demo):
 
 def test_span_attrib_accounts_every_span(demo, plugin_dir):
     """filter.deepspan.span-attrib after nodejs-ctx: one deepspan:span per span, exact state sums."""
-    if "filter.deepspan.span-attrib" not in run_babeltrace2("list-plugins").stdout:
-        pytest.skip("filter.deepspan.span-attrib is not built in")
+    assert "filter.deepspan.span-attrib" in run_babeltrace2("list-plugins").stdout
     proc = run_babeltrace2(demo["trace"], "-c", "filter.deepspan.nodejs-ctx",
                            "-c", "filter.deepspan.span-attrib")
     records = []
