@@ -382,11 +382,9 @@ static void read_syscalls(const struct ds_span_layout *layout,
 	const struct element_layout *el = &layout->syscall;
 	struct ds_syscall_total *out;
 
-	span->first_syscall = store->syscalls->len;
+	out = ds_arena_alloc(&store->syscalls, n);
+	span->syscalls = out;
 	span->syscall_count = (uint32_t) n;
-	/* One resize per span, then filled in place. */
-	g_array_set_size(store->syscalls, span->first_syscall + n);
-	out = &g_array_index(store->syscalls, struct ds_syscall_total, span->first_syscall);
 	for (i = 0; i < n; i++) {
 		const bt_field *e = bt_field_array_borrow_element_field_by_index_const(array, i);
 
@@ -453,11 +451,9 @@ static void read_segments(const struct ds_span_layout *layout,
 	bool sorted = true;
 	struct ds_segment *out;
 
-	span->first_segment = store->segments->len;
+	out = ds_arena_alloc(&store->segments, n);
+	span->segments = out;
 	span->segment_count = (uint32_t) n;
-	/* One resize per span, then filled in place. */
-	g_array_set_size(store->segments, span->first_segment + n);
-	out = &g_array_index(store->segments, struct ds_segment, span->first_segment);
 	for (i = 0; i < n; i++) {
 		const bt_field *e = bt_field_array_borrow_element_field_by_index_const(array, i);
 		int64_t value = read_int(member_at(e, el->index[SEG_STATE]),
@@ -577,7 +573,7 @@ enum ds_span_read_status ds_span_reader_read(struct ds_span_reader *reader,
 	span.input = input;
 	span.parent = DS_NO_SPAN;
 	span.request = DS_NO_SPAN;
-	g_array_append_val(store->spans, span);
+	ds_store_append_span(store, &span);
 	reader->spans_read++;
 	return DS_SPAN_READ_OK;
 }

@@ -73,28 +73,86 @@ const char *ds_strings_get(const struct ds_strings *strings, uint32_t id)
 		(const char *) g_ptr_array_index(strings->texts, id) : "";
 }
 
+/* Bytes per arena block: large enough that block ends waste little. */
+#define ARENA_BLOCK_BYTES (1u << 20)
+
+void ds_arena_init(struct ds_arena *arena, size_t element_size)
+{
+	arena->blocks = g_ptr_array_new_with_free_func(g_free);
+	arena->element_size = element_size;
+	arena->next = NULL;
+	arena->left = 0;
+	arena->used = 0;
+}
+
+void ds_arena_fini(struct ds_arena *arena)
+{
+	if (arena->blocks) {
+		g_ptr_array_free(arena->blocks, TRUE);
+		arena->blocks = NULL;
+	}
+	arena->next = NULL;
+	arena->left = 0;
+}
+
+void *ds_arena_alloc(struct ds_arena *arena, size_t count)
+{
+	void *run;
+
+	if (count == 0) {
+		return NULL;
+	}
+	if (count > arena->left) {
+		size_t per_block = ARENA_BLOCK_BYTES / arena->element_size;
+		size_t elements = count > per_block ? count : per_block;
+		char *block = g_malloc_n(elements, arena->element_size);
+
+		g_ptr_array_add(arena->blocks, block);
+		if (count >= per_block) {
+			/* A run of its own: the current block keeps its free space. */
+			arena->used += count;
+			return block;
+		}
+		arena->next = block;
+		arena->left = elements;
+	}
+	run = arena->next;
+	arena->next += count * arena->element_size;
+	arena->left -= count;
+	arena->used += count;
+	return run;
+}
+
 void ds_span_store_init(struct ds_span_store *store)
 {
-	store->spans = g_array_new(FALSE, TRUE, sizeof(struct ds_span));
-	store->segments = g_array_new(FALSE, TRUE, sizeof(struct ds_segment));
-	store->syscalls = g_array_new(FALSE, TRUE,
-		sizeof(struct ds_syscall_total));
+	store->span_chunks = g_ptr_array_new_with_free_func(g_free);
+	store->span_count = 0;
+	ds_arena_init(&store->segments, sizeof(struct ds_segment));
+	ds_arena_init(&store->syscalls, sizeof(struct ds_syscall_total));
 	ds_strings_init(&store->strings);
 }
 
 void ds_span_store_fini(struct ds_span_store *store)
 {
-	if (store->spans) {
-		g_array_free(store->spans, TRUE);
-		store->spans = NULL;
+	if (store->span_chunks) {
+		g_ptr_array_free(store->span_chunks, TRUE);
+		store->span_chunks = NULL;
 	}
-	if (store->segments) {
-		g_array_free(store->segments, TRUE);
-		store->segments = NULL;
-	}
-	if (store->syscalls) {
-		g_array_free(store->syscalls, TRUE);
-		store->syscalls = NULL;
-	}
+	store->span_count = 0;
+	ds_arena_fini(&store->segments);
+	ds_arena_fini(&store->syscalls);
 	ds_strings_fini(&store->strings);
+}
+
+uint32_t ds_store_append_span(struct ds_span_store *store, const struct ds_span *span)
+{
+	uint32_t index = store->span_count;
+
+	if ((index & (DS_SPAN_CHUNK - 1)) == 0) {
+		g_ptr_array_add(store->span_chunks,
+			g_malloc_n(DS_SPAN_CHUNK, sizeof(struct ds_span)));
+	}
+	*ds_store_span(store, index) = *span;
+	store->span_count++;
+	return index;
 }

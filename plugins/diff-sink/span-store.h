@@ -56,9 +56,9 @@ struct ds_span {
 	int64_t begin;
 	int64_t end;
 	uint64_t states[DS_STATE_COUNT];
-	uint32_t first_segment;	/* index into ds_span_store.segments */
+	const struct ds_segment *segments;	/* borrowed from ds_span_store.segments */
+	const struct ds_syscall_total *syscalls;	/* borrowed from ds_span_store.syscalls */
 	uint32_t segment_count;
-	uint32_t first_syscall;	/* index into ds_span_store.syscalls */
 	uint32_t syscall_count;
 	bool truncated;
 	/* Tree links, set by ds_requests_build(). */
@@ -68,10 +68,28 @@ struct ds_span {
 	uint32_t request;	/* request index or DS_NO_SPAN */
 };
 
+/*
+ * An append-only arena of fixed-size elements in blocks that never move:
+ * one run of n elements is contiguous, nothing is zeroed or copied when the
+ * arena grows (a growing flat array reallocates, copies and zeroes; with
+ * millions of segments that was most of the sink's reading time).
+ */
+struct ds_arena {
+	GPtrArray *blocks;	/* owned: owned blocks */
+	size_t element_size;
+	char *next;		/* borrowed: free space of the last block */
+	size_t left;		/* elements left in the last block */
+	uint64_t used;		/* elements handed out */
+};
+
+#define DS_SPAN_CHUNK_SHIFT 12
+#define DS_SPAN_CHUNK (1u << DS_SPAN_CHUNK_SHIFT)
+
 struct ds_span_store {
-	GArray *spans;		/* owned: struct ds_span */
-	GArray *segments;	/* owned: struct ds_segment */
-	GArray *syscalls;	/* owned: struct ds_syscall_total */
+	GPtrArray *span_chunks;	/* owned: owned arrays of DS_SPAN_CHUNK struct ds_span */
+	uint32_t span_count;
+	struct ds_arena segments;	/* struct ds_segment runs, one per span */
+	struct ds_arena syscalls;	/* struct ds_syscall_total runs, one per span */
 	struct ds_strings strings;
 };
 
@@ -82,27 +100,35 @@ const char *ds_strings_get(const struct ds_strings *strings, uint32_t id);
 /* The id of `text` or UINT32_MAX when it was never interned. */
 uint32_t ds_strings_find(const struct ds_strings *strings, const char *text);
 
+void ds_arena_init(struct ds_arena *arena, size_t element_size);
+void ds_arena_fini(struct ds_arena *arena);
+/* `count` contiguous uninitialized elements (NULL when count is 0). */
+void *ds_arena_alloc(struct ds_arena *arena, size_t count);
+
 void ds_span_store_init(struct ds_span_store *store);
 void ds_span_store_fini(struct ds_span_store *store);
+/* Appends a copy of `span`; returns its index. */
+uint32_t ds_store_append_span(struct ds_span_store *store, const struct ds_span *span);
 
 static inline struct ds_span *ds_store_span(const struct ds_span_store *store,
 		uint32_t index)
 {
-	return &g_array_index(store->spans, struct ds_span, index);
+	return (struct ds_span *) g_ptr_array_index(store->span_chunks,
+		index >> DS_SPAN_CHUNK_SHIFT) + (index & (DS_SPAN_CHUNK - 1));
 }
 
 static inline const struct ds_segment *ds_store_segments(
 		const struct ds_span_store *store, const struct ds_span *span)
 {
-	return &g_array_index(store->segments, struct ds_segment,
-		span->first_segment);
+	(void) store;
+	return span->segments;
 }
 
 static inline const struct ds_syscall_total *ds_store_syscalls(
 		const struct ds_span_store *store, const struct ds_span *span)
 {
-	return &g_array_index(store->syscalls, struct ds_syscall_total,
-		span->first_syscall);
+	(void) store;
+	return span->syscalls;
 }
 
 static inline const char *ds_store_string(const struct ds_span_store *store,

@@ -42,17 +42,16 @@ static uint32_t add_span(uint64_t trace, uint64_t id, uint64_t parent, const cha
 	span.begin = begin;
 	span.end = end;
 	span.states[DS_STATE_USER] = (uint64_t) (end - begin);
-	span.first_segment = store.segments->len;
 	span.parent = DS_NO_SPAN;
 	span.request = DS_NO_SPAN;
-	g_array_append_val(store.spans, span);
-	return store.spans->len - 1;
+	return ds_store_append_span(&store, &span);
 }
 
 /* Appends a segment to the last span (segments must follow their span). */
 static void add_segment(int64_t begin, int64_t end, unsigned int state, const char *detail)
 {
-	struct ds_span *span = ds_store_span(&store, store.spans->len - 1);
+	struct ds_span *span = ds_store_span(&store, store.span_count - 1);
+	struct ds_segment *run;
 	struct ds_segment segment = {
 		.begin = begin,
 		.end = end,
@@ -64,8 +63,13 @@ static void add_segment(int64_t begin, int64_t end, unsigned int state, const ch
 		memset(span->states, 0, sizeof(span->states));
 	}
 	span->states[state] += (uint64_t) (end - begin);
-	g_array_append_val(store.segments, segment);
-	span->segment_count++;
+	/* A new run with room for one more (the arena never grows a run in place). */
+	run = ds_arena_alloc(&store.segments, span->segment_count + 1);
+	if (span->segment_count) {
+		memcpy(run, span->segments, span->segment_count * sizeof(*run));
+	}
+	run[span->segment_count++] = segment;
+	span->segments = run;
 }
 
 static int64_t sum_of(const struct ds_aggregate *agg, const char *path, unsigned int group)
