@@ -73,6 +73,34 @@ const char *ds_strings_get(const struct ds_strings *strings, uint32_t id)
 		(const char *) g_ptr_array_index(strings->texts, id) : "";
 }
 
+/* `t` as an offset into the span, clipped to it and to 48 bits (end >= begin). */
+static uint64_t clipped_offset(int64_t t, int64_t span_begin, int64_t span_end)
+{
+	uint64_t length = (uint64_t) span_end - (uint64_t) span_begin;
+	uint64_t limit = length < DS_SEGMENT_MAX_OFFSET ? length : DS_SEGMENT_MAX_OFFSET;
+	uint64_t offset;
+
+	if (t <= span_begin) {
+		return 0;
+	}
+	offset = (uint64_t) t - (uint64_t) span_begin;
+	return offset < limit ? offset : limit;
+}
+
+void ds_segment_pack(int64_t span_begin, int64_t span_end,
+		const struct ds_wide_segment *wide, struct ds_segment *out)
+{
+	uint64_t begin = clipped_offset(wide->begin, span_begin, span_end);
+	uint64_t end = clipped_offset(wide->end, span_begin, span_end);
+	uint32_t detail = wide->detail <= DS_SEGMENT_MAX_DETAIL ? wide->detail : 0;
+
+	out->begin_low = (uint32_t) begin;
+	out->begin_high = (uint16_t) (begin >> 32);
+	out->end_low = (uint32_t) end;
+	out->end_high = (uint16_t) (end >> 32);
+	out->detail_state = detail << 3 | (wide->state & 7u);
+}
+
 /* Bytes per arena block: large enough that block ends waste little. */
 #define ARENA_BLOCK_BYTES (1u << 20)
 

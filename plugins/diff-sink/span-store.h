@@ -29,7 +29,25 @@ struct ds_strings {
 	GPtrArray *texts;	/* owned: id -> owned char * */
 };
 
+/*
+ * One state segment of a span, packed in 16 bytes: begin and end as 48-bit
+ * offsets from the span's begin (segments are clipped to the span when
+ * stored: every consumer clips them to it anyway), the state in 3 bits and
+ * the interned detail id in 29 bits.  Read with the accessors below.
+ */
 struct ds_segment {
+	uint32_t begin_low;
+	uint32_t end_low;
+	uint16_t begin_high;
+	uint16_t end_high;
+	uint32_t detail_state;	/* detail << 3 | state */
+};
+
+#define DS_SEGMENT_MAX_OFFSET ((INT64_C(1) << 48) - 1)
+#define DS_SEGMENT_MAX_DETAIL ((UINT32_C(1) << 29) - 1)
+
+/* A segment as read, before packing. */
+struct ds_wide_segment {
 	int64_t begin;
 	int64_t end;
 	uint32_t detail;	/* interned string id, 0 = none */
@@ -135,6 +153,34 @@ static inline const char *ds_store_string(const struct ds_span_store *store,
 		uint32_t id)
 {
 	return ds_strings_get(&store->strings, id);
+}
+
+/* Packs `wide` (clipped to [span_begin, span_end]) into `out`. */
+void ds_segment_pack(int64_t span_begin, int64_t span_end,
+		const struct ds_wide_segment *wide, struct ds_segment *out);
+
+static inline int64_t ds_segment_begin(const struct ds_span *span,
+		const struct ds_segment *segment)
+{
+	return span->begin + (int64_t) (((uint64_t) segment->begin_high << 32) |
+		segment->begin_low);
+}
+
+static inline int64_t ds_segment_end(const struct ds_span *span,
+		const struct ds_segment *segment)
+{
+	return span->begin + (int64_t) (((uint64_t) segment->end_high << 32) |
+		segment->end_low);
+}
+
+static inline unsigned int ds_segment_state(const struct ds_segment *segment)
+{
+	return segment->detail_state & 7u;
+}
+
+static inline uint32_t ds_segment_detail(const struct ds_segment *segment)
+{
+	return segment->detail_state >> 3;
 }
 
 /* Short state names ("User", "System call", ...) and tags ("user", "syscall", ...). */

@@ -52,7 +52,7 @@ static void add_segment(int64_t begin, int64_t end, unsigned int state, const ch
 {
 	struct ds_span *span = ds_store_span(&store, store.span_count - 1);
 	struct ds_segment *run;
-	struct ds_segment segment = {
+	struct ds_wide_segment segment = {
 		.begin = begin,
 		.end = end,
 		.detail = ds_strings_intern(&store.strings, detail),
@@ -68,7 +68,7 @@ static void add_segment(int64_t begin, int64_t end, unsigned int state, const ch
 	if (span->segment_count) {
 		memcpy(run, span->segments, span->segment_count * sizeof(*run));
 	}
-	run[span->segment_count++] = segment;
+	ds_segment_pack(span->begin, span->end, &segment, &run[span->segment_count++]);
 	span->segments = run;
 }
 
