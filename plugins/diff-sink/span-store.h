@@ -93,18 +93,18 @@ struct ds_span {
  * millions of segments that was most of the sink's reading time).
  */
 struct ds_arena {
-	GPtrArray *blocks;	/* owned: owned blocks */
+	GPtrArray *blocks;	/* owned: owned blocks (free()) */
 	size_t element_size;
 	char *next;		/* borrowed: free space of the last block */
 	size_t left;		/* elements left in the last block */
 	uint64_t used;		/* elements handed out */
 };
 
-#define DS_SPAN_CHUNK_SHIFT 12
+#define DS_SPAN_CHUNK_SHIFT 14
 #define DS_SPAN_CHUNK (1u << DS_SPAN_CHUNK_SHIFT)
 
 struct ds_span_store {
-	GPtrArray *span_chunks;	/* owned: owned arrays of DS_SPAN_CHUNK struct ds_span */
+	GPtrArray *span_chunks;	/* owned: owned (free()) arrays of DS_SPAN_CHUNK struct ds_span */
 	uint32_t span_count;
 	struct ds_arena segments;	/* struct ds_segment runs, one per span */
 	struct ds_arena syscalls;	/* struct ds_syscall_total runs, one per span */
