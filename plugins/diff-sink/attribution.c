@@ -73,24 +73,28 @@ void ds_attribute_states(const struct ds_span_store *store,
 	while (lo < hi) {
 		uint32_t mid = lo + (hi - lo) / 2;
 
-		if (segments[mid].end <= begin) {
+		if (ds_segment_end(span, &segments[mid]) <= begin) {
 			lo = mid + 1;
 		} else {
 			hi = mid;
 		}
 	}
-	for (i = lo; i < span->segment_count && segments[i].begin < end; i++) {
-		int64_t from = MAX(segments[i].begin, cursor);
-		int64_t to = MIN(segments[i].end, end);
+	for (i = lo; i < span->segment_count; i++) {
+		int64_t seg_begin = ds_segment_begin(span, &segments[i]);
+		int64_t from = MAX(seg_begin, cursor);
+		int64_t to = MIN(ds_segment_end(span, &segments[i]), end);
 
-		if (segments[i].begin > cursor) {
+		if (seg_begin >= end) {
+			break;
+		}
+		if (seg_begin > cursor) {
 			visitor->leaf(visitor->data, handle, DS_STATE_UNKNOWN, 0,
-				MIN(segments[i].begin, end) - cursor);
-			cursor = MIN(segments[i].begin, end);
+				MIN(seg_begin, end) - cursor);
+			cursor = MIN(seg_begin, end);
 		}
 		if (to > from) {
-			visitor->leaf(visitor->data, handle, segments[i].state,
-				segments[i].detail, to - from);
+			visitor->leaf(visitor->data, handle, ds_segment_state(&segments[i]),
+				ds_segment_detail(&segments[i]), to - from);
 			cursor = to;
 		}
 	}

@@ -139,7 +139,7 @@ static void collect_facts(struct run *run)
 {
 	const struct ds_requests *requests = &run->requests;
 
-	run->facts.spans = run->store->spans->len;
+	run->facts.spans = run->store->span_count;
 	run->facts.requests = requests->requests->len;
 	run->facts.truncated_requests = requests->truncated_requests;
 	run->facts.reversed_spans = run->config->reversed_spans;
@@ -174,7 +174,7 @@ static bool check_groups(struct run *run)
 {
 	unsigned int g;
 
-	if (run->store->spans->len == 0) {
+	if (run->store->span_count == 0) {
 		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(run->self_comp,
 			"%s: no `deepspan:span` event reached this sink: put "
 			"filter.deepspan.span-attrib before it.", run->class_name);
@@ -208,7 +208,7 @@ bool ds_diff_run(const struct ds_diff_config *config, struct ds_span_store *stor
 	int64_t start_us = g_get_monotonic_time();
 
 	DS_LOG_INFO(self_comp, class_name, "%u spans, %u segments, %u syscall totals, %u strings",
-		store->spans->len, store->segments->len, store->syscalls->len,
+		store->span_count, (unsigned int) store->segments.used, (unsigned int) store->syscalls.used,
 		store->strings.texts->len);
 	ds_requests_build(&run.requests, store, config->skew_tolerance);
 	ds_select_groups(store, &run.requests, &config->groups[0], &config->groups[1],

@@ -121,7 +121,7 @@ static void by_operation(struct ds_span_store *store, struct ds_table *table)
 	uint32_t i;
 
 	ds_table_init(table, operation_columns);
-	for (i = 0; i < store->spans->len; i++) {
+	for (i = 0; i < store->span_count; i++) {
 		const struct ds_span *span = ds_store_span(store, i);
 		struct bucket *b = bucket_for(buckets, g_strdup_printf("%s\x1f%s",
 			ds_store_string(store, span->service),
@@ -225,7 +225,7 @@ static void by_syscall(struct ds_span_store *store, struct ds_table *table)
 	uint32_t i, k;
 
 	ds_table_init(table, syscall_columns);
-	for (i = 0; i < store->spans->len; i++) {
+	for (i = 0; i < store->span_count; i++) {
 		const struct ds_span *span = ds_store_span(store, i);
 		const struct ds_syscall_total *calls = ds_store_syscalls(store, span);
 
@@ -265,7 +265,7 @@ static void by_thread(struct ds_span_store *store, struct ds_table *table)
 	uint32_t i;
 
 	ds_table_init(table, thread_columns);
-	for (i = 0; i < store->spans->len; i++) {
+	for (i = 0; i < store->span_count; i++) {
 		const struct ds_span *span = ds_store_span(store, i);
 		/* Zero-padded so that the key order is the numeric order. */
 		struct bucket *b = bucket_for(buckets, g_strdup_printf("%s\x1f%020" PRId64

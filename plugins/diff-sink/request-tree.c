@@ -256,7 +256,7 @@ end:
 void ds_requests_build(struct ds_requests *requests,
 		struct ds_span_store *store, int64_t skew_tolerance)
 {
-	uint32_t n = store->spans->len, i, first;
+	uint32_t n = store->span_count, i, first;
 	uint32_t *order = g_new(uint32_t, n ? n : 1);
 	GHashTable *by_id = g_hash_table_new(g_direct_hash, g_direct_equal);
 	GArray *stack = g_array_new(FALSE, FALSE, sizeof(uint32_t));

@@ -78,6 +78,7 @@ void ds_span_reader_init(struct ds_span_reader *reader,
 	reader->layouts = g_hash_table_new_full(g_direct_hash, g_direct_equal,
 		NULL, free_layout);
 	reader->scratch = g_string_new(NULL);
+	reader->wide = g_array_new(FALSE, FALSE, sizeof(struct ds_wide_segment));
 }
 
 void ds_span_reader_fini(struct ds_span_reader *reader)
@@ -85,6 +86,10 @@ void ds_span_reader_fini(struct ds_span_reader *reader)
 	if (reader->layouts) {
 		g_hash_table_destroy(reader->layouts);
 		reader->layouts = NULL;
+	}
+	if (reader->wide) {
+		g_array_free(reader->wide, TRUE);
+		reader->wide = NULL;
 	}
 	if (reader->scratch) {
 		g_string_free(reader->scratch, TRUE);
@@ -382,11 +387,9 @@ static void read_syscalls(const struct ds_span_layout *layout,
 	const struct element_layout *el = &layout->syscall;
 	struct ds_syscall_total *out;
 
-	span->first_syscall = store->syscalls->len;
+	out = ds_arena_alloc(&store->syscalls, n);
+	span->syscalls = out;
 	span->syscall_count = (uint32_t) n;
-	/* One resize per span, then filled in place. */
-	g_array_set_size(store->syscalls, span->first_syscall + n);
-	out = &g_array_index(store->syscalls, struct ds_syscall_total, span->first_syscall);
 	for (i = 0; i < n; i++) {
 		const bt_field *e = bt_field_array_borrow_element_field_by_index_const(array, i);
 
@@ -401,7 +404,7 @@ static void read_syscalls(const struct ds_span_layout *layout,
 
 static int compare_segments(const void *a, const void *b)
 {
-	const struct ds_segment *x = a, *y = b;
+	const struct ds_wide_segment *x = a, *y = b;
 
 	return x->begin < y->begin ? -1 : x->begin > y->begin;
 }
@@ -412,7 +415,7 @@ static int compare_segments(const void *a, const void *b)
  * already wrote it that way.
  */
 static uint32_t blocked_detail(struct ds_span_store *store, GString *scratch,
-		const struct ds_segment *previous, const char *detail)
+		const struct ds_wide_segment *previous, const char *detail)
 {
 	if (!previous || previous->state != DS_STATE_SYSCALL ||
 			previous->detail == 0 || strstr(detail, "\xe2\x86\x90")) {
@@ -444,28 +447,30 @@ static uint32_t intern_recent(struct ds_span_store *store, uint32_t *recent,
 	return recent[state];
 }
 
+/*
+ * Reads the segments into `wide` (reused scratch), sorts them by begin if
+ * needed, then packs them into one run of the store's arena.
+ */
 static void read_segments(const struct ds_span_layout *layout,
 		const bt_field *array, struct ds_span *span,
-		struct ds_span_store *store, GString *scratch, uint32_t *recent)
+		struct ds_span_store *store, struct ds_span_reader *reader)
 {
 	uint64_t i, n = bt_field_array_get_length(array);
 	const struct element_layout *el = &layout->segment;
 	bool sorted = true;
+	struct ds_wide_segment *wide;
 	struct ds_segment *out;
 
-	span->first_segment = store->segments->len;
-	span->segment_count = (uint32_t) n;
-	/* One resize per span, then filled in place. */
-	g_array_set_size(store->segments, span->first_segment + n);
-	out = &g_array_index(store->segments, struct ds_segment, span->first_segment);
+	g_array_set_size(reader->wide, n);
+	wide = (struct ds_wide_segment *) (void *) reader->wide->data;
 	for (i = 0; i < n; i++) {
 		const bt_field *e = bt_field_array_borrow_element_field_by_index_const(array, i);
 		int64_t value = read_int(member_at(e, el->index[SEG_STATE]),
 			el->is_signed[SEG_STATE]);
 		const char *detail = bt_field_string_get_value(
 			member_at(e, el->index[SEG_DETAIL]));
-		const struct ds_segment *previous = i > 0 ? &out[i - 1] : NULL;
-		struct ds_segment segment = {
+		const struct ds_wide_segment *previous = i > 0 ? &wide[i - 1] : NULL;
+		struct ds_wide_segment segment = {
 			.begin = read_int(member_at(e, el->index[SEG_BEGIN]),
 				el->is_signed[SEG_BEGIN]),
 			.end = read_int(member_at(e, el->index[SEG_END]),
@@ -475,16 +480,22 @@ static void read_segments(const struct ds_span_layout *layout,
 		};
 
 		segment.detail = segment.state == DS_STATE_BLOCKED ?
-			blocked_detail(store, scratch, previous, detail) :
-			intern_recent(store, recent, segment.state, detail);
+			blocked_detail(store, reader->scratch, previous, detail) :
+			intern_recent(store, reader->recent_detail, segment.state, detail);
 		if (previous && previous->begin > segment.begin) {
 			sorted = false;
 		}
-		out[i] = segment;
+		wide[i] = segment;
 	}
 	if (!sorted) {
-		qsort(out, n, sizeof(struct ds_segment), compare_segments);
+		qsort(wide, n, sizeof(struct ds_wide_segment), compare_segments);
 	}
+	out = ds_arena_alloc(&store->segments, n);
+	for (i = 0; i < n; i++) {
+		ds_segment_pack(span->begin, span->end, &wide[i], &out[i]);
+	}
+	span->segments = out;
+	span->segment_count = (uint32_t) n;
 }
 
 static struct ds_span_layout *layout_of(struct ds_span_reader *reader,
@@ -572,12 +583,12 @@ enum ds_span_read_status ds_span_reader_read(struct ds_span_reader *reader,
 	}
 	if (layout->index[M_SEGMENTS] != NO_MEMBER && reader->keep_segments) {
 		read_segments(layout, member_at(payload, layout->index[M_SEGMENTS]),
-			&span, store, reader->scratch, reader->recent_detail);
+			&span, store, reader);
 	}
 	span.input = input;
 	span.parent = DS_NO_SPAN;
 	span.request = DS_NO_SPAN;
-	g_array_append_val(store->spans, span);
+	ds_store_append_span(store, &span);
 	reader->spans_read++;
 	return DS_SPAN_READ_OK;
 }

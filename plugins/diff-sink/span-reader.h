@@ -33,6 +33,7 @@ struct ds_span_reader {
 	struct ds_span_layout *recent_layout[DS_SPAN_READER_CACHE];	/* borrowed from `layouts` */
 	unsigned int recent_next;					/* next slot to replace */
 	GString *scratch;			/* owned: joins blocked details */
+	GArray *wide;				/* owned: struct ds_wide_segment, one span's segments before packing */
 	uint32_t recent_detail[DS_STATE_COUNT];	/* last detail id interned per state */
 	bool keep_segments;			/* false: segments are not read (metrics tables without them) */
 	uint64_t spans_read;

@@ -1,6 +1,8 @@
 #include "span-store.h"
 
+#include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 static const char *const state_titles[DS_STATE_COUNT] = {
 	"User", "System call", "Waited blocked", "Waited CPU", "Interrupted",
@@ -73,28 +75,142 @@ const char *ds_strings_get(const struct ds_strings *strings, uint32_t id)
 		(const char *) g_ptr_array_index(strings->texts, id) : "";
 }
 
+/* `t` as an offset into the span, clipped to it and to 48 bits (end >= begin). */
+static uint64_t clipped_offset(int64_t t, int64_t span_begin, int64_t span_end)
+{
+	uint64_t length = (uint64_t) span_end - (uint64_t) span_begin;
+	uint64_t limit = length < DS_SEGMENT_MAX_OFFSET ? length : DS_SEGMENT_MAX_OFFSET;
+	uint64_t offset;
+
+	if (t <= span_begin) {
+		return 0;
+	}
+	offset = (uint64_t) t - (uint64_t) span_begin;
+	return offset < limit ? offset : limit;
+}
+
+void ds_segment_pack(int64_t span_begin, int64_t span_end,
+		const struct ds_wide_segment *wide, struct ds_segment *out)
+{
+	uint64_t begin = clipped_offset(wide->begin, span_begin, span_end);
+	uint64_t end = clipped_offset(wide->end, span_begin, span_end);
+	uint32_t detail = wide->detail <= DS_SEGMENT_MAX_DETAIL ? wide->detail : 0;
+
+	out->begin_low = (uint32_t) begin;
+	out->begin_high = (uint16_t) (begin >> 32);
+	out->end_low = (uint32_t) end;
+	out->end_high = (uint16_t) (end >> 32);
+	out->detail_state = detail << 3 | (wide->state & 7u);
+}
+
+/*
+ * Bytes per arena block: one transparent huge page.  Blocks are aligned to
+ * it and advised as huge pages, so filling millions of segments costs a few
+ * page faults instead of one per 4 KiB (page faults were a large share of the
+ * sink's time on a paravirtualized machine).
+ */
+#define ARENA_BLOCK_BYTES ((size_t) 2 << 20)
+
+/* `bytes` of uninitialized memory, huge-page aligned from one block up; free() it. */
+static void *alloc_block(size_t bytes)
+{
+	size_t alignment = bytes >= ARENA_BLOCK_BYTES ? ARENA_BLOCK_BYTES : 64;
+	void *block = NULL;
+
+	if (posix_memalign(&block, alignment, bytes) != 0) {
+		g_error("deepspan: out of memory allocating %zu bytes for spans", bytes);
+	}
+#ifdef MADV_HUGEPAGE
+	if (alignment == ARENA_BLOCK_BYTES) {
+		/* Advice only: without transparent huge pages it changes nothing. */
+		(void) madvise(block, bytes, MADV_HUGEPAGE);
+	}
+#endif
+	return block;
+}
+
+void ds_arena_init(struct ds_arena *arena, size_t element_size)
+{
+	arena->blocks = g_ptr_array_new_with_free_func(free);
+	arena->element_size = element_size;
+	arena->next = NULL;
+	arena->left = 0;
+	arena->used = 0;
+}
+
+void ds_arena_fini(struct ds_arena *arena)
+{
+	if (arena->blocks) {
+		g_ptr_array_free(arena->blocks, TRUE);
+		arena->blocks = NULL;
+	}
+	arena->next = NULL;
+	arena->left = 0;
+}
+
+void *ds_arena_alloc(struct ds_arena *arena, size_t count)
+{
+	void *run;
+
+	if (count == 0) {
+		return NULL;
+	}
+	if (count > arena->left) {
+		size_t per_block = ARENA_BLOCK_BYTES / arena->element_size;
+		size_t elements = count > per_block ? count : per_block;
+		char *block;
+
+		if (elements > SIZE_MAX / arena->element_size) {
+			g_error("deepspan: a run of %zu elements does not fit in memory", count);
+		}
+		block = alloc_block(elements * arena->element_size);
+
+		g_ptr_array_add(arena->blocks, block);
+		if (count >= per_block) {
+			/* A run of its own: the current block keeps its free space. */
+			arena->used += count;
+			return block;
+		}
+		arena->next = block;
+		arena->left = elements;
+	}
+	run = arena->next;
+	arena->next += count * arena->element_size;
+	arena->left -= count;
+	arena->used += count;
+	return run;
+}
+
 void ds_span_store_init(struct ds_span_store *store)
 {
-	store->spans = g_array_new(FALSE, TRUE, sizeof(struct ds_span));
-	store->segments = g_array_new(FALSE, TRUE, sizeof(struct ds_segment));
-	store->syscalls = g_array_new(FALSE, TRUE,
-		sizeof(struct ds_syscall_total));
+	store->span_chunks = g_ptr_array_new_with_free_func(free);
+	store->span_count = 0;
+	ds_arena_init(&store->segments, sizeof(struct ds_segment));
+	ds_arena_init(&store->syscalls, sizeof(struct ds_syscall_total));
 	ds_strings_init(&store->strings);
 }
 
 void ds_span_store_fini(struct ds_span_store *store)
 {
-	if (store->spans) {
-		g_array_free(store->spans, TRUE);
-		store->spans = NULL;
+	if (store->span_chunks) {
+		g_ptr_array_free(store->span_chunks, TRUE);
+		store->span_chunks = NULL;
 	}
-	if (store->segments) {
-		g_array_free(store->segments, TRUE);
-		store->segments = NULL;
-	}
-	if (store->syscalls) {
-		g_array_free(store->syscalls, TRUE);
-		store->syscalls = NULL;
-	}
+	store->span_count = 0;
+	ds_arena_fini(&store->segments);
+	ds_arena_fini(&store->syscalls);
 	ds_strings_fini(&store->strings);
+}
+
+uint32_t ds_store_append_span(struct ds_span_store *store, const struct ds_span *span)
+{
+	uint32_t index = store->span_count;
+
+	if ((index & (DS_SPAN_CHUNK - 1)) == 0) {
+		g_ptr_array_add(store->span_chunks,
+			alloc_block((size_t) DS_SPAN_CHUNK * sizeof(struct ds_span)));
+	}
+	*ds_store_span(store, index) = *span;
+	store->span_count++;
+	return index;
 }

@@ -29,7 +29,25 @@ struct ds_strings {
 	GPtrArray *texts;	/* owned: id -> owned char * */
 };
 
+/*
+ * One state segment of a span, packed in 16 bytes: begin and end as 48-bit
+ * offsets from the span's begin (segments are clipped to the span when
+ * stored: every consumer clips them to it anyway), the state in 3 bits and
+ * the interned detail id in 29 bits.  Read with the accessors below.
+ */
 struct ds_segment {
+	uint32_t begin_low;
+	uint32_t end_low;
+	uint16_t begin_high;
+	uint16_t end_high;
+	uint32_t detail_state;	/* detail << 3 | state */
+};
+
+#define DS_SEGMENT_MAX_OFFSET ((INT64_C(1) << 48) - 1)
+#define DS_SEGMENT_MAX_DETAIL ((UINT32_C(1) << 29) - 1)
+
+/* A segment as read, before packing. */
+struct ds_wide_segment {
 	int64_t begin;
 	int64_t end;
 	uint32_t detail;	/* interned string id, 0 = none */
@@ -56,9 +74,9 @@ struct ds_span {
 	int64_t begin;
 	int64_t end;
 	uint64_t states[DS_STATE_COUNT];
-	uint32_t first_segment;	/* index into ds_span_store.segments */
+	const struct ds_segment *segments;	/* borrowed from ds_span_store.segments */
+	const struct ds_syscall_total *syscalls;	/* borrowed from ds_span_store.syscalls */
 	uint32_t segment_count;
-	uint32_t first_syscall;	/* index into ds_span_store.syscalls */
 	uint32_t syscall_count;
 	bool truncated;
 	/* Tree links, set by ds_requests_build(). */
@@ -68,10 +86,28 @@ struct ds_span {
 	uint32_t request;	/* request index or DS_NO_SPAN */
 };
 
+/*
+ * An append-only arena of fixed-size elements in blocks that never move:
+ * one run of n elements is contiguous, nothing is zeroed or copied when the
+ * arena grows (a growing flat array reallocates, copies and zeroes; with
+ * millions of segments that was most of the sink's reading time).
+ */
+struct ds_arena {
+	GPtrArray *blocks;	/* owned: owned blocks (free()) */
+	size_t element_size;
+	char *next;		/* borrowed: free space of the last block */
+	size_t left;		/* elements left in the last block */
+	uint64_t used;		/* elements handed out */
+};
+
+#define DS_SPAN_CHUNK_SHIFT 14
+#define DS_SPAN_CHUNK (1u << DS_SPAN_CHUNK_SHIFT)
+
 struct ds_span_store {
-	GArray *spans;		/* owned: struct ds_span */
-	GArray *segments;	/* owned: struct ds_segment */
-	GArray *syscalls;	/* owned: struct ds_syscall_total */
+	GPtrArray *span_chunks;	/* owned: owned (free()) arrays of DS_SPAN_CHUNK struct ds_span */
+	uint32_t span_count;
+	struct ds_arena segments;	/* struct ds_segment runs, one per span */
+	struct ds_arena syscalls;	/* struct ds_syscall_total runs, one per span */
 	struct ds_strings strings;
 };
 
@@ -82,33 +118,69 @@ const char *ds_strings_get(const struct ds_strings *strings, uint32_t id);
 /* The id of `text` or UINT32_MAX when it was never interned. */
 uint32_t ds_strings_find(const struct ds_strings *strings, const char *text);
 
+void ds_arena_init(struct ds_arena *arena, size_t element_size);
+void ds_arena_fini(struct ds_arena *arena);
+/* `count` contiguous uninitialized elements (NULL when count is 0). */
+void *ds_arena_alloc(struct ds_arena *arena, size_t count);
+
 void ds_span_store_init(struct ds_span_store *store);
 void ds_span_store_fini(struct ds_span_store *store);
+/* Appends a copy of `span`; returns its index. */
+uint32_t ds_store_append_span(struct ds_span_store *store, const struct ds_span *span);
 
 static inline struct ds_span *ds_store_span(const struct ds_span_store *store,
 		uint32_t index)
 {
-	return &g_array_index(store->spans, struct ds_span, index);
+	return (struct ds_span *) g_ptr_array_index(store->span_chunks,
+		index >> DS_SPAN_CHUNK_SHIFT) + (index & (DS_SPAN_CHUNK - 1));
 }
 
 static inline const struct ds_segment *ds_store_segments(
 		const struct ds_span_store *store, const struct ds_span *span)
 {
-	return &g_array_index(store->segments, struct ds_segment,
-		span->first_segment);
+	(void) store;
+	return span->segments;
 }
 
 static inline const struct ds_syscall_total *ds_store_syscalls(
 		const struct ds_span_store *store, const struct ds_span *span)
 {
-	return &g_array_index(store->syscalls, struct ds_syscall_total,
-		span->first_syscall);
+	(void) store;
+	return span->syscalls;
 }
 
 static inline const char *ds_store_string(const struct ds_span_store *store,
 		uint32_t id)
 {
 	return ds_strings_get(&store->strings, id);
+}
+
+/* Packs `wide` (clipped to [span_begin, span_end]) into `out`. */
+void ds_segment_pack(int64_t span_begin, int64_t span_end,
+		const struct ds_wide_segment *wide, struct ds_segment *out);
+
+static inline int64_t ds_segment_begin(const struct ds_span *span,
+		const struct ds_segment *segment)
+{
+	return span->begin + (int64_t) (((uint64_t) segment->begin_high << 32) |
+		segment->begin_low);
+}
+
+static inline int64_t ds_segment_end(const struct ds_span *span,
+		const struct ds_segment *segment)
+{
+	return span->begin + (int64_t) (((uint64_t) segment->end_high << 32) |
+		segment->end_low);
+}
+
+static inline unsigned int ds_segment_state(const struct ds_segment *segment)
+{
+	return segment->detail_state & 7u;
+}
+
+static inline uint32_t ds_segment_detail(const struct ds_segment *segment)
+{
+	return segment->detail_state >> 3;
 }
 
 /* Short state names ("User", "System call", ...) and tags ("user", "syscall", ...). */

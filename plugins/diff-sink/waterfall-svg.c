@@ -68,9 +68,12 @@ static void span_bars(FILE *file, const struct ds_span_store *store,
 		return;
 	}
 	for (i = 0; i < span->segment_count; i++) {
-		struct ds_rgb c = ds_state_colour(segments[i].state);
-		int64_t from = MAX(segments[i].begin, span->begin);
-		int64_t to = MIN(segments[i].end, span->end);
+		unsigned int state = ds_segment_state(&segments[i]);
+		uint32_t detail = ds_segment_detail(&segments[i]);
+		struct ds_rgb c = ds_state_colour(state);
+		/* Packed segments lie within the span. */
+		int64_t from = ds_segment_begin(span, &segments[i]);
+		int64_t to = ds_segment_end(span, &segments[i]);
 
 		if (to <= from) {
 			continue;
@@ -78,10 +81,10 @@ static void span_bars(FILE *file, const struct ds_span_store *store,
 		fprintf(file, "<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" "
 			"fill=\"rgb(%u,%u,%u)\"><title>%s", x_of(from, t0, t1), y,
 			MAX(x_of(to, t0, t1) - x_of(from, t0, t1), 0.3), ROW_HEIGHT - 3,
-			c.r, c.g, c.b, ds_state_title(segments[i].state));
-		if (segments[i].detail) {
+			c.r, c.g, c.b, ds_state_title(state));
+		if (detail) {
 			fputs(" ", file);
-			ds_xml_escape(file, ds_store_string(store, segments[i].detail));
+			ds_xml_escape(file, ds_store_string(store, detail));
 		}
 		fprintf(file, " (%" PRId64 " ns)</title></rect>", to - from);
 	}

@@ -42,18 +42,17 @@ static uint32_t add_span(uint64_t trace, uint64_t id, uint64_t parent, const cha
 	span.begin = begin;
 	span.end = end;
 	span.states[DS_STATE_USER] = (uint64_t) (end - begin);
-	span.first_segment = store.segments->len;
 	span.parent = DS_NO_SPAN;
 	span.request = DS_NO_SPAN;
-	g_array_append_val(store.spans, span);
-	return store.spans->len - 1;
+	return ds_store_append_span(&store, &span);
 }
 
 /* Appends a segment to the last span (segments must follow their span). */
 static void add_segment(int64_t begin, int64_t end, unsigned int state, const char *detail)
 {
-	struct ds_span *span = ds_store_span(&store, store.spans->len - 1);
-	struct ds_segment segment = {
+	struct ds_span *span = ds_store_span(&store, store.span_count - 1);
+	struct ds_segment *run;
+	struct ds_wide_segment segment = {
 		.begin = begin,
 		.end = end,
 		.detail = ds_strings_intern(&store.strings, detail),
@@ -64,8 +63,13 @@ static void add_segment(int64_t begin, int64_t end, unsigned int state, const ch
 		memset(span->states, 0, sizeof(span->states));
 	}
 	span->states[state] += (uint64_t) (end - begin);
-	g_array_append_val(store.segments, segment);
-	span->segment_count++;
+	/* A new run with room for one more (the arena never grows a run in place). */
+	run = ds_arena_alloc(&store.segments, span->segment_count + 1);
+	if (span->segment_count) {
+		memcpy(run, span->segments, span->segment_count * sizeof(*run));
+	}
+	ds_segment_pack(span->begin, span->end, &segment, &run[span->segment_count++]);
+	span->segments = run;
 }
 
 static int64_t sum_of(const struct ds_aggregate *agg, const char *path, unsigned int group)
@@ -436,6 +440,90 @@ static void test_percentile_and_format(void)
 	UNIT_EQ_STR(buf, "1.50 s", "format s");
 }
 
+/* The arena: runs are contiguous, earlier runs never move, a run larger than a block gets its own. */
+static void test_arena(void)
+{
+	struct ds_arena arena;
+	uint64_t *first, *second, *big, *after;
+	uint32_t i;
+	bool intact = true;
+
+	ds_arena_init(&arena, sizeof(uint64_t));
+	UNIT_CHECK(ds_arena_alloc(&arena, 0) == NULL, "arena: an empty run is NULL");
+	first = ds_arena_alloc(&arena, 3);
+	for (i = 0; i < 3; i++) {
+		first[i] = 100 + i;
+	}
+	second = ds_arena_alloc(&arena, 2);
+	UNIT_CHECK(second == first + 3, "arena: runs follow each other in a block");
+	big = ds_arena_alloc(&arena, 1u << 20);	/* 8 MB: more than a block */
+	big[(1u << 20) - 1] = 7;
+	after = ds_arena_alloc(&arena, 1);
+	UNIT_CHECK(after == second + 2, "arena: a run of its own keeps the block's free space");
+	for (i = 0; i < 200000; i++) {
+		*(uint64_t *) ds_arena_alloc(&arena, 1) = i;
+	}
+	for (i = 0; i < 3; i++) {
+		intact = intact && first[i] == 100 + i;
+	}
+	UNIT_CHECK(intact && big[(1u << 20) - 1] == 7, "arena: earlier runs never move");
+	UNIT_EQ_UINT(arena.used, 3 + 2 + (1u << 20) + 1 + 200000, "arena: elements counted");
+	ds_arena_fini(&arena);
+}
+
+/* Spans in chunks: indices across chunk boundaries address the right span. */
+static void test_span_chunks(void)
+{
+	uint32_t i, n = 3 * DS_SPAN_CHUNK + 5;
+	bool ok = true;
+
+	reset_store();
+	for (i = 0; i < n; i++) {
+		ok = ok && add_span(i, i + 1, 0, "s", "h", i, i + 10) == i;
+	}
+	for (i = 0; i < n; i++) {
+		const struct ds_span *span = ds_store_span(&store, i);
+
+		ok = ok && span->trace_id_low == i && span->begin == (int64_t) i;
+	}
+	UNIT_CHECK(ok, "span chunks: indices returned, every span read back");
+	UNIT_EQ_UINT(store.span_count, n, "span chunks: count");
+	reset_store();
+}
+
+/* Packed segments: offsets into the span, clipped to it; state and detail kept. */
+static void test_segment_packing(void)
+{
+	const int64_t base = INT64_C(1700000000000000000);
+	struct ds_span span = { .begin = base, .end = base + INT64_C(5000000000000) };
+	struct ds_wide_segment inside = { base + 7, base + INT64_C(4999999999999), 12345, DS_STATE_BLOCKED };
+	struct ds_wide_segment before = { base - 50, base + 3, DS_SEGMENT_MAX_DETAIL, DS_STATE_UNKNOWN };
+	struct ds_wide_segment after = { span.end + 1, INT64_MAX, 0, DS_STATE_USER };
+	struct ds_wide_segment huge_detail = { base, base + 1, DS_SEGMENT_MAX_DETAIL + 1, DS_STATE_USER };
+	struct ds_span very_long = { .begin = 0, .end = INT64_MAX };
+	struct ds_wide_segment far = { 0, INT64_MAX, 1, DS_STATE_USER };
+	struct ds_segment packed;
+
+	UNIT_EQ_UINT(sizeof(struct ds_segment), 16, "packed segment: 16 bytes");
+	ds_segment_pack(span.begin, span.end, &inside, &packed);
+	UNIT_EQ_INT(ds_segment_begin(&span, &packed), base + 7, "packed: begin beyond 32 bits of offset");
+	UNIT_EQ_INT(ds_segment_end(&span, &packed), base + INT64_C(4999999999999), "packed: end");
+	UNIT_EQ_UINT(ds_segment_state(&packed), DS_STATE_BLOCKED, "packed: state");
+	UNIT_EQ_UINT(ds_segment_detail(&packed), 12345, "packed: detail");
+	ds_segment_pack(span.begin, span.end, &before, &packed);
+	UNIT_EQ_INT(ds_segment_begin(&span, &packed), base, "packed: begin clipped to the span");
+	UNIT_EQ_INT(ds_segment_end(&span, &packed), base + 3, "packed: end inside");
+	UNIT_EQ_UINT(ds_segment_detail(&packed), DS_SEGMENT_MAX_DETAIL, "packed: largest detail id");
+	ds_segment_pack(span.begin, span.end, &after, &packed);
+	UNIT_EQ_INT(ds_segment_begin(&span, &packed), span.end, "packed: after the span: empty at its end");
+	UNIT_EQ_INT(ds_segment_end(&span, &packed), span.end, "packed: end clipped to the span");
+	ds_segment_pack(span.begin, span.end, &huge_detail, &packed);
+	UNIT_EQ_UINT(ds_segment_detail(&packed), 0, "packed: a detail id beyond 29 bits is dropped");
+	ds_segment_pack(very_long.begin, very_long.end, &far, &packed);
+	UNIT_EQ_INT(ds_segment_end(&very_long, &packed), DS_SEGMENT_MAX_OFFSET,
+		"packed: offsets saturate at 48 bits");
+}
+
 int main(void)
 {
 	ds_span_store_init(&store);
@@ -452,6 +540,9 @@ int main(void)
 	test_colours();
 	test_groups_default();
 	test_percentile_and_format();
+	test_arena();
+	test_span_chunks();
+	test_segment_packing();
 	ds_span_store_fini(&store);
 	return unit_finish();
 }
