@@ -202,7 +202,7 @@ def _attributed_spans(plugin, dirs, synced):
         for name in sorted(src.output_ports):
             graph.connect_ports(src.output_ports[name], first.input_ports[f"in{n}"])
             n += 1
-    graph.connect_ports(first.output_ports["out"], attrib.input_ports["in"])
+    graph.connect_ports(first.output_ports["out"], attrib.input_ports["in0"])
     graph.connect_ports(attrib.output_ports["out"], sink.input_ports["in"])
     graph.run()
     return {e[0]: e[1:] for e in state["events"]}

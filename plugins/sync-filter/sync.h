@@ -18,6 +18,7 @@
 
 #include "hull.h"
 #include "solver.h"
+#include "reorder.h"
 #include "trace-ir-copy.h"
 #include "kernel-net.h"
 #include "span-events.h"
@@ -107,13 +108,6 @@ struct sync_pair_rec {
 	enum sync_pair_kind kind;
 };
 
-/* A message waiting in the reorder heap. */
-struct sync_pending {
-	int64_t key;				/* corrected ns (or the stream's previous key) */
-	uint64_t seq;				/* arrival order: ties keep it */
-	bt_message *msg;			/* owned; the output copy */
-};
-
 struct sync_iter {
 	struct sync_comp *comp;			/* borrowed */
 	bt_self_message_iterator *self;		/* borrowed */
@@ -142,8 +136,7 @@ struct sync_iter {
 	bt_clock_class *out_clock;		/* owned */
 	struct ds_ir_copy copy;
 	bool copy_ready;
-	GArray *heap;				/* owned; struct sync_pending */
-	uint64_t seq;
+	struct ds_reorder reorder;		/* owned; items: bt_message * (owned), key = corrected ns */
 	GHashTable *stream_keys;		/* input stream (ref) -> int64_t * last key (owned) */
 	int64_t floor;				/* last key emitted */
 	bool has_floor;
