@@ -94,7 +94,8 @@ def test_http_pairs_synchronize(bt2_plugin, tmp_path):
                      {"report": str(report), "reference": "web", "match": ["http"]},
                      keep=lambda m: (m.event.name, m.default_clock_snapshot.ns_from_origin))
     rep = load_json(report)
-    assert rep["pairs"] == {"tcp": 0, "spans": 0, "http": 120, "same_host_tcp_ignored": 0}
+    assert rep["pairs"] == {"tcp": 0, "spans": 0, "http": 120, "same_host_tcp_ignored": 0,
+                            "tcp_expired": 0, "spans_expired": 0, "expiry_ns": 1_000_000_000}
     api = next(h for h in rep["hosts"] if h["name"] == "api")
     assert api["quality"] == "ACCURATE" and api["pairs"]["http"] == 120
     tf = api["transform"]

@@ -3,7 +3,8 @@
 noinst_LTLIBRARIES += plugins/sync-filter/libsync-core.la
 plugins_sync_filter_libsync_core_la_SOURCES = \
 	plugins/sync-filter/hull.c plugins/sync-filter/hull.h \
-	plugins/sync-filter/solver.c plugins/sync-filter/solver.h
+	plugins/sync-filter/solver.c plugins/sync-filter/solver.h \
+	plugins/sync-filter/reorder.c plugins/sync-filter/reorder.h
 
 plugins_babeltrace_plugin_deepspan_la_LIBADD += plugins/sync-filter/libsync-core.la
 plugins_babeltrace_plugin_deepspan_la_SOURCES += \
@@ -33,3 +34,7 @@ tests_unit_test_sync_json_LDADD = $(UNIT_LDADD)
 
 dist_doc_DATA += doc/sync.md
 EXTRA_DIST += bench/sync-bench
+
+check_PROGRAMS += tests/unit/test_sync_reorder
+tests_unit_test_sync_reorder_SOURCES = tests/unit/test_sync_reorder.c tests/unit/unit.h
+tests_unit_test_sync_reorder_LDADD = plugins/sync-filter/libsync-core.la $(UNIT_LDADD)

@@ -2,6 +2,7 @@
  * filter.deepspan.sync: component methods (parameters, ports).
  */
 #include <stdio.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -122,7 +123,8 @@ static char *dup_or_null(const char *s)
 
 static int parse_params(struct sync_comp *comp, const bt_value *params)
 {
-	static const char *const known[] = { "reference", "match", "report", "formula", NULL };
+	static const char *const known[] = { "reference", "match", "report", "formula",
+		"pair-expiry", NULL };
 	struct ds_params p = ds_params_make(comp->self_comp, params, SYNC_CLASS_NAME);
 	const char *reference, *report, *formula;
 
@@ -130,7 +132,15 @@ static int parse_params(struct sync_comp *comp, const bt_value *params)
 			ds_params_get_string(&p, "reference", NULL, &reference) ||
 			ds_params_get_string(&p, "report", NULL, &report) ||
 			ds_params_get_string(&p, "formula", NULL, &formula) ||
+			ds_params_get_duration(&p, "pair-expiry", SYNC_DEFAULT_PAIR_EXPIRY_NS,
+				&comp->pair_expiry_ns) ||
 			parse_match(&p, comp->match)) {
+		return -1;
+	}
+	if (comp->pair_expiry_ns > SYNC_MAX_PAIR_EXPIRY_NS) {
+		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(comp->self_comp,
+			"%s: parameter `pair-expiry`: expected a duration of at most 1 day, "
+			"got %" PRId64 " ns.", SYNC_CLASS_NAME, comp->pair_expiry_ns);
 		return -1;
 	}
 	comp->reference = dup_or_null(reference);

@@ -1,7 +1,7 @@
 /*
  * filter.deepspan.sync: the message iterator.  Pass 1 (sync-pass1.c) on the
  * first call, then the upstreams are seeked to the beginning and pass 2
- * merges the inputs by corrected time through one reorder heap: a message is
+ * merges the inputs by corrected time through one reorder buffer (reorder.h): a message is
  * released once every input that has not ended has read past its corrected
  * time plus that input's reorder window (the largest correction spread
  * between the hosts it carries, plus the largest backward step of its raw
@@ -14,67 +14,6 @@
 
 #include "log.h"
 #include "sync.h"
-
-/* ---- the reorder heap (min-heap on key, then arrival) ---- */
-
-static bool pending_less(const struct sync_pending *a, const struct sync_pending *b)
-{
-	return a->key < b->key || (a->key == b->key && a->seq < b->seq);
-}
-
-static void heap_push(GArray *heap, struct sync_pending p)
-{
-	guint i;
-
-	g_array_append_val(heap, p);
-	i = heap->len - 1;
-	while (i > 0) {
-		guint parent = (i - 1) / 2;
-		struct sync_pending *a = &g_array_index(heap, struct sync_pending, i);
-		struct sync_pending *b = &g_array_index(heap, struct sync_pending, parent);
-		struct sync_pending tmp;
-
-		if (!pending_less(a, b)) {
-			break;
-		}
-		tmp = *a;
-		*a = *b;
-		*b = tmp;
-		i = parent;
-	}
-}
-
-static struct sync_pending heap_pop(GArray *heap)
-{
-	struct sync_pending top = g_array_index(heap, struct sync_pending, 0);
-	guint i = 0, n;
-
-	g_array_index(heap, struct sync_pending, 0) =
-		g_array_index(heap, struct sync_pending, heap->len - 1);
-	g_array_set_size(heap, heap->len - 1);
-	n = heap->len;
-	for (;;) {
-		guint l = 2 * i + 1, r = l + 1, m = i;
-		struct sync_pending tmp;
-
-		if (l < n && pending_less(&g_array_index(heap, struct sync_pending, l),
-				&g_array_index(heap, struct sync_pending, m))) {
-			m = l;
-		}
-		if (r < n && pending_less(&g_array_index(heap, struct sync_pending, r),
-				&g_array_index(heap, struct sync_pending, m))) {
-			m = r;
-		}
-		if (m == i) {
-			break;
-		}
-		tmp = g_array_index(heap, struct sync_pending, i);
-		g_array_index(heap, struct sync_pending, i) = g_array_index(heap, struct sync_pending, m);
-		g_array_index(heap, struct sync_pending, m) = tmp;
-		i = m;
-	}
-	return top;
-}
 
 /* ---- time ---- */
 
@@ -168,32 +107,32 @@ static int64_t message_key(struct sync_iter *it, struct sync_input *in,
 static bt_message_iterator_class_next_method_status push_copy(struct sync_iter *it,
 		struct sync_input *in, const bt_message *msg)
 {
-	struct sync_pending p;
+	bt_message *out = NULL;
+	int64_t key;
 	bool timed;
 
-	p.key = message_key(it, in, msg, &timed);
-	p.seq = it->seq++;
+	key = message_key(it, in, msg, &timed);
 	it->map_floor = it->has_floor ? it->floor : INT64_MIN;
 	it->current_in = msg;
 	it->current_input = in;
-	it->current_key = p.key;
+	it->current_key = key;
 	if (!timed) {
 		it->current_cs = NULL;
 	}
-	if (ds_ir_copy_message(&it->copy, it->self, msg, &p.msg)) {
+	if (ds_ir_copy_message(&it->copy, it->self, msg, &out)) {
 		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_MESSAGE_ITERATOR(it->self,
 			"%s: cannot copy a %s message onto the synchronized clock.",
 			SYNC_CLASS_NAME, bt_message_get_type(msg) == BT_MESSAGE_TYPE_EVENT ?
 			"event" : "non-event");
 		return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_ERROR;
 	}
-	if (timed && (!in->has_key || p.key > in->max_key)) {
-		in->max_key = p.key;
+	if (timed && (!in->has_key || key > in->max_key)) {
+		in->max_key = key;
 		in->has_key = true;
 	}
-	heap_push(it->heap, p);
-	if (it->heap->len > it->heap_high_water) {
-		it->heap_high_water = it->heap->len;
+	ds_reorder_push(&it->reorder, key, out);
+	if (it->reorder.len > it->heap_high_water) {
+		it->heap_high_water = it->reorder.len;
 	}
 	return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK;
 }
@@ -266,17 +205,17 @@ static bt_message_iterator_class_next_method_status pass2_next(struct sync_iter 
 	while (*count < capacity) {
 		int64_t bound;
 		int limiting = limiting_input(it, &bound);
+		const struct ds_reorder_item *head = ds_reorder_peek(&it->reorder);
 
-		if (it->heap->len > 0 && (limiting < 0 ||
-				g_array_index(it->heap, struct sync_pending, 0).key <= bound)) {
-			struct sync_pending p = heap_pop(it->heap);
+		if (head && (limiting < 0 || head->key <= bound)) {
+			struct ds_reorder_item p = ds_reorder_pop(&it->reorder);
 
 			if (p.key != INT64_MIN && p.key != INT64_MAX &&
 					(!it->has_floor || p.key > it->floor)) {
 				it->floor = p.key;
 				it->has_floor = true;
 			}
-			msgs[(*count)++] = p.msg;
+			msgs[(*count)++] = p.data;
 			continue;
 		}
 		if (limiting < 0) {
@@ -515,13 +454,11 @@ static void iter_destroy(struct sync_iter *it)
 		}
 	}
 	g_free(it->inputs);
-	if (it->heap) {
-		while (it->heap->len) {
-			struct sync_pending p = heap_pop(it->heap);
-
-			bt_message_put_ref(p.msg);
+	if (it->reorder.lanes) {
+		while (it->reorder.len) {
+			bt_message_put_ref(ds_reorder_pop(&it->reorder).data);
 		}
-		g_array_free(it->heap, TRUE);
+		ds_reorder_fini(&it->reorder);
 	}
 	sync_pass1_fini(it);
 	if (it->solver_ready) {
@@ -591,7 +528,7 @@ bt_message_iterator_class_initialize_method_status sync_iter_init(
 		put_event_class_key, g_free);
 	it->stream_keys = g_hash_table_new_full(g_direct_hash, g_direct_equal,
 		put_stream_key, g_free);
-	it->heap = g_array_new(FALSE, FALSE, sizeof(struct sync_pending));
+	ds_reorder_init(&it->reorder);
 	if (create_inputs(it) || sync_pass1_init(it)) {
 		goto error;
 	}

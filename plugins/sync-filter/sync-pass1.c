@@ -19,6 +19,7 @@
 
 struct sync_tcp_entry {
 	struct ds_tcp_key key;		/* first: the hash key */
+	int64_t seen;			/* raw time of its first event (expiry) */
 	bool has_send, has_recv;
 	int send_host, recv_host;
 	int64_t send_ts, recv_ts;
@@ -35,6 +36,8 @@ struct sync_span {
 	int kind;			/* enum ds_span_kind, -1 unknown */
 	enum ds_span_schema schema;
 	bool has_start, has_end;
+	bool edges_done;		/* its edge as a child was recorded (or given up) */
+	int64_t seen;			/* raw time of its first event (expiry) */
 	int64_t start, end;
 };
 
@@ -208,10 +211,11 @@ static void on_tcp(struct sync_iter *it, const struct ds_tcp_key *key, bool send
 	if (!e) {
 		e = g_new0(struct sync_tcp_entry, 1);
 		e->key = *key;
+		e->seen = ts;
 		g_hash_table_insert(it->tcp, &e->key, e);
 	}
 	if (send ? e->has_send : e->has_recv) {
-		return;		/* duplicate key: the first one wins */
+		return;		/* duplicate key while the pair is open: the first one wins */
 	}
 	if (send) {
 		e->has_send = true;
@@ -229,6 +233,7 @@ static void on_tcp(struct sync_iter *it, const struct ds_tcp_key *key, bool send
 			sync_record_pair(it, SYNC_PAIR_TCP, e->send_host, e->send_ts,
 				e->recv_host, e->recv_ts);
 		}
+		g_hash_table_remove(it->tcp, key);	/* complete: nothing needs it any more */
 	}
 }
 
@@ -245,6 +250,7 @@ static void on_span(struct sync_iter *it, const struct ds_span_event *ev, int ho
 		s->key = key;
 		s->host = host;
 		s->kind = -1;
+		s->seen = ts;
 		g_hash_table_insert(it->spans, &s->key, s);
 	}
 	if (ev->kind == DS_SPAN_EVENT_START && !s->has_start) {
@@ -339,35 +345,43 @@ static void on_message(struct sync_iter *it, struct sync_input *in, const bt_mes
 	}
 }
 
-bt_message_iterator_class_next_method_status sync_pass1_run(struct sync_iter *it)
+/*
+ * Records the edges of `child` with its parent (once).  false when, before the
+ * end of the trace (`final` false), its edges are given up: the parent was not
+ * seen within the expiry (or was already forgotten), or the child or its
+ * parent has not ended within it (end edge).
+ */
+static bool span_child_edges(struct sync_iter *it, struct sync_span *child, bool final)
 {
-	while (it->pass1_input < it->input_count) {
-		struct sync_input *in = &it->inputs[it->pass1_input];
-		bt_message_array_const msgs;
-		uint64_t count, i;
+	const struct sync_span *parent;
+	struct sync_span_key pkey;
 
-		switch (bt_message_iterator_next(in->iter, &msgs, &count)) {
-		case BT_MESSAGE_ITERATOR_NEXT_STATUS_OK:
-			for (i = 0; i < count; i++) {
-				on_message(it, in, msgs[i]);
-				bt_message_put_ref(msgs[i]);
-			}
-			break;
-		case BT_MESSAGE_ITERATOR_NEXT_STATUS_END:
-			it->pass1_input++;
-			break;
-		case BT_MESSAGE_ITERATOR_NEXT_STATUS_AGAIN:
-			return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_AGAIN;
-		case BT_MESSAGE_ITERATOR_NEXT_STATUS_MEMORY_ERROR:
-			return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_MEMORY_ERROR;
-		default:
-			BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_MESSAGE_ITERATOR(it->self,
-				"%s: pass 1 cannot read input port `in%u`.", SYNC_CLASS_NAME,
-				it->pass1_input);
-			return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_ERROR;
-		}
+	if (child->edges_done || !child->has_start || child->parent == 0) {
+		return true;
 	}
-	return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK;
+	child->edges_done = true;
+	pkey = child->key;
+	pkey.span_id = child->parent;
+	parent = g_hash_table_lookup(it->spans, &pkey);
+	if (!parent) {
+		return final;	/* never seen, or already forgotten */
+	}
+	if (!parent->has_start || parent->host == child->host) {
+		return true;
+	}
+	if (child->schema == DS_SPAN_SCHEMA_DEEPSPAN &&
+			(parent->kind != DS_SPAN_KIND_CLIENT ||
+			 child->kind != DS_SPAN_KIND_SERVER)) {
+		return true;
+	}
+	sync_record_pair(it, SYNC_PAIR_SPANS, parent->host, parent->start,
+		child->host, child->start);
+	if (parent->has_end && child->has_end) {
+		sync_record_pair(it, SYNC_PAIR_SPANS, child->host, child->end,
+			parent->host, parent->end);
+		return true;
+	}
+	return final;
 }
 
 static void add_span_edges(struct sync_iter *it)
@@ -377,30 +391,119 @@ static void add_span_edges(struct sync_iter *it)
 
 	g_hash_table_iter_init(&iter, it->spans);
 	while (g_hash_table_iter_next(&iter, NULL, &value)) {
-		const struct sync_span *child = value, *parent;
-		struct sync_span_key pkey;
-
-		if (!child->has_start || child->parent == 0) {
-			continue;
-		}
-		pkey = child->key;
-		pkey.span_id = child->parent;
-		parent = g_hash_table_lookup(it->spans, &pkey);
-		if (!parent || !parent->has_start || parent->host == child->host) {
-			continue;
-		}
-		if (child->schema == DS_SPAN_SCHEMA_DEEPSPAN &&
-				(parent->kind != DS_SPAN_KIND_CLIENT ||
-				 child->kind != DS_SPAN_KIND_SERVER)) {
-			continue;
-		}
-		sync_record_pair(it, SYNC_PAIR_SPANS, parent->host, parent->start,
-			child->host, child->start);
-		if (parent->has_end && child->has_end) {
-			sync_record_pair(it, SYNC_PAIR_SPANS, child->host, child->end,
-				parent->host, parent->end);
+		if (!span_child_edges(it, value, true)) {
+			it->spans_expired++;
 		}
 	}
+}
+
+/*
+ * Forgets what pass 1 no longer needs once every input has read past
+ * `frontier` (raw ns): open TCP keys first seen more than `expiry` before it
+ * (counted as expired), span edges of spans that began more than `expiry`
+ * before it are recorded (their events are all read by then when spans last
+ * less than `expiry`; an end edge still open is given up and counted), and
+ * spans that began more than 2 * `expiry` before it are forgotten (a child
+ * that begins more than `expiry` after its parent loses its edges).
+ */
+static void pass1_expire(struct sync_iter *it, int64_t frontier)
+{
+	int64_t expiry = it->comp->pair_expiry_ns;
+	int64_t cut = frontier - expiry, forget = frontier - 2 * expiry;
+	GHashTableIter iter;
+	gpointer value;
+
+	g_hash_table_iter_init(&iter, it->tcp);
+	while (g_hash_table_iter_next(&iter, NULL, &value)) {
+		if (((struct sync_tcp_entry *) value)->seen < cut) {
+			it->tcp_expired++;
+			g_hash_table_iter_remove(&iter);
+		}
+	}
+	g_hash_table_iter_init(&iter, it->spans);
+	while (g_hash_table_iter_next(&iter, NULL, &value)) {
+		struct sync_span *s = value;
+
+		if (s->seen < cut && !span_child_edges(it, s, false)) {
+			it->spans_expired++;
+		}
+	}
+	g_hash_table_iter_init(&iter, it->spans);
+	while (g_hash_table_iter_next(&iter, NULL, &value)) {
+		struct sync_span *s = value;
+
+		if (s->seen < forget) {
+			g_hash_table_iter_remove(&iter);
+		}
+	}
+}
+
+/* The input to read next: the one least advanced in raw time (-1: all ended). */
+static int pass1_next_input(struct sync_iter *it, int64_t *frontier)
+{
+	int best = -1;
+	unsigned int i;
+
+	*frontier = INT64_MAX;
+	for (i = 0; i < it->input_count; i++) {
+		struct sync_input *in = &it->inputs[i];
+		int64_t pos;
+
+		if (in->ended) {
+			continue;
+		}
+		pos = in->has_last_raw ? in->last_raw : INT64_MIN;
+		if (best < 0 || pos < *frontier) {
+			best = (int) i;
+			*frontier = pos;
+		}
+	}
+	return best;
+}
+
+/*
+ * Reads the inputs merged by raw time (so that a send and its receive are
+ * read close together whatever input carries them) and forgets what is no
+ * longer needed each time the frontier advances by a quarter of the expiry.
+ */
+bt_message_iterator_class_next_method_status sync_pass1_run(struct sync_iter *it)
+{
+	int64_t frontier;
+	int index;
+
+	while ((index = pass1_next_input(it, &frontier)) >= 0) {
+		struct sync_input *in = &it->inputs[index];
+		bt_message_array_const msgs;
+		uint64_t count, i;
+
+		if (frontier != INT64_MIN && (!it->has_swept ||
+				frontier - it->last_sweep >= it->comp->pair_expiry_ns / 4)) {
+			pass1_expire(it, frontier);
+			it->last_sweep = frontier;
+			it->has_swept = true;
+		}
+		switch (bt_message_iterator_next(in->iter, &msgs, &count)) {
+		case BT_MESSAGE_ITERATOR_NEXT_STATUS_OK:
+			for (i = 0; i < count; i++) {
+				on_message(it, in, msgs[i]);
+				bt_message_put_ref(msgs[i]);
+			}
+			break;
+		case BT_MESSAGE_ITERATOR_NEXT_STATUS_END:
+			in->ended = true;
+			break;
+		case BT_MESSAGE_ITERATOR_NEXT_STATUS_AGAIN:
+			return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_AGAIN;
+		case BT_MESSAGE_ITERATOR_NEXT_STATUS_MEMORY_ERROR:
+			return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_MEMORY_ERROR;
+		default:
+			BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_MESSAGE_ITERATOR(it->self,
+				"%s: pass 1 cannot read input port `in%d`.", SYNC_CLASS_NAME,
+				index);
+			return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_ERROR;
+		}
+	}
+	return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK;
 }
 
 /* Chronological on the receiving side, so a contradiction rejects the later pairs. */

@@ -308,6 +308,9 @@ int sync_write_report(struct sync_iter *it, bool final)
 	ds_json_uint(&w, "spans", it->span_pairs);
 	ds_json_uint(&w, "http", it->http_pairs);
 	ds_json_uint(&w, "same_host_tcp_ignored", it->same_host_pairs);
+	ds_json_uint(&w, "tcp_expired", it->tcp_expired);
+	ds_json_uint(&w, "spans_expired", it->spans_expired);
+	ds_json_int(&w, "expiry_ns", it->comp->pair_expiry_ns);
 	ds_json_end_object(&w);
 	ds_json_begin_object(&w, "reorder");
 	ds_json_int(&w, "window_ns", it->window_max);

@@ -18,12 +18,16 @@
 
 #include "hull.h"
 #include "solver.h"
+#include "reorder.h"
 #include "trace-ir-copy.h"
 #include "kernel-net.h"
 #include "span-events.h"
 #include "json-reader.h"
 
 #define SYNC_CLASS_NAME "filter.deepspan.sync"
+/* Pass 1 forgets an open send/receive key this long after its first event. */
+#define SYNC_DEFAULT_PAIR_EXPIRY_NS INT64_C(1000000000)
+#define SYNC_MAX_PAIR_EXPIRY_NS (INT64_C(86400) * INT64_C(1000000000))
 
 enum sync_pair_kind {
 	SYNC_PAIR_TCP,
@@ -42,6 +46,7 @@ struct sync_comp {
 	char *report_path;			/* owned; NULL: no report */
 	char *formula_path;			/* owned; NULL: two passes */
 	struct ds_json_value *formula;		/* owned; parsed `formula` file */
+	int64_t pair_expiry_ns;			/* pass 1 forgets open pairs older than this */
 	unsigned int next_port;			/* index of the next input port to add */
 };
 
@@ -107,20 +112,14 @@ struct sync_pair_rec {
 	enum sync_pair_kind kind;
 };
 
-/* A message waiting in the reorder heap. */
-struct sync_pending {
-	int64_t key;				/* corrected ns (or the stream's previous key) */
-	uint64_t seq;				/* arrival order: ties keep it */
-	bt_message *msg;			/* owned; the output copy */
-};
-
 struct sync_iter {
 	struct sync_comp *comp;			/* borrowed */
 	bt_self_message_iterator *self;		/* borrowed */
 	struct sync_input *inputs;		/* owned; input_count */
 	unsigned int input_count;
 	enum { SYNC_PHASE_PASS1, SYNC_PHASE_PASS2, SYNC_PHASE_DONE } phase;
-	unsigned int pass1_input;		/* input being read in pass 1 */
+	int64_t last_sweep;			/* pass 1 frontier at the last expiry sweep */
+	bool has_swept;
 
 	/* hosts */
 	GPtrArray *hosts;			/* owned; struct sync_host * */
@@ -137,13 +136,14 @@ struct sync_iter {
 	bool solver_ready;
 	unsigned int reference;
 	uint64_t tcp_pairs, span_pairs, http_pairs, same_host_pairs;
+	uint64_t tcp_expired;			/* open TCP keys forgotten (no partner in time) */
+	uint64_t spans_expired;			/* span end edges given up (span longer than expiry) */
 
 	/* pass 2 */
 	bt_clock_class *out_clock;		/* owned */
 	struct ds_ir_copy copy;
 	bool copy_ready;
-	GArray *heap;				/* owned; struct sync_pending */
-	uint64_t seq;
+	struct ds_reorder reorder;		/* owned; items: bt_message * (owned), key = corrected ns */
 	GHashTable *stream_keys;		/* input stream (ref) -> int64_t * last key (owned) */
 	int64_t floor;				/* last key emitted */
 	bool has_floor;
