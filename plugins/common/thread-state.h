@@ -21,18 +21,7 @@
 #include <stdint.h>
 #include <glib.h>
 
-enum ds_state {
-	DS_STATE_USER = 0,
-	DS_STATE_SYSCALL,
-	DS_STATE_BLOCKED,
-	DS_STATE_WAIT_CPU,
-	DS_STATE_INTERRUPTED,
-	DS_STATE_UNKNOWN,
-	DS_STATE_COUNT,
-};
-
-/* Label of a state as in the output enum: "user", "syscall", "blocked", "wait_cpu", "interrupted", "unknown". */
-const char *ds_state_name(enum ds_state state);
+#include "states.h"
 
 enum ds_state_rule {
 	DS_STATE_RULE_DEFAULT = 0,	/* reads raw task->state and the report encoding (DESIGN.md §3.1) */

@@ -197,7 +197,7 @@ static bt_component_class_sink_consume_method_status consume_input(
 		struct diff_sink *sink, unsigned int input)
 {
 	bt_message_array_const messages;
-	uint64_t count, i;
+	uint64_t count;
 	bt_component_class_sink_consume_method_status status =
 		BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_OK;
 
@@ -217,20 +217,9 @@ static bt_component_class_sink_consume_method_status consume_input(
 			"%s: the upstream of port `%s` failed.", CLASS_NAME, port_names[input]);
 		return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_ERROR;
 	}
-	for (i = 0; i < count; i++) {
-		const bt_message *message = messages[i];
-
-		if (status == BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_OK &&
-				bt_message_get_type(message) == BT_MESSAGE_TYPE_EVENT) {
-			enum ds_span_read_status read = ds_span_reader_read(&sink->reader,
-				bt_message_event_borrow_event_const(message), input, &sink->store);
-
-			if (read == DS_SPAN_READ_ERROR) {
-				status = BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_ERROR;
-			}
-			ds_progress_event(&sink->progress, read == DS_SPAN_READ_OK);
-		}
-		bt_message_put_ref(message);
+	if (!ds_span_reader_read_batch(&sink->reader, messages, count, input,
+			&sink->store, &sink->progress)) {
+		status = BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_ERROR;
 	}
 	return status;
 }

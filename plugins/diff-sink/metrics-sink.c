@@ -169,7 +169,7 @@ bt_component_class_sink_consume_method_status ds_metrics_sink_consume(
 	struct metrics_sink *sink = bt_self_component_get_data(
 		bt_self_component_sink_as_self_component(self_sink));
 	bt_message_array_const messages;
-	uint64_t count, i;
+	uint64_t count;
 	bt_component_class_sink_consume_method_status status =
 		BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_OK;
 
@@ -188,20 +188,9 @@ bt_component_class_sink_consume_method_status ds_metrics_sink_consume(
 			"%s: the upstream of port `in` failed.", CLASS_NAME);
 		return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_ERROR;
 	}
-	for (i = 0; i < count; i++) {
-		const bt_message *message = messages[i];
-
-		if (status == BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_OK &&
-				bt_message_get_type(message) == BT_MESSAGE_TYPE_EVENT) {
-			enum ds_span_read_status read = ds_span_reader_read(&sink->reader,
-				bt_message_event_borrow_event_const(message), 0, &sink->store);
-
-			if (read == DS_SPAN_READ_ERROR) {
-				status = BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_ERROR;
-			}
-			ds_progress_event(&sink->progress, read == DS_SPAN_READ_OK);
-		}
-		bt_message_put_ref(message);
+	if (!ds_span_reader_read_batch(&sink->reader, messages, count, 0,
+			&sink->store, &sink->progress)) {
+		status = BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_ERROR;
 	}
 	return status;
 }

@@ -592,3 +592,25 @@ enum ds_span_read_status ds_span_reader_read(struct ds_span_reader *reader,
 	reader->spans_read++;
 	return DS_SPAN_READ_OK;
 }
+
+bool ds_span_reader_read_batch(struct ds_span_reader *reader,
+		bt_message_array_const messages, uint64_t count, uint32_t input,
+		struct ds_span_store *store, struct ds_progress *progress)
+{
+	bool ok = true;
+	uint64_t i;
+
+	for (i = 0; i < count; i++) {
+		const bt_message *message = messages[i];
+
+		if (ok && bt_message_get_type(message) == BT_MESSAGE_TYPE_EVENT) {
+			enum ds_span_read_status read = ds_span_reader_read(reader,
+				bt_message_event_borrow_event_const(message), input, store);
+
+			ok = read != DS_SPAN_READ_ERROR;
+			ds_progress_event(progress, read == DS_SPAN_READ_OK);
+		}
+		bt_message_put_ref(message);
+	}
+	return ok;
+}

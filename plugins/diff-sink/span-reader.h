@@ -12,6 +12,7 @@
 #include <babeltrace2/babeltrace.h>
 #include <glib.h>
 
+#include "progress.h"
 #include "span-store.h"
 
 enum ds_span_read_status {
@@ -48,5 +49,15 @@ void ds_span_reader_fini(struct ds_span_reader *reader);
 enum ds_span_read_status ds_span_reader_read(struct ds_span_reader *reader,
 		const bt_event *event, uint32_t input,
 		struct ds_span_store *store);
+
+/*
+ * Reads the spans of a batch of `count` messages from input port `input`
+ * into `store`, counting events in `progress`, and puts every message's
+ * reference (the batch is consumed).  After a read error the remaining
+ * messages are only released.  Returns false after an error (cause appended).
+ */
+bool ds_span_reader_read_batch(struct ds_span_reader *reader,
+		bt_message_array_const messages, uint64_t count, uint32_t input,
+		struct ds_span_store *store, struct ds_progress *progress);
 
 #endif /* DEEPSPAN_DIFF_SPAN_READER_H */

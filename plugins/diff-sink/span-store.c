@@ -9,18 +9,9 @@ static const char *const state_titles[DS_STATE_COUNT] = {
 	"Unknown",
 };
 
-static const char *const state_tags[DS_STATE_COUNT] = {
-	"user", "syscall", "blocked", "wait_cpu", "interrupted", "unknown",
-};
-
 const char *ds_state_title(unsigned int state)
 {
 	return state < DS_STATE_COUNT ? state_titles[state] : "Unknown";
-}
-
-const char *ds_state_tag(unsigned int state)
-{
-	return state < DS_STATE_COUNT ? state_tags[state] : "unknown";
 }
 
 void ds_strings_init(struct ds_strings *strings)

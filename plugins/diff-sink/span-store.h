@@ -10,16 +10,7 @@
 #include <stdint.h>
 #include <glib.h>
 
-/* The six thread states of DESIGN §5, in the payload's field order. */
-enum ds_state {
-	DS_STATE_USER = 0,
-	DS_STATE_SYSCALL,
-	DS_STATE_BLOCKED,
-	DS_STATE_WAIT_CPU,
-	DS_STATE_INTERRUPTED,
-	DS_STATE_UNKNOWN,
-	DS_STATE_COUNT,
-};
+#include "states.h"
 
 #define DS_NO_SPAN UINT32_MAX
 
@@ -183,8 +174,7 @@ static inline uint32_t ds_segment_detail(const struct ds_segment *segment)
 	return segment->detail_state >> 3;
 }
 
-/* Short state names ("User", "System call", ...) and tags ("user", "syscall", ...). */
+/* Display title of a state ("User", "System call", ...); ds_state_name() (states.h) gives the tag. */
 const char *ds_state_title(unsigned int state);
-const char *ds_state_tag(unsigned int state);
 
 #endif /* DEEPSPAN_DIFF_SPAN_STORE_H */

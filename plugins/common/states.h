@@ -1,0 +1,23 @@
+/*
+ * The six thread states of DESIGN.md §5, shared by the producer of
+ * `deepspan:span` (span-attrib's thread-state model) and its consumers (the
+ * diff and metrics sinks).  The order is the payload's field order and the
+ * output enum's mapping order.
+ */
+#ifndef DEEPSPAN_COMMON_STATES_H
+#define DEEPSPAN_COMMON_STATES_H
+
+enum ds_state {
+	DS_STATE_USER = 0,
+	DS_STATE_SYSCALL,
+	DS_STATE_BLOCKED,
+	DS_STATE_WAIT_CPU,
+	DS_STATE_INTERRUPTED,
+	DS_STATE_UNKNOWN,
+	DS_STATE_COUNT,
+};
+
+/* Label of a state as in the output enum: "user", "syscall", "blocked", "wait_cpu", "interrupted", "unknown". */
+const char *ds_state_name(enum ds_state state);
+
+#endif /* DEEPSPAN_COMMON_STATES_H */
