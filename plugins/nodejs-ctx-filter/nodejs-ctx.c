@@ -45,6 +45,8 @@ struct nodejs_ctx_iter {
 	GArray *queue;				/* owned; struct queued_msg from `head` on */
 	guint head;
 	int64_t last_ts;
+	int64_t released_ts;			/* time of the youngest message sent downstream */
+	uint64_t late_ops;			/* span messages moved up to released_ts */
 	bool upstream_ended;
 	bool finished;
 	bool emit_failed;
@@ -126,10 +128,19 @@ static void emit_op(const struct nctx_op *op, void *user)
 {
 	struct nodejs_ctx_iter *iter = user;
 	const bt_message *msgs[2];
+	struct nctx_op in_order;
 	unsigned int count, i;
 
 	if (iter->emit_failed) {
 		return;
+	}
+	if (op->ts < iter->released_ts) {
+		/* Older than what already went downstream: keep the output in time order, and count it. */
+		in_order = *op;
+		in_order.ts = iter->released_ts;
+		in_order.cycles = NCTX_CYCLES_FROM_TS;
+		op = &in_order;
+		iter->late_ops++;
 	}
 	count = span_output_messages(&iter->output, iter->self_msg_iter, op, msgs);
 	if (count == 0) {
@@ -167,6 +178,7 @@ bt_message_iterator_class_initialize_method_status nodejs_ctx_iter_initialize(
 	span_output_init(&iter->output, self_comp);
 	iter->queue = g_array_sized_new(FALSE, FALSE, sizeof(struct queued_msg), 64);
 	iter->last_ts = INT64_MIN;
+	iter->released_ts = INT64_MIN;
 	bt_self_message_iterator_set_data(self_msg_iter, iter);
 	return BT_MESSAGE_ITERATOR_CLASS_INITIALIZE_METHOD_STATUS_OK;
 }
@@ -330,6 +342,7 @@ static uint64_t release(struct nodejs_ctx_iter *iter, bt_message_array_const msg
 			break;
 		}
 		msgs[count++] = entry->msg;
+		iter->released_ts = entry->ts;
 		iter->head++;
 	}
 	if (iter->head == iter->queue->len) {
@@ -353,6 +366,12 @@ static void write_stats(struct nodejs_ctx_iter *iter)
 		"%" PRIu64 " clients linked to their server request, %" PRIu64 " to their callee; "
 		"%" PRIu64 " roots", s->vnode_events, s->server_requests, s->client_requests,
 		s->clients_with_parent, s->clients_with_callee, s->roots);
+	if (iter->late_ops) {
+		DS_LOG_WARN(iter->comp->self_comp, NODEJS_CTX_CLASS,
+			"%" PRIu64 " span messages were due before output already sent downstream; "
+			"they were emitted at that later time to keep the output in time order",
+			iter->late_ops);
+	}
 	if (s->open_at_end || s->unmatched_responses) {
 		DS_LOG_WARN(iter->comp->self_comp, NODEJS_CTX_CLASS,
 			"%" PRIu64 " requests never answered (their spans have no end), "
@@ -430,6 +449,15 @@ static uint64_t pass_through(struct nodejs_ctx_iter *iter, bt_message_array_cons
 	while (i < upstream_count && i < capacity && !may_be_vnode(iter, upstream[i])) {
 		msgs[i] = upstream[i];
 		i++;
+	}
+	if (i > 0) {
+		const bt_clock_snapshot *snapshot = message_snapshot(msgs[i - 1]);
+		int64_t ts;
+
+		if (snapshot && bt_clock_snapshot_get_ns_from_origin(snapshot, &ts) ==
+				BT_CLOCK_SNAPSHOT_GET_NS_FROM_ORIGIN_STATUS_OK && ts > iter->released_ts) {
+			iter->released_ts = ts;
+		}
 	}
 	return i;
 }
