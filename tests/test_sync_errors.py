@@ -74,19 +74,6 @@ def test_unwritable_report(shared_traces, tmp_path):
     assert f'parameter `report`: cannot write "{tmp_path}/no/such/dir/r.json": ' in err
 
 
-def test_upstream_that_cannot_seek():
-    """source.deepspan.scenario generates on the fly: pass 2 needs `formula`."""
-    proc = run_babeltrace2("run", "-c", "src:source.deepspan.scenario", "-p", "hosts=2,requests=5",
-                           "-c", "sync:filter.deepspan.sync", "-c", "out:sink.utils.dummy",
-                           "--connect", "src:sync", "--connect", "sync:out", check=False)
-    if proc.returncode == 0:
-        pytest.skip("source.deepspan.scenario can seek now")
-    err = " ".join(proc.stderr.split())
-    assert ("the upstream of input port `in0` cannot seek back to its beginning, which the second "
-            "pass needs. Run once with `report=\"sync.json\"` on a seekable source") in err
-    assert 'then apply it with `formula="sync.json"`' in err
-
-
 def test_reference_conflicting_with_formula(shared_traces, tmp_path):
     f = tmp_path / "f.json"
     f.write_text('{"reference": "VM3", "hosts": [{"name": "VM3", '

@@ -6,6 +6,7 @@ and `api` (server, clock = true - 20 ms + 20 ppm), exchanging keep-alive HTTP re
 import uuid
 
 import bt2
+import pytest
 
 from test_sync_common import load_json, run_sync
 
@@ -46,7 +47,7 @@ class _Iter(bt2._UserMessageIterator):
         self._i = 0
 
     def _user_can_seek_beginning(self):
-        return True
+        return self._host["seekable"]
 
     def _user_seek_beginning(self):
         self._i = 0
@@ -85,7 +86,8 @@ class _VnodeSource(bt2._UserSourceComponent, message_iterator_class=_Iter):
                 classes[name] = sc.create_event_class(name=name, payload_field_class=payload)
             trace = tc(environment={"hostname": host})
             self._add_output_port(host, {"events": events, "classes": classes,
-                                         "stream": trace.create_stream(sc)})
+                                         "stream": trace.create_stream(sc),
+                                         "seekable": not params.get("unseekable")})
 
 
 def test_http_pairs_synchronize(bt2_plugin, tmp_path):
@@ -138,3 +140,22 @@ def test_contradicting_pair_keeps_last_good_formula(bt2_plugin, tmp_path, capfd)
     assert ("host api: contradicting pairs on its path to the reference (quality FAIL): "
             "the last good formula is kept (1 pairs rejected)") in err
     assert api_good["quality"] == "ACCURATE"
+
+
+def test_upstream_that_cannot_seek(bt2_plugin, tmp_path):
+    """Pass 2 needs to seek every upstream to its beginning: without that, an error says to use `formula`."""
+    with pytest.raises(bt2._Error) as failure:
+        run_sync(bt2_plugin, [(_VnodeSource, {"unseekable": True})], {"match": ["http"]})
+    err = " ".join(str(failure.value).split())
+    assert ("the upstream of input port `in0` cannot seek back to its beginning, which the second "
+            "pass needs. Run once with `report=\"sync.json\"` on a seekable source") in err
+    assert 'then apply it with `formula="sync.json"`' in err
+
+
+def test_formula_needs_no_seek(bt2_plugin, tmp_path):
+    """With a saved report as `formula`, one pass: an upstream that cannot seek is fine."""
+    report = tmp_path / "sync.json"
+    run_sync(bt2_plugin, [(_VnodeSource, {})], {"report": str(report), "reference": "web", "match": ["http"]})
+    state = run_sync(bt2_plugin, [(_VnodeSource, {"unseekable": True})], {"formula": str(report)},
+                     keep=lambda m: m.default_clock_snapshot.ns_from_origin)
+    assert state["count"] == 240 and state["decreases"] == 0
