@@ -30,7 +30,6 @@ struct scenario_iter {
 	struct scenario *scenario;	/* borrowed */
 	unsigned int port;
 	unsigned int run;		/* the scenario run this iterator reads */
-	bool ended;
 };
 
 static bool add_ports(struct scenario *scenario, bt_self_component_source *self_comp_src)
@@ -275,6 +274,5 @@ scenario_iterator_seek_beginning(bt_self_message_iterator *self_msg_iter)
 		return BT_MESSAGE_ITERATOR_CLASS_SEEK_BEGINNING_METHOD_STATUS_ERROR;
 	}
 	iter->run = scenario->run;
-	iter->ended = false;
 	return BT_MESSAGE_ITERATOR_CLASS_SEEK_BEGINNING_METHOD_STATUS_OK;
 }
