@@ -43,8 +43,8 @@ static uint32_t span_label(struct ds_aggregate *agg, const struct ds_span *span)
 	if (found) {
 		return GPOINTER_TO_UINT(found) - 1;
 	}
-	text = g_strdup_printf("%s: %s", ds_store_string(agg->store, span->service),
-		ds_store_string(agg->store, span->operation));
+	text = g_strdup_printf("%s: %s", ds_strings_get(agg->strings, span->service),
+		ds_strings_get(agg->strings, span->operation));
 	label = ds_strings_intern(&agg->labels, text);
 	g_free(text);
 	g_hash_table_insert(agg->span_labels, key, GUINT_TO_POINTER(label + 1));
@@ -56,7 +56,7 @@ static uint32_t leaf_label(struct ds_aggregate *agg, unsigned int state,
 {
 	gpointer key = KEY(state, detail);
 	gpointer found = g_hash_table_lookup(agg->leaf_labels, key);
-	const char *detail_text = ds_store_string(agg->store, detail);
+	const char *detail_text = ds_strings_get(agg->strings, detail);
 	char *text;
 	uint32_t label;
 
@@ -73,10 +73,11 @@ static uint32_t leaf_label(struct ds_aggregate *agg, unsigned int state,
 }
 
 void ds_aggregate_init(struct ds_aggregate *agg,
-		const struct ds_span_store *store, enum ds_mode mode)
+		const struct ds_strings *strings, enum ds_mode mode)
 {
 	memset(agg, 0, sizeof(*agg));
-	agg->store = store;
+	agg->strings = strings;
+	agg->replay_frames = g_array_new(FALSE, FALSE, sizeof(uint32_t));
 	agg->mode = mode;
 	agg->frames = g_array_new(FALSE, TRUE, sizeof(struct ds_frame));
 	agg->children = g_array_new(FALSE, TRUE, sizeof(uint32_t));
@@ -95,6 +96,9 @@ void ds_aggregate_fini(struct ds_aggregate *agg)
 	}
 	if (agg->children) {
 		g_array_free(agg->children, TRUE);
+	}
+	if (agg->replay_frames) {
+		g_array_free(agg->replay_frames, TRUE);
 	}
 	if (agg->child_of) {
 		g_hash_table_destroy(agg->child_of);
@@ -139,21 +143,39 @@ static void visit_leaf(void *data, uint32_t handle, unsigned int state,
 	frame->count[agg->group]++;
 }
 
-void ds_aggregate_add(struct ds_aggregate *agg,
+static const struct ds_visitor aggregate_visitor = {
+	.enter = visit_enter,
+	.value = visit_value,
+	.leaf = visit_leaf,
+};
+
+static void start_request(struct ds_aggregate *agg, int64_t latency, enum ds_group group)
+{
+	agg->group = group;
+	agg->requests[group]++;
+	agg->latency_sum[group] += latency;
+}
+
+void ds_aggregate_add(struct ds_aggregate *agg, const struct ds_span_store *store,
 		const struct ds_requests *requests, uint32_t request_index,
 		enum ds_group group)
 {
-	const struct ds_visitor visitor = {
-		.enter = visit_enter,
-		.value = visit_value,
-		.leaf = visit_leaf,
-		.data = agg,
-	};
+	struct ds_visitor visitor = aggregate_visitor;
 
-	agg->group = group;
-	agg->requests[group]++;
-	agg->latency_sum[group] += ds_request_at(requests, request_index)->latency;
-	ds_attribute_request(agg->store, requests, request_index, agg->mode, &visitor);
+	visitor.data = agg;
+	start_request(agg, ds_request_at(requests, request_index)->latency, group);
+	ds_attribute_request(store, requests, request_index, agg->mode, &visitor);
+}
+
+void ds_aggregate_add_recorded(struct ds_aggregate *agg,
+		const struct ds_attribution_entry *entries, size_t count,
+		int64_t latency, enum ds_group group)
+{
+	struct ds_visitor visitor = aggregate_visitor;
+
+	visitor.data = agg;
+	start_request(agg, latency, group);
+	ds_attribution_replay(entries, count, &visitor, agg->replay_frames);
 }
 
 static gint compare_siblings(gconstpointer a, gconstpointer b, gpointer data)

@@ -16,6 +16,7 @@
 #include <glib.h>
 
 #include "attribution.h"
+#include "attribution-record.h"
 #include "request-tree.h"
 #include "span-store.h"
 
@@ -37,7 +38,7 @@ struct ds_frame {
 };
 
 struct ds_aggregate {
-	const struct ds_span_store *store;	/* borrowed */
+	const struct ds_strings *strings;	/* borrowed: ids of services, operations, details */
 	enum ds_mode mode;
 	GArray *frames;		/* owned: struct ds_frame; 0 = top */
 	GArray *children;	/* owned: uint32_t frame indices (after finish) */
@@ -45,6 +46,7 @@ struct ds_aggregate {
 	GHashTable *span_labels;	/* owned: (service << 32 | operation) -> label + 1 */
 	GHashTable *leaf_labels;	/* owned: (state << 32 | detail) -> label + 1 */
 	struct ds_strings labels;
+	GArray *replay_frames;	/* owned: uint32_t scratch, recorded handle -> frame */
 	uint64_t requests[2];	/* N_G */
 	int64_t latency_sum[2];	/* Σ latencies per group (ns) */
 	unsigned int group;	/* group being added */
@@ -52,13 +54,21 @@ struct ds_aggregate {
 };
 
 void ds_aggregate_init(struct ds_aggregate *agg,
-		const struct ds_span_store *store, enum ds_mode mode);
+		const struct ds_strings *strings, enum ds_mode mode);
 void ds_aggregate_fini(struct ds_aggregate *agg);
 
-/* Adds one request to `group`. */
-void ds_aggregate_add(struct ds_aggregate *agg,
+/* Adds one request to `group` (its spans in `store`, sharing agg's strings). */
+void ds_aggregate_add(struct ds_aggregate *agg, const struct ds_span_store *store,
 		const struct ds_requests *requests, uint32_t request_index,
 		enum ds_group group);
+
+/*
+ * Adds one request to `group` from its recorded attribution (recorded in
+ * agg's mode): the same frames, in the same order, as ds_aggregate_add().
+ */
+void ds_aggregate_add_recorded(struct ds_aggregate *agg,
+		const struct ds_attribution_entry *entries, size_t count,
+		int64_t latency, enum ds_group group);
 
 /* Computes per-state sums and sorted children; call once after the last add. */
 void ds_aggregate_finish(struct ds_aggregate *agg);

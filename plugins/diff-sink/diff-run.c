@@ -11,21 +11,20 @@
 #include "flamegraph-svg.h"
 #include "log.h"
 #include "report-html.h"
-#include "request-tree.h"
+#include "request-record.h"
 
 const char *const ds_mode_names[] = { "critical-path", "inclusive", "self", NULL };
 
 struct run {
 	const struct ds_diff_config *config;
-	struct ds_span_store *store;
+	struct ds_diff_collector *collector;	/* borrowed */
+	struct ds_request_stream *stream;	/* borrowed: strings and facts */
 	bt_self_component *self_comp;
 	const char *class_name;
-	struct ds_requests requests;
 	struct ds_selection selection;
 	struct ds_aggregate agg;
 	struct ds_explanation explanation;
 	struct ds_input_facts facts;
-	char *skew_where;	/* owned */
 };
 
 static FILE *open_output(struct run *run, const char *name)
@@ -115,8 +114,9 @@ static bool write_report(struct run *run)
 {
 	FILE *file = open_output(run, "report.html");
 	struct ds_report report = {
-		.store = run->store,
-		.requests = &run->requests,
+		.strings = &run->stream->strings,
+		.records = run->collector->records,
+		.spill = &run->collector->spill,
 		.agg = &run->agg,
 		.explanation = &run->explanation,
 		.selection = &run->selection,
@@ -137,44 +137,83 @@ static bool write_report(struct run *run)
 
 static void collect_facts(struct run *run)
 {
-	const struct ds_requests *requests = &run->requests;
+	const struct ds_request_stream *stream = run->stream;
 
-	run->facts.spans = run->store->span_count;
-	run->facts.requests = requests->requests->len;
-	run->facts.truncated_requests = requests->truncated_requests;
+	run->facts.spans = stream->spans;
+	run->facts.requests = stream->requests;
+	run->facts.truncated_requests = stream->truncated_requests;
 	run->facts.reversed_spans = run->config->reversed_spans;
-	run->facts.duplicate_spans = requests->duplicate_spans;
+	run->facts.duplicate_spans = stream->duplicate_spans;
+	run->facts.late_spans = stream->late_spans;
 	if (run->facts.reversed_spans || run->facts.duplicate_spans) {
 		DS_LOG_WARN(run->self_comp, run->class_name,
 			"%" PRIu64 " spans end before they begin (left out with their requests); "
 			"%" PRIu64 " span ids appear twice in a trace (only the first is a parent).",
 			run->facts.reversed_spans, run->facts.duplicate_spans);
 	}
-	run->facts.skewed_children = requests->skewed_children;
-	run->facts.worst_skew = requests->worst_skew;
-	if (requests->worst_skew_span != DS_NO_SPAN) {
-		const struct ds_span *span = ds_store_span(run->store, requests->worst_skew_span);
-
-		run->skew_where = g_strdup_printf("%s: %s on host %s, trace 0x%" PRIx64 "%016" PRIx64,
-			ds_store_string(run->store, span->service),
-			ds_store_string(run->store, span->operation),
-			ds_store_string(run->store, span->host),
-			span->trace_id_high, span->trace_id_low);
-		run->facts.worst_skew_where = run->skew_where;
+	if (stream->late_spans) {
+		DS_LOG_WARN(run->self_comp, run->class_name,
+			"%" PRIu64 " spans arrived more than %" PRId64 " ns (parameter `grace`) "
+			"after the last span of their request and were left out: raise `grace` "
+			"to keep async children that end that late.", stream->late_spans,
+			run->config->grace);
+	}
+	run->facts.skewed_children = stream->skewed_children;
+	run->facts.worst_skew = stream->worst_skew;
+	run->facts.worst_skew_where = stream->worst_skew_where;
+	if (stream->worst_skew_where) {
 		DS_LOG_WARN(run->self_comp, run->class_name,
 			"%" PRIu64 " cross-host child spans lie outside their parents by more than "
 			"%" PRId64 " ns (worst %" PRId64 " ns: %s): the hosts' clocks are not "
 			"synchronized; add filter.deepspan.sync before filter.deepspan.span-attrib.",
-			requests->skewed_children, run->config->skew_tolerance,
-			requests->worst_skew, run->skew_where);
+			stream->skewed_children, run->config->skew_tolerance,
+			stream->worst_skew, stream->worst_skew_where);
 	}
+}
+
+/* Adds the members of both groups from their recorded attribution. */
+static bool aggregate_groups(struct run *run)
+{
+	GArray *entries = g_array_new(FALSE, FALSE, sizeof(struct ds_attribution_entry));
+	struct ds_spill *spill = &run->collector->spill;
+	bool ok = true;
+	unsigned int g;
+	uint32_t i;
+
+	for (g = 0; g < 2 && ok; g++) {
+		const GArray *members = run->selection.members[g];
+
+		for (i = 0; i < members->len && ok; i++) {
+			const struct ds_request_record *record = ds_record_at(
+				run->collector->records, g_array_index(members, uint32_t, i));
+
+			ok = ds_spill_read_attribution(spill, record, entries);
+			ds_aggregate_add_recorded(&run->agg,
+				(const struct ds_attribution_entry *) (void *) entries->data,
+				ok ? entries->len : 0, record->latency, g);
+		}
+	}
+	g_array_free(entries, TRUE);
+	return ok;
+}
+
+static bool check_spill(struct run *run)
+{
+	if (run->collector->spill.error == 0) {
+		return true;
+	}
+	BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(run->self_comp,
+		"%s: the spill file in `%s` (requests kept on disk until the end) failed: %s; "
+		"free disk space there or choose another `output-dir`.", run->class_name,
+		run->config->output_dir, g_strerror(run->collector->spill.error));
+	return false;
 }
 
 static bool check_groups(struct run *run)
 {
 	unsigned int g;
 
-	if (run->store->span_count == 0) {
+	if (run->stream->spans == 0) {
 		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(run->self_comp,
 			"%s: no `deepspan:span` event reached this sink: put "
 			"filter.deepspan.span-attrib before it.", run->class_name);
@@ -193,36 +232,33 @@ static bool check_groups(struct run *run)
 	return true;
 }
 
-bool ds_diff_run(const struct ds_diff_config *config, struct ds_span_store *store,
-		bt_self_component *self_comp, const char *class_name)
+bool ds_diff_run(const struct ds_diff_config *config, struct ds_diff_collector *collector,
+		struct ds_request_stream *stream, bt_self_component *self_comp,
+		const char *class_name)
 {
 	struct run run = {
 		.config = config,
-		.store = store,
+		.collector = collector,
+		.stream = stream,
 		.self_comp = self_comp,
 		.class_name = class_name,
 	};
 	bool ok = false;
-	unsigned int g;
-	uint32_t i;
 	int64_t start_us = g_get_monotonic_time();
 
-	DS_LOG_INFO(self_comp, class_name, "%u spans, %u segments, %u syscall totals, %u strings",
-		store->span_count, (unsigned int) store->segments.used, (unsigned int) store->syscalls.used,
-		store->strings.texts->len);
-	ds_requests_build(&run.requests, store, config->skew_tolerance);
-	ds_select_groups(store, &run.requests, &config->groups[0], &config->groups[1],
-		config->two_inputs, &run.selection);
-	ds_aggregate_init(&run.agg, store, config->mode);
+	DS_LOG_INFO(self_comp, class_name, "%" PRIu64 " spans in %" PRIu64 " requests, "
+		"at most %u spans held at once (%u batches), %u strings, %" PRIu64
+		" bytes spilled", stream->spans, stream->requests, stream->peak_spans,
+		stream->batches, stream->strings.texts->len, collector->spill.size);
+	ds_select_groups(&stream->strings, collector->records, stream->truncated_requests,
+		&config->groups[0], &config->groups[1], config->two_inputs, &run.selection);
+	ds_aggregate_init(&run.agg, &stream->strings, config->mode);
 	collect_facts(&run);
 	if (!check_groups(&run)) {
 		goto end;
 	}
-	for (g = 0; g < 2; g++) {
-		for (i = 0; i < run.selection.members[g]->len; i++) {
-			ds_aggregate_add(&run.agg, &run.requests,
-				g_array_index(run.selection.members[g], uint32_t, i), g);
-		}
+	if (!aggregate_groups(&run) || !check_spill(&run)) {
+		goto end;
 	}
 	ds_aggregate_finish(&run.agg);
 	ds_explain(&run.agg, &run.explanation);
@@ -237,7 +273,7 @@ bool ds_diff_run(const struct ds_diff_config *config, struct ds_span_store *stor
 				"Differential flame graph (width: B, colour: B vs A)") ||
 			!write_svg(&run, "a.svg", DS_FLAMEGRAPH_A, "Group A") ||
 			!write_svg(&run, "b.svg", DS_FLAMEGRAPH_B, "Group B") ||
-			!write_report(&run)) {
+			!write_report(&run) || !check_spill(&run)) {
 		goto end;
 	}
 	if (config->summary) {
@@ -254,7 +290,5 @@ end:
 	ds_explanation_fini(&run.explanation);
 	ds_aggregate_fini(&run.agg);
 	ds_selection_fini(&run.selection);
-	ds_requests_fini(&run.requests);
-	g_free(run.skew_where);
 	return ok;
 }

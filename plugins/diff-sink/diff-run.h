@@ -1,6 +1,7 @@
 /*
- * The analysis of sink.deepspan.diff once every span is read: request trees,
- * groups, aggregation, explanation, and every output file.
+ * The analysis of sink.deepspan.diff once every request is complete: groups,
+ * aggregation of the recorded attributions, explanation, and every output
+ * file.
  */
 #ifndef DEEPSPAN_DIFF_DIFF_RUN_H
 #define DEEPSPAN_DIFF_DIFF_RUN_H
@@ -10,7 +11,9 @@
 #include <babeltrace2/babeltrace.h>
 
 #include "attribution.h"
+#include "diff-collect.h"
 #include "groups.h"
+#include "request-stream.h"
 #include "span-store.h"
 
 struct ds_diff_config {
@@ -22,6 +25,7 @@ struct ds_diff_config {
 	unsigned int top;
 	unsigned int waterfalls;	/* slowest B requests drawn */
 	int64_t skew_tolerance;		/* ns */
+	int64_t grace;			/* ns: a request is complete this long after its last span */
 	bool two_inputs;
 	bool summary;			/* print the summary on stdout */
 	uint64_t reversed_spans;	/* from the reader: spans ending before they begin */
@@ -29,8 +33,12 @@ struct ds_diff_config {
 
 extern const char *const ds_mode_names[];
 
-/* Runs the analysis; false with an error cause appended on failure. */
-bool ds_diff_run(const struct ds_diff_config *config, struct ds_span_store *store,
-		bt_self_component *self_comp, const char *class_name);
+/*
+ * Runs the analysis once `stream` is finished (every request handed to
+ * `collector`); false with an error cause appended on failure.
+ */
+bool ds_diff_run(const struct ds_diff_config *config, struct ds_diff_collector *collector,
+		struct ds_request_stream *stream, bt_self_component *self_comp,
+		const char *class_name);
 
 #endif /* DEEPSPAN_DIFF_DIFF_RUN_H */

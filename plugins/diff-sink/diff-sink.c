@@ -14,7 +14,7 @@
 #include "params.h"
 #include "progress.h"
 #include "span-reader.h"
-#include "span-store.h"
+#include "request-stream.h"
 
 #define CLASS_NAME "sink.deepspan.diff"
 
@@ -27,14 +27,15 @@ struct diff_sink {
 	struct ds_diff_config config;			/* strings below */
 	char *output_dir;				/* owned */
 	char *roots[2];					/* owned copies of `root` */
-	struct ds_span_store store;
+	struct ds_request_stream stream;		/* spans of open requests */
+	struct ds_diff_collector collector;		/* what complete requests leave */
 	struct ds_span_reader reader;
 	struct ds_progress progress;
 };
 
 static const char *const known_params[] = {
 	"output-dir", "mode", "group-a", "group-b", "white-band", "saturation",
-	"top", "waterfalls", "skew-tolerance", "summary", NULL,
+	"top", "waterfalls", "skew-tolerance", "summary", "grace", NULL,
 };
 
 static void destroy(struct diff_sink *sink)
@@ -50,7 +51,8 @@ static void destroy(struct diff_sink *sink)
 	}
 	g_free(sink->output_dir);
 	ds_span_reader_fini(&sink->reader);
-	ds_span_store_fini(&sink->store);
+	ds_request_stream_fini(&sink->stream);
+	ds_diff_collector_fini(&sink->collector);
 	g_free(sink);
 }
 
@@ -91,6 +93,7 @@ static bool read_params(struct diff_sink *sink, const bt_value *map)
 			ds_params_get_uint(&params, "top", 10, 1, 1000, &top) ||
 			ds_params_get_uint(&params, "waterfalls", 3, 0, 50, &waterfalls) ||
 			ds_params_get_duration(&params, "skew-tolerance", 5000, &c->skew_tolerance) ||
+			ds_params_get_duration(&params, "grace", 1000000000, &c->grace) ||
 			ds_params_get_bool(&params, "summary", true, &c->summary)) {
 		return false;
 	}
@@ -119,6 +122,27 @@ static bool read_params(struct diff_sink *sink, const bt_value *map)
 	return true;
 }
 
+/* The spill file and the request stream (after the parameters). */
+static bool start_collecting(struct diff_sink *sink)
+{
+	const struct ds_request_stream_config stream_config = {
+		.grace = sink->config.grace,
+		.skew_tolerance = sink->config.skew_tolerance,
+		.build_requests = true,
+		.on_request = ds_diff_collect_request,
+		.data = &sink->collector,
+	};
+
+	if (!ds_diff_collector_init(&sink->collector, sink->config.mode, sink->output_dir)) {
+		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(sink->self_comp,
+			"%s: parameter `output-dir`: cannot create a temporary file in `%s`: %s.",
+			CLASS_NAME, sink->output_dir, strerror(errno));
+		return false;
+	}
+	ds_request_stream_init(&sink->stream, &stream_config);
+	return true;
+}
+
 bt_component_class_initialize_method_status ds_diff_sink_initialize(
 		bt_self_component_sink *self_sink,
 		bt_self_component_sink_configuration *configuration,
@@ -130,10 +154,10 @@ bt_component_class_initialize_method_status ds_diff_sink_initialize(
 	(void) configuration;
 	(void) init_data;
 	sink->self_comp = bt_self_component_sink_as_self_component(self_sink);
-	ds_span_store_init(&sink->store);
 	ds_span_reader_init(&sink->reader, sink->self_comp, CLASS_NAME, true);
 	ds_progress_init(&sink->progress, CLASS_NAME);
-	if (!read_params(sink, params) || !prepare_output_dir(sink)) {
+	if (!read_params(sink, params) || !prepare_output_dir(sink) ||
+			!start_collecting(sink)) {
 		goto error;
 	}
 	for (i = 0; i < 2; i++) {
@@ -218,9 +242,10 @@ static bt_component_class_sink_consume_method_status consume_input(
 		return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_ERROR;
 	}
 	if (!ds_span_reader_read_batch(&sink->reader, messages, count, input,
-			&sink->store, &sink->progress)) {
+			&sink->stream, &sink->progress)) {
 		status = BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_ERROR;
 	}
+	ds_request_stream_maybe_flush(&sink->stream);
 	return status;
 }
 
@@ -246,7 +271,9 @@ bt_component_class_sink_consume_method_status ds_diff_sink_consume(
 	}
 	ds_progress_stage(&sink->progress, "building requests and writing the report");
 	sink->config.reversed_spans = sink->reader.reversed_spans;
-	if (!ds_diff_run(&sink->config, &sink->store, sink->self_comp, CLASS_NAME)) {
+	ds_request_stream_finish(&sink->stream);
+	if (!ds_diff_run(&sink->config, &sink->collector, &sink->stream, sink->self_comp,
+			CLASS_NAME)) {
 		ds_progress_stage(&sink->progress, NULL);
 		return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_ERROR;
 	}

@@ -173,6 +173,11 @@ void ds_explain_write(FILE *file, const struct ds_aggregate *agg,
 			facts->reversed_spans == 1 ? "its" : "their", facts->duplicate_spans,
 			facts->duplicate_spans == 1 ? "" : "s");
 	}
+	if (facts->late_spans) {
+		fprintf(file, "Warning: %" PRIu64 " span%s arrived after %s request was complete "
+			"(left out; raise parameter `grace`)\n", facts->late_spans,
+			facts->late_spans == 1 ? "" : "s", facts->late_spans == 1 ? "its" : "their");
+	}
 	if (facts->skewed_children) {
 		char worst[32];
 

@@ -39,6 +39,7 @@ struct ds_input_facts {
 	uint64_t truncated_requests;
 	uint64_t reversed_spans;	/* end before begin (corrupt input) */
 	uint64_t duplicate_spans;	/* span id seen twice in one trace */
+	uint64_t late_spans;		/* arrived after their request was complete */
 	uint64_t skewed_children;
 	int64_t worst_skew;		/* ns */
 	const char *worst_skew_where;	/* borrowed: "mysql: SQL SELECT on host db" or NULL */

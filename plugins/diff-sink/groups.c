@@ -156,21 +156,18 @@ end:
 	return status;
 }
 
-char *ds_request_root_label(const struct ds_span_store *store,
-		const struct ds_requests *requests, uint32_t request)
+char *ds_request_root_label(const struct ds_strings *strings,
+		const struct ds_request_record *record)
 {
-	const struct ds_span *root = ds_store_span(store,
-		ds_request_at(requests, request)->root);
-
-	return g_strdup_printf("%s: %s", ds_store_string(store, root->service),
-		ds_store_string(store, root->operation));
+	return g_strdup_printf("%s: %s", ds_strings_get(strings, record->root_service),
+		ds_strings_get(strings, record->root_operation));
 }
 
-static bool root_matches(const struct ds_span_store *store,
-		const struct ds_span *root, const char *wanted)
+static bool root_matches(const struct ds_strings *strings,
+		const struct ds_request_record *record, const char *wanted)
 {
-	const char *service = ds_store_string(store, root->service);
-	const char *operation = ds_store_string(store, root->operation);
+	const char *service = ds_strings_get(strings, record->root_service);
+	const char *operation = ds_strings_get(strings, record->root_operation);
 	size_t service_len = strlen(service);
 
 	if (strcmp(wanted, operation) == 0) {
@@ -182,8 +179,7 @@ static bool root_matches(const struct ds_span_store *store,
 }
 
 /* The most frequent root label among complete requests (ties: smallest label). */
-static char *most_frequent_root(const struct ds_span_store *store,
-		const struct ds_requests *requests)
+static char *most_frequent_root(const struct ds_strings *strings, const GArray *records)
 {
 	GHashTable *counts = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
 	GHashTableIter iter;
@@ -192,14 +188,14 @@ static char *most_frequent_root(const struct ds_span_store *store,
 	guint best_count = 0;
 	uint32_t i;
 
-	for (i = 0; i < requests->requests->len; i++) {
+	for (i = 0; i < records->len; i++) {
 		char *label;
 		guint count;
 
-		if (ds_request_at(requests, i)->truncated) {
+		if (ds_record_at(records, i)->truncated) {
 			continue;
 		}
-		label = ds_request_root_label(store, requests, i);
+		label = ds_request_root_label(strings, ds_record_at(records, i));
 		count = GPOINTER_TO_UINT(g_hash_table_lookup(counts, label)) + 1;
 		g_hash_table_replace(counts, label, GUINT_TO_POINTER(count));
 	}
@@ -219,9 +215,9 @@ static char *most_frequent_root(const struct ds_span_store *store,
 
 static gint compare_latency(gconstpointer a, gconstpointer b, gpointer data)
 {
-	const struct ds_requests *requests = data;
-	const struct ds_request *x = ds_request_at(requests, *(const uint32_t *) a);
-	const struct ds_request *y = ds_request_at(requests, *(const uint32_t *) b);
+	const GArray *records = data;
+	const struct ds_request_record *x = ds_record_at(records, *(const uint32_t *) a);
+	const struct ds_request_record *y = ds_record_at(records, *(const uint32_t *) b);
 
 	if (x->latency != y->latency) {
 		return x->latency < y->latency ? -1 : 1;
@@ -260,8 +256,8 @@ static void describe(GString *text, const struct ds_group_spec *spec,
 #undef LIMIT
 }
 
-static void select_group(const struct ds_span_store *store,
-		const struct ds_requests *requests, const struct ds_group_spec *spec,
+static void select_group(const struct ds_strings *strings,
+		const GArray *records, const struct ds_group_spec *spec,
 		unsigned int group, bool two_inputs, const char *root,
 		struct ds_selection *selection)
 {
@@ -274,25 +270,24 @@ static void select_group(const struct ds_span_store *store,
 	GString *text = g_string_new(NULL);
 	uint32_t i, n;
 
-	for (i = 0; i < requests->requests->len; i++) {
-		const struct ds_request *r = ds_request_at(requests, i);
-		const struct ds_span *root_span = ds_store_span(store, r->root);
+	for (i = 0; i < records->len; i++) {
+		const struct ds_request_record *r = ds_record_at(records, i);
 
 		if (r->truncated || (two_inputs && r->input != group) ||
-				(root && !root_matches(store, root_span, root)) ||
-				(spec->begin != DS_NO_LIMIT && root_span->begin < spec->begin) ||
-				(spec->end != DS_NO_LIMIT && root_span->end > spec->end)) {
+				(root && !root_matches(strings, r, root)) ||
+				(spec->begin != DS_NO_LIMIT && r->root_begin < spec->begin) ||
+				(spec->end != DS_NO_LIMIT && r->root_end > spec->end)) {
 			continue;
 		}
 		g_array_append_val(pool, i);
 	}
 	g_qsort_with_data(pool->data, pool->len, sizeof(uint32_t), compare_latency,
-		(gpointer) requests);
+		(gpointer) records);
 	n = pool->len;
 	selection->pool[group] = n;
 	for (i = 0; i < n; i++) {
 		uint32_t index = g_array_index(pool, uint32_t, i);
-		const struct ds_request *r = ds_request_at(requests, index);
+		const struct ds_request_record *r = ds_record_at(records, index);
 
 		if (use_pct && !((double) i * 100.0 < hi * n &&
 				(double) (i + 1) * 100.0 > lo * n)) {
@@ -314,23 +309,23 @@ static void select_group(const struct ds_span_store *store,
 	g_array_free(pool, TRUE);
 }
 
-void ds_select_groups(const struct ds_span_store *store,
-		const struct ds_requests *requests, const struct ds_group_spec *spec_a,
+void ds_select_groups(const struct ds_strings *strings,
+		const GArray *records, uint64_t truncated, const struct ds_group_spec *spec_a,
 		const struct ds_group_spec *spec_b, bool two_inputs,
 		struct ds_selection *selection)
 {
 	const struct ds_group_spec *specs[2] = { spec_a, spec_b };
-	char *frequent = most_frequent_root(store, requests);
+	char *frequent = most_frequent_root(strings, records);
 	unsigned int g;
 
 	memset(selection, 0, sizeof(*selection));
-	selection->truncated = requests->truncated_requests;
+	selection->truncated = truncated;
 	for (g = 0; g < 2; g++) {
 		const char *root = specs[g]->root ? specs[g]->root :
 			(specs[g]->has_trace_id ? NULL : frequent);
 
 		selection->members[g] = g_array_new(FALSE, FALSE, sizeof(uint32_t));
-		select_group(store, requests, specs[g], g, two_inputs, root, selection);
+		select_group(strings, records, specs[g], g, two_inputs, root, selection);
 	}
 	g_free(frequent);
 }

@@ -19,7 +19,7 @@
 #include <glib.h>
 
 #include "params.h"
-#include "request-tree.h"
+#include "request-record.h"
 #include "span-store.h"
 
 #define DS_NO_LIMIT INT64_MIN
@@ -41,22 +41,26 @@ enum ds_param_status ds_group_spec_parse(const struct ds_params *params,
 		const char *name, struct ds_group_spec *spec);
 
 struct ds_selection {
-	GArray *members[2];	/* owned: uint32_t request indices, by latency */
+	GArray *members[2];	/* owned: uint32_t record indices, by latency */
 	char *root[2];		/* owned: root operation of each group ("service: operation") or NULL = any */
 	char *description[2];	/* owned: human definition of each group */
 	uint64_t pool[2];	/* requests in each group's pool */
 	uint64_t truncated;	/* requests left out: a span was truncated */
 };
 
-/* Selects both groups; `two_inputs` = ports `a` and `b` are both connected. */
-void ds_select_groups(const struct ds_span_store *store,
-		const struct ds_requests *requests, const struct ds_group_spec *spec_a,
+/*
+ * Selects both groups among `records` (GArray of struct ds_request_record);
+ * `truncated` = requests left out for truncated spans; `two_inputs` = ports
+ * `a` and `b` are both connected.
+ */
+void ds_select_groups(const struct ds_strings *strings,
+		const GArray *records, uint64_t truncated, const struct ds_group_spec *spec_a,
 		const struct ds_group_spec *spec_b, bool two_inputs,
 		struct ds_selection *selection);
 void ds_selection_fini(struct ds_selection *selection);
 
 /* "service: operation" of a request's root into a new string. */
-char *ds_request_root_label(const struct ds_span_store *store,
-		const struct ds_requests *requests, uint32_t request);
+char *ds_request_root_label(const struct ds_strings *strings,
+		const struct ds_request_record *record);
 
 #endif /* DEEPSPAN_DIFF_GROUPS_H */

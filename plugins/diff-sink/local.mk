@@ -2,6 +2,7 @@
 plugins_babeltrace_plugin_deepspan_la_SOURCES += \
 	plugins/diff-sink/register.h plugins/diff-sink/diff-sink.h \
 	plugins/diff-sink/diff-sink.c plugins/diff-sink/diff-run.c plugins/diff-sink/diff-run.h \
+	plugins/diff-sink/diff-collect.c plugins/diff-sink/diff-collect.h \
 	plugins/diff-sink/metrics-sink.c \
 	plugins/diff-sink/span-reader.c plugins/diff-sink/span-reader.h \
 	plugins/diff-sink/progress.c plugins/diff-sink/progress.h \
@@ -15,6 +16,10 @@ noinst_LTLIBRARIES += plugins/diff-sink/libdeepspan-diff.la
 plugins_diff_sink_libdeepspan_diff_la_SOURCES = \
 	plugins/diff-sink/span-store.c plugins/diff-sink/span-store.h \
 	plugins/diff-sink/request-tree.c plugins/diff-sink/request-tree.h \
+	plugins/diff-sink/request-record.c plugins/diff-sink/request-record.h \
+	plugins/diff-sink/request-stream.c plugins/diff-sink/request-stream.h \
+	plugins/diff-sink/request-spill.c plugins/diff-sink/request-spill.h \
+	plugins/diff-sink/attribution-record.c plugins/diff-sink/attribution-record.h \
 	plugins/diff-sink/attribution.c plugins/diff-sink/attribution.h \
 	plugins/diff-sink/aggregate.c plugins/diff-sink/aggregate.h \
 	plugins/diff-sink/groups.c plugins/diff-sink/groups.h \

@@ -3,11 +3,11 @@
 #include <inttypes.h>
 #include <math.h>
 #include <string.h>
+#include <xxhash.h>
 
 #include "attribution.h"
+#include "request-record.h"
 #include "request-tree.h"
-
-#define SKEW_TOLERANCE_NS 5000
 
 const char *const ds_metrics_by_names[] = {
 	"operation", "request", "syscall", "thread", NULL,
@@ -43,16 +43,42 @@ int64_t ds_percentile(const int64_t *values, uint32_t n, double p)
 	return values[index < n ? index : n - 1];
 }
 
+/* What identifies a row: the ids of its names, and pid and tid (unused: 0). */
+struct bucket_key {
+	uint32_t service;
+	uint32_t operation;
+	uint32_t name;		/* syscall name id */
+	uint32_t host;
+	int64_t pid;
+	int64_t tid;
+};
+
 /* One row of a keyed accumulation. */
 struct bucket {
-	uint32_t first_span;	/* a representative span (names) */
-	uint32_t name;		/* syscall name id */
+	struct bucket_key key;
 	uint64_t count;
 	int64_t total;
 	int64_t max;
 	uint64_t states[DS_STATE_COUNT];
 	GArray *durations;	/* owned (operation table): int64_t */
+	char *sort_key;		/* owned: the row order (set when writing) */
 };
+
+/* One row of the request table. */
+struct request_row {
+	struct ds_request_record record;
+	uint64_t states[DS_STATE_COUNT];	/* critical-path time per state */
+};
+
+static guint hash_key(gconstpointer p)
+{
+	return (guint) XXH3_64bits(p, sizeof(struct bucket_key));
+}
+
+static gboolean equal_key(gconstpointer a, gconstpointer b)
+{
+	return memcmp(a, b, sizeof(struct bucket_key)) == 0;
+}
 
 static void free_bucket(gpointer data)
 {
@@ -61,103 +87,116 @@ static void free_bucket(gpointer data)
 	if (bucket->durations) {
 		g_array_free(bucket->durations, TRUE);
 	}
+	g_free(bucket->sort_key);
 	g_free(bucket);
 }
 
-static struct bucket *bucket_for(GHashTable *buckets, char *key, uint32_t span)
+void ds_metrics_acc_init(struct ds_metrics_acc *acc, enum ds_metrics_by by,
+		const struct ds_strings *strings)
 {
-	struct bucket *bucket = g_hash_table_lookup(buckets, key);
+	memset(acc, 0, sizeof(*acc));
+	acc->by = by;
+	acc->strings = strings;
+	/* The bucket's key is its first member: the table owns the buckets through it. */
+	acc->buckets = g_hash_table_new_full(hash_key, equal_key, free_bucket, NULL);
+	acc->rows = g_array_new(FALSE, FALSE, sizeof(struct request_row));
+}
 
-	if (bucket) {
-		g_free(key);
-		return bucket;
+void ds_metrics_acc_fini(struct ds_metrics_acc *acc)
+{
+	if (acc->buckets) {
+		g_hash_table_destroy(acc->buckets);
 	}
-	bucket = g_new0(struct bucket, 1);
-	bucket->first_span = span;
-	g_hash_table_insert(buckets, key, bucket);
+	if (acc->rows) {
+		g_array_free(acc->rows, TRUE);
+	}
+	memset(acc, 0, sizeof(*acc));
+}
+
+static struct bucket *bucket_for(struct ds_metrics_acc *acc, const struct bucket_key *key)
+{
+	struct bucket *bucket = g_hash_table_lookup(acc->buckets, key);
+
+	if (!bucket) {
+		bucket = g_new0(struct bucket, 1);
+		bucket->key = *key;
+		g_hash_table_add(acc->buckets, bucket);
+	}
 	return bucket;
 }
 
-static gint compare_keys(gconstpointer a, gconstpointer b)
-{
-	return strcmp(*(char *const *) a, *(char *const *) b);
-}
-
-static gint compare_int64(gconstpointer a, gconstpointer b)
-{
-	int64_t x = *(const int64_t *) a, y = *(const int64_t *) b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* Keys of `buckets` sorted (they sort the rows). */
-static GPtrArray *sorted_keys(GHashTable *buckets)
-{
-	GPtrArray *keys = g_ptr_array_new();
-	GHashTableIter iter;
-	gpointer key;
-
-	g_hash_table_iter_init(&iter, buckets);
-	while (g_hash_table_iter_next(&iter, &key, NULL)) {
-		g_ptr_array_add(keys, key);
-	}
-	g_ptr_array_sort(keys, compare_keys);
-	return keys;
-}
-
-static void state_means(struct ds_table *table, const uint64_t *states, uint64_t count)
+static void add_states(uint64_t *sums, const uint64_t *states)
 {
 	unsigned int s;
 
 	for (s = 0; s < DS_STATE_COUNT; s++) {
-		ds_table_real(table, count ? (double) states[s] / (double) count : 0.0);
+		sums[s] += states[s];
 	}
 }
 
-static void by_operation(struct ds_span_store *store, struct ds_table *table)
+static void add_operation(struct ds_metrics_acc *acc, const struct ds_span *span)
 {
-	GHashTable *buckets = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, free_bucket);
-	GPtrArray *keys;
-	uint32_t i;
+	const struct bucket_key key = { .service = span->service, .operation = span->operation };
+	struct bucket *b = bucket_for(acc, &key);
+	int64_t duration = span->end - span->begin;
 
-	ds_table_init(table, operation_columns);
-	for (i = 0; i < store->span_count; i++) {
-		const struct ds_span *span = ds_store_span(store, i);
-		struct bucket *b = bucket_for(buckets, g_strdup_printf("%s\x1f%s",
-			ds_store_string(store, span->service),
-			ds_store_string(store, span->operation)), i);
-		int64_t duration = span->end - span->begin;
-		unsigned int s;
-
-		if (!b->durations) {
-			b->durations = g_array_new(FALSE, FALSE, sizeof(int64_t));
-		}
-		g_array_append_val(b->durations, duration);
-		b->count++;
-		b->total += duration;
-		for (s = 0; s < DS_STATE_COUNT; s++) {
-			b->states[s] += span->states[s];
-		}
+	if (!b->durations) {
+		b->durations = g_array_new(FALSE, FALSE, sizeof(int64_t));
 	}
-	keys = sorted_keys(buckets);
-	for (i = 0; i < keys->len; i++) {
-		struct bucket *b = g_hash_table_lookup(buckets, g_ptr_array_index(keys, i));
-		const struct ds_span *span = ds_store_span(store, b->first_span);
-		const int64_t *d = (const int64_t *) b->durations->data;
+	g_array_append_val(b->durations, duration);
+	b->count++;
+	b->total += duration;
+	add_states(b->states, span->states);
+}
 
-		g_array_sort(b->durations, compare_int64);
-		ds_table_string(table, ds_store_string(store, span->service));
-		ds_table_string(table, ds_store_string(store, span->operation));
-		ds_table_uint(table, b->count);
-		ds_table_real(table, (double) b->total / (double) b->count);
-		ds_table_int(table, ds_percentile(d, b->durations->len, 50));
-		ds_table_int(table, ds_percentile(d, b->durations->len, 95));
-		ds_table_int(table, ds_percentile(d, b->durations->len, 99));
-		ds_table_int(table, d[b->durations->len - 1]);
-		state_means(table, b->states, b->count);
+static void add_syscalls(struct ds_metrics_acc *acc, const struct ds_span *span)
+{
+	uint32_t k;
+
+	for (k = 0; k < span->syscall_count; k++) {
+		const struct ds_syscall_total *call = &span->syscalls[k];
+		const struct bucket_key key = {
+			.service = span->service,
+			.operation = span->operation,
+			.name = call->name,
+		};
+		struct bucket *b = bucket_for(acc, &key);
+
+		b->count += call->count;
+		b->total += (int64_t) call->duration;
+		b->max = MAX(b->max, (int64_t) call->duration);
 	}
-	g_ptr_array_free(keys, TRUE);
-	g_hash_table_destroy(buckets);
+}
+
+static void add_thread(struct ds_metrics_acc *acc, const struct ds_span *span)
+{
+	const struct bucket_key key = { .host = span->host, .pid = span->pid, .tid = span->tid };
+	struct bucket *b = bucket_for(acc, &key);
+
+	b->count++;
+	b->total += span->end - span->begin;
+	add_states(b->states, span->states);
+}
+
+void ds_metrics_add_span(void *data, const struct ds_span_store *store,
+		const struct ds_span *span)
+{
+	struct ds_metrics_acc *acc = data;
+
+	(void) store;
+	switch (acc->by) {
+	case DS_METRICS_BY_OPERATION:
+		add_operation(acc, span);
+		break;
+	case DS_METRICS_BY_SYSCALL:
+		add_syscalls(acc, span);
+		break;
+	case DS_METRICS_BY_THREAD:
+		add_thread(acc, span);
+		break;
+	case DS_METRICS_BY_REQUEST:
+		break;
+	}
 }
 
 static uint32_t sum_enter(void *data, uint32_t parent_handle, const struct ds_span *span)
@@ -184,135 +223,190 @@ static void sum_leaf(void *data, uint32_t handle, unsigned int state, uint32_t d
 	states[state] += (uint64_t) width;
 }
 
-static void by_request(struct ds_span_store *store, struct ds_table *table)
+void ds_metrics_add_request(void *data, const struct ds_span_store *store,
+		const struct ds_requests *requests, uint32_t index)
 {
-	struct ds_requests requests;
+	struct ds_metrics_acc *acc = data;
+	struct request_row row = { 0 };
+	const struct ds_visitor visitor = { sum_enter, sum_value, sum_leaf, row.states };
+
+	ds_request_record_make(store, requests, index, &row.record);
+	ds_attribute_request(store, requests, index, DS_MODE_CRITICAL_PATH, &visitor);
+	g_array_append_val(acc->rows, row);
+}
+
+static gint compare_buckets(gconstpointer a, gconstpointer b)
+{
+	const struct bucket *x = *(struct bucket *const *) a;
+	const struct bucket *y = *(struct bucket *const *) b;
+
+	return strcmp(x->sort_key, y->sort_key);
+}
+
+static gint compare_int64(gconstpointer a, gconstpointer b)
+{
+	int64_t x = *(const int64_t *) a, y = *(const int64_t *) b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The rows' order: by names (and numerically by pid and tid). */
+static char *sort_key(const struct ds_metrics_acc *acc, const struct bucket_key *key)
+{
+	const struct ds_strings *s = acc->strings;
+
+	switch (acc->by) {
+	case DS_METRICS_BY_SYSCALL:
+		return g_strdup_printf("%s\x1f%s\x1f%s", ds_strings_get(s, key->service),
+			ds_strings_get(s, key->operation), ds_strings_get(s, key->name));
+	case DS_METRICS_BY_THREAD:
+		/* Zero-padded so that the key order is the numeric order. */
+		return g_strdup_printf("%s\x1f%020" PRId64 "\x1f%020" PRId64,
+			ds_strings_get(s, key->host), key->pid + INT64_MAX / 2,
+			key->tid + INT64_MAX / 2);
+	default:
+		return g_strdup_printf("%s\x1f%s", ds_strings_get(s, key->service),
+			ds_strings_get(s, key->operation));
+	}
+}
+
+/* The buckets sorted by their names. */
+static GPtrArray *sorted_buckets(const struct ds_metrics_acc *acc)
+{
+	GPtrArray *buckets = g_ptr_array_new();
+	GHashTableIter iter;
+	gpointer key;
+
+	g_hash_table_iter_init(&iter, acc->buckets);
+	while (g_hash_table_iter_next(&iter, &key, NULL)) {
+		struct bucket *b = key;
+
+		g_free(b->sort_key);
+		b->sort_key = sort_key(acc, &b->key);
+		g_ptr_array_add(buckets, b);
+	}
+	g_ptr_array_sort(buckets, compare_buckets);
+	return buckets;
+}
+
+static void state_means(struct ds_table *table, const uint64_t *states, uint64_t count)
+{
+	unsigned int s;
+
+	for (s = 0; s < DS_STATE_COUNT; s++) {
+		ds_table_real(table, count ? (double) states[s] / (double) count : 0.0);
+	}
+}
+
+static void write_operation_row(const struct ds_metrics_acc *acc, struct bucket *b,
+		struct ds_table *table)
+{
+	const int64_t *d = (const int64_t *) (void *) b->durations->data;
+	uint32_t n = b->durations->len;
+
+	g_array_sort(b->durations, compare_int64);
+	ds_table_string(table, ds_strings_get(acc->strings, b->key.service));
+	ds_table_string(table, ds_strings_get(acc->strings, b->key.operation));
+	ds_table_uint(table, b->count);
+	ds_table_real(table, (double) b->total / (double) b->count);
+	ds_table_int(table, ds_percentile(d, n, 50));
+	ds_table_int(table, ds_percentile(d, n, 95));
+	ds_table_int(table, ds_percentile(d, n, 99));
+	ds_table_int(table, d[n - 1]);
+	state_means(table, b->states, b->count);
+}
+
+static void write_syscall_row(const struct ds_metrics_acc *acc, const struct bucket *b,
+		struct ds_table *table)
+{
+	ds_table_string(table, ds_strings_get(acc->strings, b->key.service));
+	ds_table_string(table, ds_strings_get(acc->strings, b->key.operation));
+	ds_table_string(table, ds_strings_get(acc->strings, b->key.name));
+	ds_table_uint(table, b->count);
+	ds_table_int(table, b->total);
+	ds_table_real(table, b->count ? (double) b->total / (double) b->count : 0.0);
+	ds_table_int(table, b->max);
+}
+
+static void write_thread_row(const struct ds_metrics_acc *acc, const struct bucket *b,
+		struct ds_table *table)
+{
+	unsigned int s;
+
+	ds_table_string(table, ds_strings_get(acc->strings, b->key.host));
+	ds_table_int(table, b->key.pid);
+	ds_table_int(table, b->key.tid);
+	ds_table_uint(table, b->count);
+	ds_table_int(table, b->total);
+	for (s = 0; s < DS_STATE_COUNT; s++) {
+		ds_table_uint(table, b->states[s]);
+	}
+}
+
+static void write_request_rows(const struct ds_metrics_acc *acc, struct ds_table *table)
+{
 	uint32_t i;
 
-	ds_table_init(table, request_columns);
-	ds_requests_build(&requests, store, SKEW_TOLERANCE_NS);
-	for (i = 0; i < requests.requests->len; i++) {
-		const struct ds_request *r = ds_request_at(&requests, i);
-		const struct ds_span *root = ds_store_span(store, r->root);
-		uint64_t states[DS_STATE_COUNT] = { 0 };
-		const struct ds_visitor visitor = { sum_enter, sum_value, sum_leaf, states };
+	/* Rows by (input, trace id), whatever order the requests completed in. */
+	g_array_sort(acc->rows, ds_record_compare_trace);
+	for (i = 0; i < acc->rows->len; i++) {
+		const struct request_row *row = &g_array_index(acc->rows, struct request_row, i);
+		const struct ds_request_record *r = &row->record;
 		char *text;
 		unsigned int s;
 
-		ds_attribute_request(store, &requests, i, DS_MODE_CRITICAL_PATH, &visitor);
 		text = g_strdup_printf("0x%016" PRIx64 "%016" PRIx64, r->trace_id_high,
 			r->trace_id_low);
 		ds_table_string(table, text);
 		g_free(text);
-		text = g_strdup_printf("%s: %s", ds_store_string(store, root->service),
-			ds_store_string(store, root->operation));
+		text = g_strdup_printf("%s: %s", ds_strings_get(acc->strings, r->root_service),
+			ds_strings_get(acc->strings, r->root_operation));
 		ds_table_string(table, text);
 		g_free(text);
 		ds_table_uint(table, r->span_count);
 		ds_table_int(table, r->latency);
 		ds_table_bool(table, r->truncated);
 		for (s = 0; s < DS_STATE_COUNT; s++) {
-			ds_table_uint(table, states[s]);
+			ds_table_uint(table, row->states[s]);
 		}
 	}
-	ds_requests_fini(&requests);
 }
 
-static void by_syscall(struct ds_span_store *store, struct ds_table *table)
-{
-	GHashTable *buckets = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, free_bucket);
-	GPtrArray *keys;
-	uint32_t i, k;
-
-	ds_table_init(table, syscall_columns);
-	for (i = 0; i < store->span_count; i++) {
-		const struct ds_span *span = ds_store_span(store, i);
-		const struct ds_syscall_total *calls = ds_store_syscalls(store, span);
-
-		for (k = 0; k < span->syscall_count; k++) {
-			struct bucket *b = bucket_for(buckets, g_strdup_printf("%s\x1f%s\x1f%s",
-				ds_store_string(store, span->service),
-				ds_store_string(store, span->operation),
-				ds_store_string(store, calls[k].name)), i);
-
-			b->name = calls[k].name;
-			b->count += calls[k].count;
-			b->total += (int64_t) calls[k].duration;
-			b->max = MAX(b->max, (int64_t) calls[k].duration);
-		}
-	}
-	keys = sorted_keys(buckets);
-	for (i = 0; i < keys->len; i++) {
-		struct bucket *b = g_hash_table_lookup(buckets, g_ptr_array_index(keys, i));
-		const struct ds_span *span = ds_store_span(store, b->first_span);
-
-		ds_table_string(table, ds_store_string(store, span->service));
-		ds_table_string(table, ds_store_string(store, span->operation));
-		ds_table_string(table, ds_store_string(store, b->name));
-		ds_table_uint(table, b->count);
-		ds_table_int(table, b->total);
-		ds_table_real(table, b->count ? (double) b->total / (double) b->count : 0.0);
-		ds_table_int(table, b->max);
-	}
-	g_ptr_array_free(keys, TRUE);
-	g_hash_table_destroy(buckets);
-}
-
-static void by_thread(struct ds_span_store *store, struct ds_table *table)
-{
-	GHashTable *buckets = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, free_bucket);
-	GPtrArray *keys;
-	uint32_t i;
-
-	ds_table_init(table, thread_columns);
-	for (i = 0; i < store->span_count; i++) {
-		const struct ds_span *span = ds_store_span(store, i);
-		/* Zero-padded so that the key order is the numeric order. */
-		struct bucket *b = bucket_for(buckets, g_strdup_printf("%s\x1f%020" PRId64
-			"\x1f%020" PRId64, ds_store_string(store, span->host),
-			span->pid + INT64_MAX / 2, span->tid + INT64_MAX / 2), i);
-		unsigned int s;
-
-		b->count++;
-		b->total += span->end - span->begin;
-		for (s = 0; s < DS_STATE_COUNT; s++) {
-			b->states[s] += span->states[s];
-		}
-	}
-	keys = sorted_keys(buckets);
-	for (i = 0; i < keys->len; i++) {
-		struct bucket *b = g_hash_table_lookup(buckets, g_ptr_array_index(keys, i));
-		const struct ds_span *span = ds_store_span(store, b->first_span);
-		unsigned int s;
-
-		ds_table_string(table, ds_store_string(store, span->host));
-		ds_table_int(table, span->pid);
-		ds_table_int(table, span->tid);
-		ds_table_uint(table, b->count);
-		ds_table_int(table, b->total);
-		for (s = 0; s < DS_STATE_COUNT; s++) {
-			ds_table_uint(table, b->states[s]);
-		}
-	}
-	g_ptr_array_free(keys, TRUE);
-	g_hash_table_destroy(buckets);
-}
-
-void ds_metrics_build(struct ds_span_store *store, enum ds_metrics_by by,
-		struct ds_table *table)
+static const char *const *columns_of(enum ds_metrics_by by)
 {
 	switch (by) {
-	case DS_METRICS_BY_OPERATION:
-		by_operation(store, table);
-		break;
 	case DS_METRICS_BY_REQUEST:
-		by_request(store, table);
-		break;
+		return request_columns;
 	case DS_METRICS_BY_SYSCALL:
-		by_syscall(store, table);
-		break;
+		return syscall_columns;
 	case DS_METRICS_BY_THREAD:
-		by_thread(store, table);
-		break;
+		return thread_columns;
+	default:
+		return operation_columns;
 	}
+}
+
+void ds_metrics_write(const struct ds_metrics_acc *acc, struct ds_table *table)
+{
+	GPtrArray *buckets;
+	uint32_t i;
+
+	ds_table_init(table, columns_of(acc->by));
+	if (acc->by == DS_METRICS_BY_REQUEST) {
+		write_request_rows(acc, table);
+		return;
+	}
+	buckets = sorted_buckets(acc);
+	for (i = 0; i < buckets->len; i++) {
+		struct bucket *b = g_ptr_array_index(buckets, i);
+
+		if (acc->by == DS_METRICS_BY_OPERATION) {
+			write_operation_row(acc, b, table);
+		} else if (acc->by == DS_METRICS_BY_SYSCALL) {
+			write_syscall_row(acc, b, table);
+		} else {
+			write_thread_row(acc, b, table);
+		}
+	}
+	g_ptr_array_free(buckets, TRUE);
 }

@@ -1,11 +1,16 @@
 /*
- * The tables of sink.deepspan.metrics, built from a span store: per
- * operation, per request (critical-path states, shared with the diff sink),
- * per syscall and per thread.  All durations in nanoseconds.
+ * The tables of sink.deepspan.metrics, accumulated as spans and requests are
+ * handed out by the request stream: per operation, per request
+ * (critical-path states, shared with the diff sink), per syscall and per
+ * thread.  Rows keep integer ids; names are looked up when writing.  All
+ * durations in nanoseconds.
  */
 #ifndef DEEPSPAN_DIFF_METRICS_BUILD_H
 #define DEEPSPAN_DIFF_METRICS_BUILD_H
 
+#include <glib.h>
+
+#include "request-tree.h"
 #include "span-store.h"
 #include "table.h"
 
@@ -18,9 +23,27 @@ enum ds_metrics_by {
 
 extern const char *const ds_metrics_by_names[];
 
+struct ds_metrics_acc {
+	enum ds_metrics_by by;
+	const struct ds_strings *strings;	/* borrowed: names of the ids */
+	GHashTable *buckets;	/* owned: set of owned rows keyed by their ids */
+	GArray *rows;		/* owned (by request): one row per request */
+};
+
+void ds_metrics_acc_init(struct ds_metrics_acc *acc, enum ds_metrics_by by,
+		const struct ds_strings *strings);
+void ds_metrics_acc_fini(struct ds_metrics_acc *acc);
+
+/* ds_span_done_fn (tables by operation, syscall, thread): `data` is the accumulator. */
+void ds_metrics_add_span(void *data, const struct ds_span_store *store,
+		const struct ds_span *span);
+
+/* ds_request_done_fn (table by request): `data` is the accumulator. */
+void ds_metrics_add_request(void *data, const struct ds_span_store *store,
+		const struct ds_requests *requests, uint32_t index);
+
 /* Fills `table` (initialized here; the caller finalizes it). */
-void ds_metrics_build(struct ds_span_store *store, enum ds_metrics_by by,
-		struct ds_table *table);
+void ds_metrics_write(const struct ds_metrics_acc *acc, struct ds_table *table);
 
 /* Nearest-rank percentile `p` (0..100) of sorted `values[0..n)`. */
 int64_t ds_percentile(const int64_t *values, uint32_t n, double p);

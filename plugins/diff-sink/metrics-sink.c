@@ -13,10 +13,12 @@
 #include "params.h"
 #include "progress.h"
 #include "span-reader.h"
-#include "span-store.h"
+#include "request-stream.h"
 #include "table.h"
 
 #define CLASS_NAME "sink.deepspan.metrics"
+/* Cross-host skew tolerated when building request trees (ns). */
+#define SKEW_TOLERANCE_NS 5000
 
 struct metrics_sink {
 	bt_self_component *self_comp;		/* borrowed */
@@ -25,12 +27,14 @@ struct metrics_sink {
 	enum ds_table_format format;
 	char *output;				/* owned; NULL = stdout */
 	FILE *file;				/* owned when `output` is set */
-	struct ds_span_store store;
+	int64_t grace;				/* ns (table by request) */
+	struct ds_request_stream stream;	/* spans not accumulated yet */
+	struct ds_metrics_acc acc;		/* the table's rows */
 	struct ds_span_reader reader;
 	struct ds_progress progress;
 };
 
-static const char *const known_params[] = { "by", "format", "output", NULL };
+static const char *const known_params[] = { "by", "format", "output", "grace", NULL };
 
 static void destroy(struct metrics_sink *sink)
 {
@@ -43,7 +47,8 @@ static void destroy(struct metrics_sink *sink)
 	}
 	g_free(sink->output);
 	ds_span_reader_fini(&sink->reader);
-	ds_span_store_fini(&sink->store);
+	ds_metrics_acc_fini(&sink->acc);
+	ds_request_stream_fini(&sink->stream);
 	g_free(sink);
 }
 
@@ -56,7 +61,8 @@ static bool read_params(struct metrics_sink *sink, const bt_value *map)
 	if (ds_params_check_names(&params, known_params) ||
 			ds_params_get_choice(&params, "by", ds_metrics_by_names, 0, &by) ||
 			ds_params_get_choice(&params, "format", ds_table_format_names, 0, &format) ||
-			ds_params_get_string(&params, "output", "-", &output)) {
+			ds_params_get_string(&params, "output", "-", &output) ||
+			ds_params_get_duration(&params, "grace", 1000000000, &sink->grace)) {
 		return false;
 	}
 	sink->by = (enum ds_metrics_by) by;
@@ -90,16 +96,26 @@ bt_component_class_initialize_method_status ds_metrics_sink_initialize(
 
 	(void) configuration;
 	(void) init_data;
+	struct ds_request_stream_config stream_config = {
+		.skew_tolerance = SKEW_TOLERANCE_NS,
+		.on_request = ds_metrics_add_request,
+		.on_span = ds_metrics_add_span,
+	};
+
 	sink->self_comp = bt_self_component_sink_as_self_component(self_sink);
-	ds_span_store_init(&sink->store);
 	ds_progress_init(&sink->progress, CLASS_NAME);
 	if (!read_params(sink, params)) {
 		ds_span_reader_init(&sink->reader, sink->self_comp, CLASS_NAME, false);
 		goto error;
 	}
-	/* Only the request table (critical path) needs the state timelines. */
+	/* Only the request table (critical path) needs the state timelines and trees. */
 	ds_span_reader_init(&sink->reader, sink->self_comp, CLASS_NAME,
 		sink->by == DS_METRICS_BY_REQUEST);
+	stream_config.grace = sink->grace;
+	stream_config.build_requests = sink->by == DS_METRICS_BY_REQUEST;
+	stream_config.data = &sink->acc;
+	ds_request_stream_init(&sink->stream, &stream_config);
+	ds_metrics_acc_init(&sink->acc, sink->by, &sink->stream.strings);
 	if (bt_self_component_sink_add_input_port(self_sink, "in", NULL, NULL) !=
 			BT_SELF_COMPONENT_ADD_PORT_STATUS_OK) {
 		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(sink->self_comp,
@@ -145,7 +161,8 @@ static bt_component_class_sink_consume_method_status write_table(
 	bool ok;
 
 	ds_progress_stage(&sink->progress, "writing the table");
-	ds_metrics_build(&sink->store, sink->by, &table);
+	ds_request_stream_finish(&sink->stream);
+	ds_metrics_write(&sink->acc, &table);
 	ds_table_write(&table, file, sink->format, ds_metrics_by_names[sink->by]);
 	ds_table_fini(&table);
 	ok = fflush(file) == 0 && !ferror(file);
@@ -189,8 +206,9 @@ bt_component_class_sink_consume_method_status ds_metrics_sink_consume(
 		return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_ERROR;
 	}
 	if (!ds_span_reader_read_batch(&sink->reader, messages, count, 0,
-			&sink->store, &sink->progress)) {
+			&sink->stream, &sink->progress)) {
 		status = BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_ERROR;
 	}
+	ds_request_stream_maybe_flush(&sink->stream);
 	return status;
 }

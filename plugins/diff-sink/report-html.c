@@ -60,6 +60,11 @@ static void write_groups(FILE *file, const struct ds_report *r)
 			r->facts->truncated_requests);
 	}
 	fputs("</p>\n", file);
+	if (r->facts->late_spans) {
+		fprintf(file, "<p class=\"warn\">%" PRIu64 " spans arrived after their request was "
+			"complete and were left out: raise parameter <code>grace</code>.</p>\n",
+			r->facts->late_spans);
+	}
 	if (r->facts->skewed_children) {
 		char worst[32];
 
@@ -83,7 +88,7 @@ static void write_histogram(FILE *file, const struct ds_report *r)
 
 	for (g = 0; g < 2; g++) {
 		for (i = 0; i < r->selection->members[g]->len; i++) {
-			int64_t v = ds_request_at(r->requests,
+			int64_t v = ds_record_at(r->records,
 				g_array_index(r->selection->members[g], uint32_t, i))->latency;
 
 			lo = MIN(lo, v);
@@ -95,7 +100,7 @@ static void write_histogram(FILE *file, const struct ds_report *r)
 	}
 	for (g = 0; g < 2; g++) {
 		for (i = 0; i < r->selection->members[g]->len; i++) {
-			int64_t v = ds_request_at(r->requests,
+			int64_t v = ds_record_at(r->records,
 				g_array_index(r->selection->members[g], uint32_t, i))->latency;
 
 			b = hi > lo ? (unsigned int) ((double) (v - lo) / (double) (hi - lo) *
@@ -243,6 +248,24 @@ static void write_graph(FILE *file, const struct ds_report *r, enum ds_flamegrap
 	fputs("</div>\n", file);
 }
 
+/* Reads the spans of record `index` back from the spill and draws them. */
+static void write_spilled_waterfall(FILE *file, const struct ds_report *r,
+		uint32_t index, const char *title)
+{
+	struct ds_span_store store;
+	struct ds_requests requests;
+
+	ds_span_store_init_shared(&store, r->strings);
+	if (ds_spill_read_spans(r->spill, ds_record_at(r->records, index), &store)) {
+		ds_requests_build(&requests, &store, INT64_MAX);
+		if (requests.requests->len > 0) {
+			ds_write_waterfall_svg(file, &store, &requests, 0, title);
+		}
+		ds_requests_fini(&requests);
+	}
+	ds_span_store_fini(&store);
+}
+
 static void write_waterfalls(FILE *file, const struct ds_report *r)
 {
 	const GArray *a = r->selection->members[DS_GROUP_A];
@@ -258,15 +281,15 @@ static void write_waterfalls(FILE *file, const struct ds_report *r)
 	}
 	fputs("</div>\n", file);
 	for (shown = 0; shown < r->waterfalls && shown < b->len; shown++) {
-		uint32_t request = g_array_index(b, uint32_t, b->len - 1 - shown);
 		char *title = g_strdup_printf("Slowest B request #%u", shown + 1);
 
-		ds_write_waterfall_svg(file, r->store, r->requests, request, title);
+		write_spilled_waterfall(file, r, g_array_index(b, uint32_t, b->len - 1 - shown),
+			title);
 		g_free(title);
 	}
 	if (a->len > 0) {
-		ds_write_waterfall_svg(file, r->store, r->requests,
-			g_array_index(a, uint32_t, a->len / 2), "Typical A request (median of A)");
+		write_spilled_waterfall(file, r, g_array_index(a, uint32_t, a->len / 2),
+			"Typical A request (median of A)");
 	}
 }
 

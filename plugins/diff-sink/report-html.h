@@ -12,11 +12,13 @@
 #include "aggregate.h"
 #include "explain.h"
 #include "groups.h"
+#include "request-spill.h"
 #include "request-tree.h"
 
 struct ds_report {
-	const struct ds_span_store *store;
-	const struct ds_requests *requests;
+	struct ds_strings *strings;		/* interned ids of the records and spills */
+	const GArray *records;			/* struct ds_request_record */
+	struct ds_spill *spill;			/* the spans of the waterfalls */
 	const struct ds_aggregate *agg;
 	const struct ds_explanation *explanation;
 	const struct ds_selection *selection;

@@ -143,6 +143,11 @@ static void link_trace(struct ds_requests *requests, struct ds_span_store *store
 
 		span->parent = parent == order[i] ? DS_NO_SPAN : parent;
 		span->child_count = 0;
+	}
+	/* Counted once every parent is reset: a child may begin before its parent (skew). */
+	for (i = 0; i < count; i++) {
+		const struct ds_span *span = ds_store_span(store, order[i]);
+
 		if (span->parent != DS_NO_SPAN) {
 			ds_store_span(store, span->parent)->child_count++;
 		}
@@ -253,10 +258,11 @@ end:
 	g_array_free(self, TRUE);
 }
 
-void ds_requests_build(struct ds_requests *requests,
-		struct ds_span_store *store, int64_t skew_tolerance)
+void ds_requests_build_from(struct ds_requests *requests,
+		struct ds_span_store *store, const uint32_t *indices, uint32_t n,
+		int64_t skew_tolerance)
 {
-	uint32_t n = store->span_count, i, first;
+	uint32_t i, first;
 	uint32_t *order = g_new(uint32_t, n ? n : 1);
 	GHashTable *by_id = g_hash_table_new(g_direct_hash, g_direct_equal);
 	GArray *stack = g_array_new(FALSE, FALSE, sizeof(uint32_t));
@@ -267,8 +273,8 @@ void ds_requests_build(struct ds_requests *requests,
 	requests->children = g_array_sized_new(FALSE, TRUE, sizeof(uint32_t), n);
 	requests->worst_skew_span = DS_NO_SPAN;
 	for (i = 0; i < n; i++) {
-		order[i] = i;
-		ds_store_span(store, i)->request = DS_NO_SPAN;
+		order[i] = indices ? indices[i] : i;
+		ds_store_span(store, order[i])->request = DS_NO_SPAN;
 	}
 	g_qsort_with_data(order, n, sizeof(uint32_t), compare_by_trace, store);
 	for (first = 0; first < n; ) {
@@ -293,6 +299,12 @@ void ds_requests_build(struct ds_requests *requests,
 	g_array_free(stack, TRUE);
 	g_hash_table_destroy(by_id);
 	g_free(order);
+}
+
+void ds_requests_build(struct ds_requests *requests,
+		struct ds_span_store *store, int64_t skew_tolerance)
+{
+	ds_requests_build_from(requests, store, NULL, store->span_count, skew_tolerance);
 }
 
 void ds_requests_fini(struct ds_requests *requests)

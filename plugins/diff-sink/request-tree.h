@@ -43,6 +43,10 @@ struct ds_requests {
 /* Builds the trees of every span in `store`; `skew_tolerance` in ns. */
 void ds_requests_build(struct ds_requests *requests,
 		struct ds_span_store *store, int64_t skew_tolerance);
+/* Builds the trees of the `n` spans `indices` (NULL: spans 0 .. n-1). */
+void ds_requests_build_from(struct ds_requests *requests,
+		struct ds_span_store *store, const uint32_t *indices, uint32_t n,
+		int64_t skew_tolerance);
 void ds_requests_fini(struct ds_requests *requests);
 
 static inline const struct ds_request *ds_request_at(

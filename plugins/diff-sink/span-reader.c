@@ -393,7 +393,7 @@ static void read_syscalls(const struct ds_span_layout *layout,
 	for (i = 0; i < n; i++) {
 		const bt_field *e = bt_field_array_borrow_element_field_by_index_const(array, i);
 
-		out[i].name = ds_strings_intern(&store->strings, bt_field_string_get_value(
+		out[i].name = ds_strings_intern(store->strings, bt_field_string_get_value(
 			member_at(e, el->index[SC_NAME])));
 		out[i].count = read_uint(member_at(e, el->index[SC_COUNT]),
 			el->is_signed[SC_COUNT]);
@@ -419,14 +419,14 @@ static uint32_t blocked_detail(struct ds_span_store *store, GString *scratch,
 {
 	if (!previous || previous->state != DS_STATE_SYSCALL ||
 			previous->detail == 0 || strstr(detail, "\xe2\x86\x90")) {
-		return ds_strings_intern(&store->strings, detail);
+		return ds_strings_intern(store->strings, detail);
 	}
 	g_string_assign(scratch, ds_store_string(store, previous->detail));
 	if (*detail) {
 		g_string_append(scratch, " \xe2\x86\x90 ");
 		g_string_append(scratch, detail);
 	}
-	return ds_strings_intern(&store->strings, scratch->str);
+	return ds_strings_intern(store->strings, scratch->str);
 }
 
 /*
@@ -443,7 +443,7 @@ static uint32_t intern_recent(struct ds_span_store *store, uint32_t *recent,
 			strcmp(detail, ds_store_string(store, recent[state])) == 0) {
 		return recent[state];
 	}
-	recent[state] = ds_strings_intern(&store->strings, detail);
+	recent[state] = ds_strings_intern(store->strings, detail);
 	return recent[state];
 }
 
@@ -545,7 +545,7 @@ enum ds_span_read_status ds_span_reader_read(struct ds_span_reader *reader,
 	payload = bt_event_borrow_payload_field_const(event);
 #define UINT_OF(m) read_uint(member_at(payload, layout->index[m]), layout->is_signed[m])
 #define INT_OF(m) read_int(member_at(payload, layout->index[m]), layout->is_signed[m])
-#define STRING_OF(m) ds_strings_intern(&store->strings, \
+#define STRING_OF(m) ds_strings_intern(store->strings, \
 		bt_field_string_get_value(member_at(payload, layout->index[m])))
 	span.trace_id_high = UINT_OF(M_TRACE_HIGH);
 	span.trace_id_low = UINT_OF(M_TRACE_LOW);
@@ -595,7 +595,7 @@ enum ds_span_read_status ds_span_reader_read(struct ds_span_reader *reader,
 
 bool ds_span_reader_read_batch(struct ds_span_reader *reader,
 		bt_message_array_const messages, uint64_t count, uint32_t input,
-		struct ds_span_store *store, struct ds_progress *progress)
+		struct ds_request_stream *stream, struct ds_progress *progress)
 {
 	bool ok = true;
 	uint64_t i;
@@ -605,9 +605,13 @@ bool ds_span_reader_read_batch(struct ds_span_reader *reader,
 
 		if (ok && bt_message_get_type(message) == BT_MESSAGE_TYPE_EVENT) {
 			enum ds_span_read_status read = ds_span_reader_read(reader,
-				bt_message_event_borrow_event_const(message), input, store);
+				bt_message_event_borrow_event_const(message), input,
+				&stream->store);
 
 			ok = read != DS_SPAN_READ_ERROR;
+			if (read == DS_SPAN_READ_OK) {
+				ds_request_stream_note(stream, input);
+			}
 			ds_progress_event(progress, read == DS_SPAN_READ_OK);
 		}
 		bt_message_put_ref(message);

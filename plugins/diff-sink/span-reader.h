@@ -13,6 +13,7 @@
 #include <glib.h>
 
 #include "progress.h"
+#include "request-stream.h"
 #include "span-store.h"
 
 enum ds_span_read_status {
@@ -52,12 +53,12 @@ enum ds_span_read_status ds_span_reader_read(struct ds_span_reader *reader,
 
 /*
  * Reads the spans of a batch of `count` messages from input port `input`
- * into `store`, counting events in `progress`, and puts every message's
+ * into `stream` (each noted), counting events in `progress`, and puts every message's
  * reference (the batch is consumed).  After a read error the remaining
  * messages are only released.  Returns false after an error (cause appended).
  */
 bool ds_span_reader_read_batch(struct ds_span_reader *reader,
 		bt_message_array_const messages, uint64_t count, uint32_t input,
-		struct ds_span_store *store, struct ds_progress *progress);
+		struct ds_request_stream *stream, struct ds_progress *progress);
 
 #endif /* DEEPSPAN_DIFF_SPAN_READER_H */

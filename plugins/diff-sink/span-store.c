@@ -172,13 +172,23 @@ void *ds_arena_alloc(struct ds_arena *arena, size_t count)
 	return run;
 }
 
-void ds_span_store_init(struct ds_span_store *store)
+void ds_span_store_init_shared(struct ds_span_store *store, struct ds_strings *strings)
 {
 	store->span_chunks = g_ptr_array_new_with_free_func(free);
 	store->span_count = 0;
 	ds_arena_init(&store->segments, sizeof(struct ds_segment));
 	ds_arena_init(&store->syscalls, sizeof(struct ds_syscall_total));
-	ds_strings_init(&store->strings);
+	store->strings = strings;
+	store->owns_strings = false;
+}
+
+void ds_span_store_init(struct ds_span_store *store)
+{
+	struct ds_strings *strings = g_new0(struct ds_strings, 1);
+
+	ds_strings_init(strings);
+	ds_span_store_init_shared(store, strings);
+	store->owns_strings = true;
 }
 
 void ds_span_store_fini(struct ds_span_store *store)
@@ -190,18 +200,49 @@ void ds_span_store_fini(struct ds_span_store *store)
 	store->span_count = 0;
 	ds_arena_fini(&store->segments);
 	ds_arena_fini(&store->syscalls);
-	ds_strings_fini(&store->strings);
+	if (store->owns_strings && store->strings) {
+		ds_strings_fini(store->strings);
+		g_free(store->strings);
+	}
+	store->strings = NULL;
 }
 
 uint32_t ds_store_append_span(struct ds_span_store *store, const struct ds_span *span)
 {
 	uint32_t index = store->span_count;
 
-	if ((index & (DS_SPAN_CHUNK - 1)) == 0) {
+	if ((index >> DS_SPAN_CHUNK_SHIFT) >= store->span_chunks->len) {
 		g_ptr_array_add(store->span_chunks,
 			alloc_block((size_t) DS_SPAN_CHUNK * sizeof(struct ds_span)));
 	}
 	*ds_store_span(store, index) = *span;
 	store->span_count++;
 	return index;
+}
+
+uint32_t ds_store_copy_span(struct ds_span_store *store, const struct ds_span *span)
+{
+	struct ds_span copy = *span;
+	struct ds_segment *segments = ds_arena_alloc(&store->segments, span->segment_count);
+	struct ds_syscall_total *syscalls = ds_arena_alloc(&store->syscalls,
+		span->syscall_count);
+
+	if (span->segment_count) {
+		memcpy(segments, span->segments,
+			span->segment_count * sizeof(struct ds_segment));
+	}
+	if (span->syscall_count) {
+		memcpy(syscalls, span->syscalls,
+			span->syscall_count * sizeof(struct ds_syscall_total));
+	}
+	copy.segments = segments;
+	copy.syscalls = syscalls;
+	return ds_store_append_span(store, &copy);
+}
+
+void ds_store_drop_last_span(struct ds_span_store *store)
+{
+	if (store->span_count > 0) {
+		store->span_count--;
+	}
 }

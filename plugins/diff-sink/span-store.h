@@ -99,7 +99,8 @@ struct ds_span_store {
 	uint32_t span_count;
 	struct ds_arena segments;	/* struct ds_segment runs, one per span */
 	struct ds_arena syscalls;	/* struct ds_syscall_total runs, one per span */
-	struct ds_strings strings;
+	struct ds_strings *strings;	/* owned when `owns_strings`, else borrowed */
+	bool owns_strings;
 };
 
 void ds_strings_init(struct ds_strings *strings);
@@ -114,10 +115,20 @@ void ds_arena_fini(struct ds_arena *arena);
 /* `count` contiguous uninitialized elements (NULL when count is 0). */
 void *ds_arena_alloc(struct ds_arena *arena, size_t count);
 
+/* A store with its own strings. */
 void ds_span_store_init(struct ds_span_store *store);
+/* A store interning into `strings` (borrowed: must outlive the store). */
+void ds_span_store_init_shared(struct ds_span_store *store, struct ds_strings *strings);
 void ds_span_store_fini(struct ds_span_store *store);
 /* Appends a copy of `span`; returns its index. */
 uint32_t ds_store_append_span(struct ds_span_store *store, const struct ds_span *span);
+/*
+ * Appends a copy of `span` with copies of its segments and syscall totals
+ * (in `store`'s arenas); the two stores share their strings.  Returns its index.
+ */
+uint32_t ds_store_copy_span(struct ds_span_store *store, const struct ds_span *span);
+/* Forgets the last appended span (its segment runs stay allocated). */
+void ds_store_drop_last_span(struct ds_span_store *store);
 
 static inline struct ds_span *ds_store_span(const struct ds_span_store *store,
 		uint32_t index)
@@ -143,7 +154,7 @@ static inline const struct ds_syscall_total *ds_store_syscalls(
 static inline const char *ds_store_string(const struct ds_span_store *store,
 		uint32_t id)
 {
-	return ds_strings_get(&store->strings, id);
+	return ds_strings_get(store->strings, id);
 }
 
 /* Packs `wide` (clipped to [span_begin, span_end]) into `out`. */

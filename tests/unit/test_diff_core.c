@@ -11,11 +11,14 @@
 #include <stdlib.h>
 
 #include "aggregate.h"
+#include "attribution-record.h"
 #include "attribution.h"
 #include "colour.h"
 #include "explain.h"
 #include "groups.h"
 #include "metrics-build.h"
+#include "request-record.h"
+#include "request-stream.h"
 #include "request-tree.h"
 #include "span-store.h"
 
@@ -36,9 +39,9 @@ static uint32_t add_span(uint64_t trace, uint64_t id, uint64_t parent, const cha
 	span.trace_id_low = trace;
 	span.span_id = id;
 	span.parent_span_id = parent;
-	span.service = ds_strings_intern(&store.strings, service);
-	span.operation = ds_strings_intern(&store.strings, "op");
-	span.host = ds_strings_intern(&store.strings, host);
+	span.service = ds_strings_intern(store.strings, service);
+	span.operation = ds_strings_intern(store.strings, "op");
+	span.host = ds_strings_intern(store.strings, host);
 	span.begin = begin;
 	span.end = end;
 	span.states[DS_STATE_USER] = (uint64_t) (end - begin);
@@ -55,7 +58,7 @@ static void add_segment(int64_t begin, int64_t end, unsigned int state, const ch
 	struct ds_wide_segment segment = {
 		.begin = begin,
 		.end = end,
-		.detail = ds_strings_intern(&store.strings, detail),
+		.detail = ds_strings_intern(store.strings, detail),
 		.state = (uint8_t) state,
 	};
 
@@ -97,9 +100,9 @@ static void aggregate_all(struct ds_requests *requests, struct ds_aggregate *agg
 	uint32_t i;
 
 	ds_requests_build(requests, &store, 5000);
-	ds_aggregate_init(agg, &store, mode);
+	ds_aggregate_init(agg, store.strings, mode);
 	for (i = 0; i < requests->requests->len; i++) {
-		ds_aggregate_add(agg, requests, i, DS_GROUP_A);
+		ds_aggregate_add(agg, &store, requests, i, DS_GROUP_A);
 	}
 	ds_aggregate_finish(agg);
 }
@@ -318,9 +321,9 @@ static void test_diff_vectors(void)
 	add_span(4, 2, 1, "Y", "h", 0, 25);
 	add_span(4, 3, 1, "Z", "h", 25, 28);
 	ds_requests_build(&r, &store, 5000);
-	ds_aggregate_init(&agg, &store, DS_MODE_CRITICAL_PATH);
+	ds_aggregate_init(&agg, store.strings, DS_MODE_CRITICAL_PATH);
 	for (i = 0; i < r.requests->len; i++) {
-		ds_aggregate_add(&agg, &r, i, ds_request_at(&r, i)->trace_id_low == 4 ?
+		ds_aggregate_add(&agg, &store, &r, i, ds_request_at(&r, i)->trace_id_low == 4 ?
 			DS_GROUP_B : DS_GROUP_A);
 	}
 	ds_aggregate_finish(&agg);
@@ -401,6 +404,7 @@ static void test_groups_default(void)
 	for (t = 0; t < G_N_ELEMENTS(sizes); t++) {
 		struct ds_requests r;
 		struct ds_selection sel;
+		GArray *records = g_array_new(FALSE, FALSE, sizeof(struct ds_request_record));
 		char what[64];
 
 		reset_store();
@@ -408,18 +412,25 @@ static void test_groups_default(void)
 			add_span(i + 1, 1, 0, "root", "h", 0, 1000 + (int64_t) (i * 7919 % sizes[t]));
 		}
 		ds_requests_build(&r, &store, 5000);
-		ds_select_groups(&store, &r, &none, &none, false, &sel);
+		for (i = 0; i < r.requests->len; i++) {
+			struct ds_request_record record;
+
+			ds_request_record_make(&store, &r, i, &record);
+			g_array_append_val(records, record);
+		}
+		ds_select_groups(store.strings, records, 0, &none, &none, false, &sel);
 		snprintf(what, sizeof(what), "default groups of %u: A at or under the median", sizes[t]);
 		UNIT_EQ_INT(sel.members[0]->len, expect_a[t], what);
 		snprintf(what, sizeof(what), "default groups of %u: B slowest 1%%, at least one", sizes[t]);
 		UNIT_EQ_INT(sel.members[1]->len, expect_b[t], what);
 		if (sel.members[1]->len) {
-			UNIT_EQ_INT(ds_request_at(&r, g_array_index(sel.members[1], uint32_t,
+			UNIT_EQ_INT(ds_record_at(records, g_array_index(sel.members[1], uint32_t,
 				sel.members[1]->len - 1))->latency, 1000 + sizes[t] - 1,
 				"default groups: B holds the slowest");
 		}
 		ds_selection_fini(&sel);
 		ds_requests_fini(&r);
+		g_array_free(records, TRUE);
 	}
 }
 
@@ -524,6 +535,206 @@ static void test_segment_packing(void)
 		"packed: offsets saturate at 48 bits");
 }
 
+/* Children listed by index: "<child ids in list order>". */
+static void children_of(const struct ds_requests *r, uint32_t span_index, GString *out)
+{
+	const struct ds_span *span = ds_store_span(&store, span_index);
+	uint32_t c;
+
+	g_string_truncate(out, 0);
+	for (c = 0; c < span->child_count; c++) {
+		g_string_append_printf(out, "%" PRIu64 " ",
+			ds_store_span(&store, ds_span_children(r, span)[c])->span_id);
+	}
+}
+
+/*
+ * A child on a skewed host begins before its parent: the parent's children
+ * must still be counted (they were once reset after the child counted
+ * itself, and the child overwrote a sibling's list).
+ */
+static void test_skew_order_tree(void)
+{
+	struct ds_requests r;
+	GString *text = g_string_new(NULL);
+	uint32_t root, a, c;
+
+	reset_store();
+	root = add_span(1, 1, 0, "root", "h1", 0, 100);
+	a = add_span(1, 2, 1, "a", "h1", 10, 50);
+	add_span(1, 3, 2, "b", "h2", -30, 40);
+	c = add_span(1, 4, 1, "c", "h1", 60, 90);
+	add_span(1, 5, 4, "d", "h1", 65, 80);
+	add_span(1, 6, 4, "e", "h2", -40, 85);
+	ds_requests_build(&r, &store, 5000);
+	children_of(&r, root, text);
+	UNIT_EQ_STR(text->str, "4 2 ", "skew order: root's children, latest end first");
+	children_of(&r, a, text);
+	UNIT_EQ_STR(text->str, "3 ", "skew order: a child beginning before its parent is listed");
+	children_of(&r, c, text);
+	UNIT_EQ_STR(text->str, "6 5 ", "skew order: siblings' lists are not overwritten");
+	ds_requests_fini(&r);
+	g_string_free(text, TRUE);
+}
+
+/* The aggregate of recorded attributions equals the aggregate of the trees. */
+static void test_record_replay(void)
+{
+	static const char *const modes[] = { "critical-path", "inclusive", "self" };
+	unsigned int m;
+
+	reset_store();
+	add_span(1, 1, 0, "root", "h", 0, 100);
+	add_segment(0, 30, DS_STATE_USER, "");
+	add_segment(30, 60, DS_STATE_BLOCKED, "futex");
+	add_segment(60, 100, DS_STATE_WAIT_CPU, "");
+	add_span(1, 2, 1, "db", "h", 10, 40);
+	add_span(1, 3, 2, "disk", "h", 15, 35);
+	add_span(1, 4, 1, "async", "h", 50, 140);
+	add_span(2, 1, 0, "root", "h", 0, 80);
+	add_span(2, 2, 1, "db", "h", 5, 70);
+	add_segment(5, 70, DS_STATE_SYSCALL, "read");
+	for (m = 0; m < G_N_ELEMENTS(modes); m++) {
+		struct ds_requests r;
+		struct ds_aggregate direct, replayed;
+		GArray *entries = g_array_new(FALSE, FALSE, sizeof(struct ds_attribution_entry));
+		bool same = true;
+		uint32_t i;
+		char what[80];
+
+		ds_requests_build(&r, &store, 5000);
+		ds_aggregate_init(&direct, store.strings, (enum ds_mode) m);
+		ds_aggregate_init(&replayed, store.strings, (enum ds_mode) m);
+		for (i = 0; i < r.requests->len; i++) {
+			enum ds_group g = i ? DS_GROUP_B : DS_GROUP_A;
+
+			ds_aggregate_add(&direct, &store, &r, i, g);
+			g_array_set_size(entries, 0);
+			ds_attribution_record(&store, &r, i, (enum ds_mode) m, entries);
+			ds_aggregate_add_recorded(&replayed,
+				(const struct ds_attribution_entry *) (void *) entries->data,
+				entries->len, ds_request_at(&r, i)->latency, g);
+		}
+		ds_aggregate_finish(&direct);
+		ds_aggregate_finish(&replayed);
+		same = direct.frames->len == replayed.frames->len;
+		for (i = 0; same && i < direct.frames->len; i++) {
+			const struct ds_frame *x = ds_frame_at(&direct, i), *y = ds_frame_at(&replayed, i);
+
+			same = x->parent == y->parent && x->kind == y->kind &&
+				strcmp(ds_frame_label(&direct, x), ds_frame_label(&replayed, y)) == 0 &&
+				memcmp(x->sum, y->sum, sizeof(x->sum)) == 0 &&
+				memcmp(x->count, y->count, sizeof(x->count)) == 0 &&
+				memcmp(x->state_sum, y->state_sum, sizeof(x->state_sum)) == 0;
+		}
+		snprintf(what, sizeof(what), "record/replay %s: %u frames, identical", modes[m],
+			direct.frames->len);
+		UNIT_CHECK(same && direct.frames->len > 3, what);
+		ds_aggregate_fini(&direct);
+		ds_aggregate_fini(&replayed);
+		ds_requests_fini(&r);
+		g_array_free(entries, TRUE);
+	}
+}
+
+struct handed {
+	GArray *latencies;	/* int64_t per request handed out */
+	GArray *spans;		/* uint32_t span count per request */
+};
+
+static void collect(void *data, const struct ds_span_store *s,
+		const struct ds_requests *requests, uint32_t index)
+{
+	struct handed *h = data;
+	const struct ds_request *request = ds_request_at(requests, index);
+
+	(void) s;
+	g_array_append_val(h->latencies, request->latency);
+	g_array_append_val(h->spans, request->span_count);
+}
+
+static void stream_add(struct ds_request_stream *stream, uint64_t trace, uint64_t id,
+		uint64_t parent, int64_t begin, int64_t end)
+{
+	struct ds_span span = { 0 };
+
+	span.trace_id_low = trace;
+	span.span_id = id;
+	span.parent_span_id = parent;
+	span.service = ds_strings_intern(&stream->strings, "s");
+	span.begin = begin;
+	span.end = end;
+	span.parent = DS_NO_SPAN;
+	span.request = DS_NO_SPAN;
+	ds_store_append_span(&stream->store, &span);
+	ds_request_stream_note(stream, 0);
+}
+
+static void test_stream_completion(void)
+{
+	struct handed h = {
+		g_array_new(FALSE, FALSE, sizeof(int64_t)),
+		g_array_new(FALSE, FALSE, sizeof(uint32_t)),
+	};
+	const struct ds_request_stream_config config = {
+		.grace = 100, .skew_tolerance = 5000, .build_requests = true,
+		.on_request = collect, .data = &h,
+	};
+	struct ds_request_stream stream;
+
+	ds_request_stream_init(&stream, &config);
+	stream_add(&stream, 1, 2, 1, 10, 20);
+	stream_add(&stream, 1, 1, 0, 0, 30);
+	stream_add(&stream, 2, 1, 0, 25, 40);
+	stream_add(&stream, 3, 1, 0, 200, 300);
+	stream.flush_at = 1;
+	ds_request_stream_maybe_flush(&stream);
+	UNIT_EQ_INT(h.latencies->len, 2, "stream: two requests complete after the grace");
+	UNIT_EQ_INT(g_array_index(h.latencies, int64_t, 0), 30, "stream: first request's latency");
+	UNIT_EQ_INT(g_array_index(h.spans, uint32_t, 0), 2, "stream: first request's two spans");
+	UNIT_EQ_INT(stream.store.span_count, 1, "stream: only the open request's span is held");
+	stream_add(&stream, 1, 3, 1, 5, 350);
+	UNIT_EQ_INT(stream.late_spans, 1, "stream: a span of a complete request is late");
+	UNIT_EQ_INT(stream.store.span_count, 1, "stream: the late span is not kept");
+	stream_add(&stream, 3, 2, 1, 250, 290);
+	ds_request_stream_finish(&stream);
+	UNIT_EQ_INT(h.latencies->len, 3, "stream: the end completes every request");
+	UNIT_EQ_INT(g_array_index(h.spans, uint32_t, 2), 2,
+		"stream: a carried request keeps its spans across batches");
+	UNIT_EQ_INT(stream.requests, 3, "stream: requests counted");
+	UNIT_EQ_INT(stream.spans, 5, "stream: spans handed out (the late one left out)");
+	ds_request_stream_fini(&stream);
+	g_array_set_size(h.latencies, 0);
+	g_array_set_size(h.spans, 0);
+
+	/* Many requests: memory holds a batch, not the trace. */
+	{
+		const struct ds_request_stream_config flat = {
+			.grace = 0, .skew_tolerance = 5000, .build_requests = true,
+			.on_request = collect, .data = &h,
+		};
+		uint32_t i;
+		bool all_one = true;
+
+		ds_request_stream_init(&stream, &flat);
+		for (i = 0; i < 100000; i++) {
+			stream_add(&stream, i + 1, 1, 0, (int64_t) i * 10, (int64_t) i * 10 + 5);
+			ds_request_stream_maybe_flush(&stream);
+		}
+		ds_request_stream_finish(&stream);
+		for (i = 0; i < h.spans->len; i++) {
+			all_one = all_one && g_array_index(h.spans, uint32_t, i) == 1;
+		}
+		UNIT_EQ_INT(h.latencies->len, 100000, "stream: 100000 requests handed out");
+		UNIT_CHECK(all_one, "stream: each with its span");
+		UNIT_CHECK(stream.peak_spans < 40000, "stream: at most one batch of spans held");
+		UNIT_CHECK(stream.batches >= 3, "stream: several batches");
+		ds_request_stream_fini(&stream);
+	}
+	g_array_free(h.latencies, TRUE);
+	g_array_free(h.spans, TRUE);
+}
+
 int main(void)
 {
 	ds_span_store_init(&store);
@@ -536,6 +747,9 @@ int main(void)
 	test_segments();
 	test_proportional();
 	test_tree_building();
+	test_skew_order_tree();
+	test_record_replay();
+	test_stream_completion();
 	test_diff_vectors();
 	test_colours();
 	test_groups_default();

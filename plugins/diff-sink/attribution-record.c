@@ -1,0 +1,89 @@
+#include "attribution-record.h"
+
+struct recorder {
+	GArray *out;		/* borrowed */
+	uint32_t handles;	/* enter calls so far */
+};
+
+static void append(struct recorder *r, enum ds_attribution_call call, uint32_t handle,
+		uint32_t label, int64_t width)
+{
+	struct ds_attribution_entry entry = {
+		.call_handle = (uint32_t) call << DS_CALL_SHIFT | (handle & DS_CALL_HANDLE_MASK),
+		.label = label,
+		.width = width,
+	};
+
+	g_array_append_val(r->out, entry);
+}
+
+static uint32_t record_enter(void *data, uint32_t parent_handle, const struct ds_span *span)
+{
+	struct recorder *r = data;
+
+	append(r, DS_CALL_ENTER, parent_handle, span->service, span->operation);
+	return ++r->handles;
+}
+
+static void record_value(void *data, uint32_t handle, int64_t width)
+{
+	append(data, DS_CALL_VALUE, handle, 0, width);
+}
+
+static void record_leaf(void *data, uint32_t handle, unsigned int state, uint32_t detail,
+		int64_t width)
+{
+	append(data, DS_CALL_LEAF, handle, (uint32_t) state << DS_LEAF_STATE_SHIFT | detail,
+		width);
+}
+
+void ds_attribution_record(const struct ds_span_store *store,
+		const struct ds_requests *requests, uint32_t request_index,
+		enum ds_mode mode, GArray *out)
+{
+	struct recorder recorder = { .out = out, .handles = 0 };
+	const struct ds_visitor visitor = {
+		.enter = record_enter,
+		.value = record_value,
+		.leaf = record_leaf,
+		.data = &recorder,
+	};
+
+	ds_attribute_request(store, requests, request_index, mode, &visitor);
+}
+
+void ds_attribution_replay(const struct ds_attribution_entry *entries, size_t count,
+		const struct ds_visitor *visitor, GArray *frames)
+{
+	uint32_t top = 0;
+	size_t i;
+
+	/* Local handle -> the visitor's handle; the top is 0 on both sides. */
+	g_array_set_size(frames, 0);
+	g_array_append_val(frames, top);
+	for (i = 0; i < count; i++) {
+		const struct ds_attribution_entry *e = &entries[i];
+		uint32_t local = e->call_handle & DS_CALL_HANDLE_MASK;
+		uint32_t handle = local < frames->len ?
+			g_array_index(frames, uint32_t, local) : 0;
+		struct ds_span span = { 0 };
+
+		switch (e->call_handle >> DS_CALL_SHIFT) {
+		case DS_CALL_ENTER:
+			span.service = e->label;
+			span.operation = (uint32_t) e->width;
+			handle = visitor->enter(visitor->data, handle, &span);
+			g_array_append_val(frames, handle);
+			break;
+		case DS_CALL_VALUE:
+			visitor->value(visitor->data, handle, e->width);
+			break;
+		case DS_CALL_LEAF:
+			visitor->leaf(visitor->data, handle, e->label >> DS_LEAF_STATE_SHIFT,
+				e->label & ((UINT32_C(1) << DS_LEAF_STATE_SHIFT) - 1), e->width);
+			break;
+		default:
+			break;
+		}
+	}
+}

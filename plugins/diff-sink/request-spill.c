@@ -1,0 +1,168 @@
+#include "request-spill.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <glib/gstdio.h>
+
+#include "attribution-record.h"
+
+/* Buffered bytes written at once. */
+#define SPILL_BUFFER_BYTES ((guint) 1 << 20)
+
+bool ds_spill_open(struct ds_spill *spill, const char *dir)
+{
+	char *path = g_build_filename(dir, ".deepspan-spill-XXXXXX", NULL);
+
+	memset(spill, 0, sizeof(*spill));
+	spill->fd = g_mkstemp(path);
+	if (spill->fd >= 0) {
+		(void) g_unlink(path);
+		spill->buffer = g_byte_array_sized_new(SPILL_BUFFER_BYTES);
+	}
+	g_free(path);
+	return spill->fd >= 0;
+}
+
+static void flush_buffer(struct ds_spill *spill)
+{
+	const guint8 *data = spill->buffer->data;
+	size_t left = spill->buffer->len;
+
+	while (left > 0 && spill->error == 0) {
+		ssize_t written = write(spill->fd, data, left);
+
+		if (written < 0 && errno == EINTR) {
+			continue;
+		}
+		if (written <= 0) {
+			spill->error = written < 0 ? errno : ENOSPC;
+			break;
+		}
+		data += written;
+		left -= (size_t) written;
+	}
+	g_byte_array_set_size(spill->buffer, 0);
+}
+
+void ds_spill_close(struct ds_spill *spill)
+{
+	if (spill->fd >= 0) {
+		close(spill->fd);
+	}
+	if (spill->buffer) {
+		g_byte_array_free(spill->buffer, TRUE);
+	}
+	memset(spill, 0, sizeof(*spill));
+	spill->fd = -1;
+}
+
+uint64_t ds_spill_append(struct ds_spill *spill, const void *data, size_t size)
+{
+	uint64_t offset = spill->size;
+
+	if (spill->buffer->len + size > SPILL_BUFFER_BYTES) {
+		flush_buffer(spill);
+	}
+	g_byte_array_append(spill->buffer, data, (guint) size);
+	spill->size += size;
+	return offset;
+}
+
+bool ds_spill_read(struct ds_spill *spill, uint64_t offset, void *out, size_t size)
+{
+	char *to = out;
+
+	if (spill->buffer->len > 0) {
+		flush_buffer(spill);
+	}
+	while (size > 0 && spill->error == 0) {
+		ssize_t got = pread(spill->fd, to, size, (off_t) offset);
+
+		if (got < 0 && errno == EINTR) {
+			continue;
+		}
+		if (got <= 0) {
+			spill->error = got < 0 ? errno : EIO;
+			break;
+		}
+		to += got;
+		offset += (uint64_t) got;
+		size -= (size_t) got;
+	}
+	return spill->error == 0;
+}
+
+void ds_spill_write_request(struct ds_spill *spill, const struct ds_span_store *store,
+		const struct ds_requests *requests, uint32_t index, const GArray *entries,
+		struct ds_request_record *record)
+{
+	const struct ds_request *request = ds_request_at(requests, index);
+	uint64_t start;
+	uint32_t i;
+
+	record->spill_offset = ds_spill_append(spill, entries->data,
+		entries->len * sizeof(struct ds_attribution_entry));
+	record->attribution_count = entries->len;
+	start = spill->size;
+	for (i = 0; i < request->span_count; i++) {
+		const struct ds_span *span = ds_store_span(store, g_array_index(requests->spans,
+			uint32_t, request->first_span + i));
+		struct ds_span copy = *span;
+
+		copy.segments = NULL;
+		copy.syscalls = NULL;
+		copy.syscall_count = 0;
+		ds_spill_append(spill, &copy, sizeof(copy));
+		if (span->segment_count) {
+			ds_spill_append(spill, span->segments,
+				span->segment_count * sizeof(struct ds_segment));
+		}
+	}
+	record->spans_size = (uint32_t) (spill->size - start);
+}
+
+bool ds_spill_read_attribution(struct ds_spill *spill,
+		const struct ds_request_record *record, GArray *entries)
+{
+	g_array_set_size(entries, record->attribution_count);
+	return ds_spill_read(spill, record->spill_offset, entries->data,
+		record->attribution_count * sizeof(struct ds_attribution_entry));
+}
+
+bool ds_spill_read_spans(struct ds_spill *spill, const struct ds_request_record *record,
+		struct ds_span_store *store)
+{
+	char *bytes = g_malloc(record->spans_size ? record->spans_size : 1);
+	const char *at = bytes, *end = bytes + record->spans_size;
+	bool ok = ds_spill_read(spill, record->spill_offset +
+		record->attribution_count * sizeof(struct ds_attribution_entry),
+		bytes, record->spans_size);
+
+	while (ok && end - at >= (ptrdiff_t) sizeof(struct ds_span)) {
+		struct ds_span span;
+		size_t segment_bytes;
+		struct ds_segment *segments;
+
+		memcpy(&span, at, sizeof(span));
+		at += sizeof(span);
+		segment_bytes = span.segment_count * sizeof(struct ds_segment);
+		if ((size_t) (end - at) < segment_bytes) {
+			spill->error = EIO;
+			ok = false;
+			break;
+		}
+		segments = ds_arena_alloc(&store->segments, span.segment_count);
+		if (segment_bytes) {
+			memcpy(segments, at, segment_bytes);
+		}
+		at += segment_bytes;
+		span.segments = segments;
+		span.parent = DS_NO_SPAN;
+		span.request = DS_NO_SPAN;
+		ds_store_append_span(store, &span);
+	}
+	g_free(bytes);
+	return ok;
+}

@@ -1,0 +1,254 @@
+#include "request-stream.h"
+
+#include <inttypes.h>
+#include <string.h>
+#include <xxhash.h>
+
+/* Spans handed out per batch at least (one batch costs a copy of the open spans). */
+#define BATCH_SPANS 32768u
+
+struct ds_open_trace {
+	uint64_t trace_id_high;
+	uint64_t trace_id_low;
+	uint32_t input;
+	uint32_t slot;		/* index in stream->slots */
+	int64_t last_end;	/* latest span end */
+	bool complete;		/* decided at the current batch */
+};
+
+static uint64_t fingerprint(uint64_t high, uint64_t low, uint32_t input)
+{
+	uint64_t key[3] = { high, low, input };
+
+	return XXH3_64bits(key, sizeof(key));
+}
+
+static guint hash_trace(gconstpointer p)
+{
+	const struct ds_open_trace *t = p;
+
+	return (guint) fingerprint(t->trace_id_high, t->trace_id_low, t->input);
+}
+
+static gboolean equal_trace(gconstpointer a, gconstpointer b)
+{
+	const struct ds_open_trace *x = a, *y = b;
+
+	return x->trace_id_high == y->trace_id_high && x->trace_id_low == y->trace_id_low &&
+		x->input == y->input;
+}
+
+static guint hash_fingerprint(gconstpointer p)
+{
+	return (guint) (uintptr_t) p;
+}
+
+void ds_request_stream_init(struct ds_request_stream *stream,
+		const struct ds_request_stream_config *config)
+{
+	unsigned int i;
+
+	memset(stream, 0, sizeof(*stream));
+	stream->config = *config;
+	ds_strings_init(&stream->strings);
+	ds_span_store_init_shared(&stream->store, &stream->strings);
+	stream->open = g_hash_table_new_full(hash_trace, equal_trace, g_free, NULL);
+	stream->slots = g_ptr_array_new();
+	stream->done = g_hash_table_new(hash_fingerprint, g_direct_equal);
+	for (i = 0; i < DS_STREAM_INPUTS; i++) {
+		stream->clock[i] = INT64_MIN;
+	}
+	stream->flush_at = BATCH_SPANS;
+}
+
+void ds_request_stream_fini(struct ds_request_stream *stream)
+{
+	if (stream->slots) {
+		g_ptr_array_free(stream->slots, TRUE);
+	}
+	if (stream->open) {
+		g_hash_table_destroy(stream->open);
+	}
+	if (stream->done) {
+		g_hash_table_destroy(stream->done);
+	}
+	if (stream->store.span_chunks) {
+		ds_span_store_fini(&stream->store);
+	}
+	if (stream->strings.texts) {
+		ds_strings_fini(&stream->strings);
+	}
+	g_free(stream->worst_skew_where);
+	memset(stream, 0, sizeof(*stream));
+}
+
+void ds_request_stream_note(struct ds_request_stream *stream, uint32_t input)
+{
+	struct ds_span *span = ds_store_span(&stream->store, stream->store.span_count - 1);
+	struct ds_open_trace key = {
+		.trace_id_high = span->trace_id_high,
+		.trace_id_low = span->trace_id_low,
+		.input = input,
+	};
+	struct ds_open_trace *trace;
+
+	if (input < DS_STREAM_INPUTS && span->end > stream->clock[input]) {
+		stream->clock[input] = span->end;
+	}
+	if (!stream->config.build_requests) {
+		return;
+	}
+	trace = g_hash_table_lookup(stream->open, &key);
+	if (!trace) {
+		uint64_t print = fingerprint(key.trace_id_high, key.trace_id_low, input);
+
+		if (g_hash_table_contains(stream->done, (gpointer) (uintptr_t) print)) {
+			stream->late_spans++;
+			ds_store_drop_last_span(&stream->store);
+			return;
+		}
+		trace = g_new(struct ds_open_trace, 1);
+		*trace = key;
+		trace->slot = stream->slots->len;
+		trace->last_end = span->end;
+		g_ptr_array_add(stream->slots, trace);
+		g_hash_table_add(stream->open, trace);
+	}
+	trace->last_end = MAX(trace->last_end, span->end);
+	span->request = trace->slot;
+}
+
+/* Accumulates the facts of one batch's trees. */
+static void add_facts(struct ds_request_stream *stream, const struct ds_span_store *store,
+		const struct ds_requests *requests)
+{
+	stream->requests += requests->requests->len;
+	stream->truncated_requests += requests->truncated_requests;
+	stream->duplicate_spans += requests->duplicate_spans;
+	stream->skewed_children += requests->skewed_children;
+	if (requests->worst_skew_span != DS_NO_SPAN &&
+			requests->worst_skew > stream->worst_skew) {
+		const struct ds_span *span = ds_store_span(store, requests->worst_skew_span);
+
+		stream->worst_skew = requests->worst_skew;
+		g_free(stream->worst_skew_where);
+		stream->worst_skew_where = g_strdup_printf(
+			"%s: %s on host %s, trace 0x%" PRIx64 "%016" PRIx64,
+			ds_store_string(store, span->service),
+			ds_store_string(store, span->operation),
+			ds_store_string(store, span->host),
+			span->trace_id_high, span->trace_id_low);
+	}
+}
+
+static void hand_out_spans(struct ds_request_stream *stream)
+{
+	uint32_t i;
+
+	for (i = 0; i < stream->store.span_count; i++) {
+		stream->config.on_span(stream->config.data, &stream->store,
+			ds_store_span(&stream->store, i));
+	}
+}
+
+/* Decides which open requests are complete; fills `complete` and `carry` with span indices. */
+static void partition(struct ds_request_stream *stream, bool at_end,
+		GArray *complete, GArray *carry)
+{
+	uint32_t i;
+
+	for (i = 0; i < stream->slots->len; i++) {
+		struct ds_open_trace *trace = g_ptr_array_index(stream->slots, i);
+		int64_t clock = stream->clock[trace->input];
+
+		trace->complete = at_end || (clock > trace->last_end &&
+			(uint64_t) clock - (uint64_t) trace->last_end >
+				(uint64_t) stream->config.grace);
+	}
+	for (i = 0; i < stream->store.span_count; i++) {
+		const struct ds_open_trace *trace = g_ptr_array_index(stream->slots,
+			ds_store_span(&stream->store, i)->request);
+
+		g_array_append_val(trace->complete ? complete : carry, i);
+	}
+}
+
+/* Forgets complete requests, renumbers open ones, moves their spans to a fresh store. */
+static void retire(struct ds_request_stream *stream, const GArray *carry)
+{
+	GPtrArray *slots = g_ptr_array_new();
+	struct ds_span_store fresh;
+	uint32_t i;
+
+	for (i = 0; i < stream->slots->len; i++) {
+		struct ds_open_trace *trace = g_ptr_array_index(stream->slots, i);
+
+		if (trace->complete) {
+			g_hash_table_add(stream->done, (gpointer) (uintptr_t) fingerprint(
+				trace->trace_id_high, trace->trace_id_low, trace->input));
+			g_hash_table_remove(stream->open, trace);
+			g_ptr_array_index(stream->slots, i) = NULL;
+			continue;
+		}
+		trace->slot = slots->len;
+		g_ptr_array_add(slots, trace);
+	}
+	ds_span_store_init_shared(&fresh, &stream->strings);
+	for (i = 0; i < carry->len; i++) {
+		const struct ds_span *span = ds_store_span(&stream->store,
+			g_array_index(carry, uint32_t, i));
+		/* The old slot still points at the trace (only complete ones were cleared). */
+		const struct ds_open_trace *trace = g_ptr_array_index(stream->slots, span->request);
+		uint32_t index = ds_store_copy_span(&fresh, span);
+
+		ds_store_span(&fresh, index)->request = trace->slot;
+	}
+	ds_span_store_fini(&stream->store);
+	stream->store = fresh;
+	g_ptr_array_free(stream->slots, TRUE);
+	stream->slots = slots;
+}
+
+static void flush(struct ds_request_stream *stream, bool at_end)
+{
+	GArray *complete, *carry;
+	struct ds_requests requests;
+	uint32_t i;
+
+	stream->batches++;
+	stream->peak_spans = MAX(stream->peak_spans, stream->store.span_count);
+	if (!stream->config.build_requests) {
+		hand_out_spans(stream);
+		stream->spans += stream->store.span_count;
+		ds_span_store_fini(&stream->store);
+		ds_span_store_init_shared(&stream->store, &stream->strings);
+		return;
+	}
+	complete = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+	carry = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+	partition(stream, at_end, complete, carry);
+	stream->spans += complete->len;
+	ds_requests_build_from(&requests, &stream->store, (const uint32_t *) complete->data,
+		complete->len, stream->config.skew_tolerance);
+	add_facts(stream, &stream->store, &requests);
+	for (i = 0; i < requests.requests->len; i++) {
+		stream->config.on_request(stream->config.data, &stream->store, &requests, i);
+	}
+	ds_requests_fini(&requests);
+	retire(stream, carry);
+	stream->flush_at = carry->len + BATCH_SPANS;
+	g_array_free(complete, TRUE);
+	g_array_free(carry, TRUE);
+}
+
+void ds_request_stream_maybe_flush(struct ds_request_stream *stream)
+{
+	if (stream->store.span_count >= stream->flush_at) {
+		flush(stream, false);
+	}
+}
+
+void ds_request_stream_finish(struct ds_request_stream *stream)
+{
+	flush(stream, true);
+}
