@@ -40,6 +40,13 @@ BT_PLUGIN_SINK_COMPONENT_CLASS_HELP_WITH_ID(deepspan, diff,
 	"  skew-tolerance  duration, default 5000 (ns): cross-host children outside their parent "
 	"by more than this trigger one warning advising filter.deepspan.sync.\n"
 	"  summary         boolean, default true: print the summary on stdout.\n"
+	"  grace           duration, default \"1s\": a request is complete, and leaves memory, once "
+	"spans more than this later (in trace time) have been read; a span of a request already "
+	"complete (an async child ending later than that) is left out and counted: raise it then.\n"
+	"\n"
+	"Memory holds the spans of the requests still open only; each complete request keeps a "
+	"small record, and its attribution and spans go to a temporary file in `output-dir` "
+	"(deleted at exit) until the report is written.\n"
 	"\n"
 	"Requests with a truncated span (its event carries a non-zero `truncated` member) or a span "
 	"ending before it begins are left out of both groups and counted.");
@@ -70,6 +77,8 @@ BT_PLUGIN_SINK_COMPONENT_CLASS_HELP_WITH_ID(deepspan, metrics,
 	"  format  string, default \"text\": \"text\" (aligned columns), \"csv\", \"json\", "
 	"\"markdown\".\n"
 	"  output  string, default \"-\" (stdout): file path to write the table to.\n"
+	"  grace   duration, default \"1s\" (by=request): a request is complete once spans more "
+	"than this later have been read (see sink.deepspan.diff).\n"
 	"\n"
 	"Durations are nanoseconds in every format (means with one decimal).");
 BT_PLUGIN_SINK_COMPONENT_CLASS_INITIALIZE_METHOD_WITH_ID(deepspan, metrics,

@@ -52,6 +52,7 @@ void ds_request_stream_init(struct ds_request_stream *stream,
 	stream->config = *config;
 	ds_strings_init(&stream->strings);
 	ds_span_store_init_shared(&stream->store, &stream->strings);
+	ds_span_store_init_shared(&stream->aside, &stream->strings);
 	stream->open = g_hash_table_new_full(hash_trace, equal_trace, g_free, NULL);
 	stream->slots = g_ptr_array_new();
 	stream->done = g_hash_table_new(hash_fingerprint, g_direct_equal);
@@ -74,12 +75,27 @@ void ds_request_stream_fini(struct ds_request_stream *stream)
 	}
 	if (stream->store.span_chunks) {
 		ds_span_store_fini(&stream->store);
+		ds_span_store_fini(&stream->aside);
 	}
 	if (stream->strings.texts) {
 		ds_strings_fini(&stream->strings);
 	}
 	g_free(stream->worst_skew_where);
 	memset(stream, 0, sizeof(*stream));
+}
+
+/* The input's clock has passed `last_end` by more than the grace. */
+static bool past_grace(const struct ds_request_stream *stream, int64_t clock, int64_t last_end)
+{
+	return clock > last_end &&
+		(uint64_t) clock - (uint64_t) last_end > (uint64_t) stream->config.grace;
+}
+
+/* The span just appended is late: counted and forgotten. */
+static void drop_late(struct ds_request_stream *stream)
+{
+	stream->late_spans++;
+	ds_store_drop_last_span(&stream->store);
 }
 
 void ds_request_stream_note(struct ds_request_stream *stream, uint32_t input)
@@ -91,20 +107,27 @@ void ds_request_stream_note(struct ds_request_stream *stream, uint32_t input)
 		.input = input,
 	};
 	struct ds_open_trace *trace;
+	int64_t clock;
 
-	if (input < DS_STREAM_INPUTS && span->end > stream->clock[input]) {
-		stream->clock[input] = span->end;
-	}
+	input = MIN(input, DS_STREAM_INPUTS - 1);
+	clock = stream->clock[input];
+	stream->clock[input] = MAX(clock, span->end);
 	if (!stream->config.build_requests) {
 		return;
 	}
+	/*
+	 * Late = its request was complete before this span came: the decision
+	 * depends on the stream only, never on when batches happen.
+	 */
 	trace = g_hash_table_lookup(stream->open, &key);
+	if (trace && past_grace(stream, clock, trace->last_end)) {
+		drop_late(stream);
+		return;
+	}
 	if (!trace) {
-		uint64_t print = fingerprint(key.trace_id_high, key.trace_id_low, input);
-
-		if (g_hash_table_contains(stream->done, (gpointer) (uintptr_t) print)) {
-			stream->late_spans++;
-			ds_store_drop_last_span(&stream->store);
+		if (g_hash_table_contains(stream->done, (gpointer) (uintptr_t) fingerprint(
+				key.trace_id_high, key.trace_id_low, key.input))) {
+			drop_late(stream);
 			return;
 		}
 		trace = g_new(struct ds_open_trace, 1);
@@ -159,11 +182,9 @@ static void partition(struct ds_request_stream *stream, bool at_end,
 
 	for (i = 0; i < stream->slots->len; i++) {
 		struct ds_open_trace *trace = g_ptr_array_index(stream->slots, i);
-		int64_t clock = stream->clock[trace->input];
+		int64_t clock = stream->clock[MIN(trace->input, DS_STREAM_INPUTS - 1)];
 
-		trace->complete = at_end || (clock > trace->last_end &&
-			(uint64_t) clock - (uint64_t) trace->last_end >
-				(uint64_t) stream->config.grace);
+		trace->complete = at_end || past_grace(stream, clock, trace->last_end);
 	}
 	for (i = 0; i < stream->store.span_count; i++) {
 		const struct ds_open_trace *trace = g_ptr_array_index(stream->slots,
@@ -173,11 +194,10 @@ static void partition(struct ds_request_stream *stream, bool at_end,
 	}
 }
 
-/* Forgets complete requests, renumbers open ones, moves their spans to a fresh store. */
+/* Forgets complete requests, renumbers open ones, keeps only their spans in the store. */
 static void retire(struct ds_request_stream *stream, const GArray *carry)
 {
 	GPtrArray *slots = g_ptr_array_new();
-	struct ds_span_store fresh;
 	uint32_t i;
 
 	for (i = 0; i < stream->slots->len; i++) {
@@ -193,18 +213,21 @@ static void retire(struct ds_request_stream *stream, const GArray *carry)
 		trace->slot = slots->len;
 		g_ptr_array_add(slots, trace);
 	}
-	ds_span_store_init_shared(&fresh, &stream->strings);
+	/* Open spans go aside, then back into the store's reused memory. */
+	ds_span_store_reset(&stream->aside);
 	for (i = 0; i < carry->len; i++) {
 		const struct ds_span *span = ds_store_span(&stream->store,
 			g_array_index(carry, uint32_t, i));
 		/* The old slot still points at the trace (only complete ones were cleared). */
 		const struct ds_open_trace *trace = g_ptr_array_index(stream->slots, span->request);
-		uint32_t index = ds_store_copy_span(&fresh, span);
+		uint32_t index = ds_store_copy_span(&stream->aside, span);
 
-		ds_store_span(&fresh, index)->request = trace->slot;
+		ds_store_span(&stream->aside, index)->request = trace->slot;
 	}
-	ds_span_store_fini(&stream->store);
-	stream->store = fresh;
+	ds_span_store_reset(&stream->store);
+	for (i = 0; i < stream->aside.span_count; i++) {
+		ds_store_copy_span(&stream->store, ds_store_span(&stream->aside, i));
+	}
 	g_ptr_array_free(stream->slots, TRUE);
 	stream->slots = slots;
 }
@@ -220,8 +243,7 @@ static void flush(struct ds_request_stream *stream, bool at_end)
 	if (!stream->config.build_requests) {
 		hand_out_spans(stream);
 		stream->spans += stream->store.span_count;
-		ds_span_store_fini(&stream->store);
-		ds_span_store_init_shared(&stream->store, &stream->strings);
+		ds_span_store_reset(&stream->store);
 		return;
 	}
 	complete = g_array_new(FALSE, FALSE, sizeof(uint32_t));

@@ -11,8 +11,9 @@
  * it is counted and left out (raise `grace` to keep such async children).
  *
  * Complete requests are built (request-tree.h) in batches and given to the
- * `on_request` callback with their tree; their spans are then freed and the
- * spans of open requests move to a fresh store.  Without `build_requests`,
+ * `on_request` callback with their tree; then the store is emptied (its
+ * memory kept for the next spans) and the spans of open requests are copied
+ * back into it.  Without `build_requests`,
  * every span is given to `on_span` at each batch (tables that need no tree).
  */
 #ifndef DEEPSPAN_DIFF_REQUEST_STREAM_H
@@ -45,6 +46,7 @@ struct ds_request_stream {
 	struct ds_request_stream_config config;
 	struct ds_strings strings;	/* owned: shared by every store below */
 	struct ds_span_store store;	/* owned: spans not handed out yet */
+	struct ds_span_store aside;	/* owned: holds the open spans during a batch (memory reused) */
 	GHashTable *open;		/* owned: set of owned struct ds_open_trace * */
 	GPtrArray *slots;		/* owned array of pointers borrowed from `open`: slot -> trace */
 	GHashTable *done;		/* owned: set of fingerprints of complete requests */

@@ -2,7 +2,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 static const char *const state_titles[DS_STATE_COUNT] = {
 	"User", "System call", "Waited blocked", "Waited CPU", "Interrupted",
@@ -95,34 +94,28 @@ void ds_segment_pack(int64_t span_begin, int64_t span_end,
 }
 
 /*
- * Bytes per arena block: one transparent huge page.  Blocks are aligned to
- * it and advised as huge pages, so filling millions of segments costs a few
- * page faults instead of one per 4 KiB (page faults were a large share of the
- * sink's time on a paravirtualized machine).
+ * Bytes per arena block.  Blocks are reused after a reset (the request
+ * stream empties its store after each batch), so each page is faulted in
+ * once; untouched pages of a block cost no memory.
  */
 #define ARENA_BLOCK_BYTES ((size_t) 2 << 20)
 
-/* `bytes` of uninitialized memory, huge-page aligned from one block up; free() it. */
+/* `bytes` of uninitialized memory, cache-line aligned; free() it. */
 static void *alloc_block(size_t bytes)
 {
-	size_t alignment = bytes >= ARENA_BLOCK_BYTES ? ARENA_BLOCK_BYTES : 64;
 	void *block = NULL;
 
-	if (posix_memalign(&block, alignment, bytes) != 0) {
+	if (posix_memalign(&block, 64, bytes) != 0) {
 		g_error("deepspan: out of memory allocating %zu bytes for spans", bytes);
 	}
-#ifdef MADV_HUGEPAGE
-	if (alignment == ARENA_BLOCK_BYTES) {
-		/* Advice only: without transparent huge pages it changes nothing. */
-		(void) madvise(block, bytes, MADV_HUGEPAGE);
-	}
-#endif
 	return block;
 }
 
 void ds_arena_init(struct ds_arena *arena, size_t element_size)
 {
 	arena->blocks = g_ptr_array_new_with_free_func(free);
+	arena->spare = g_ptr_array_new_with_free_func(free);
+	arena->own_runs = g_ptr_array_new_with_free_func(free);
 	arena->element_size = element_size;
 	arena->next = NULL;
 	arena->left = 0;
@@ -133,37 +126,65 @@ void ds_arena_fini(struct ds_arena *arena)
 {
 	if (arena->blocks) {
 		g_ptr_array_free(arena->blocks, TRUE);
-		arena->blocks = NULL;
+		g_ptr_array_free(arena->spare, TRUE);
+		g_ptr_array_free(arena->own_runs, TRUE);
+		arena->blocks = arena->spare = arena->own_runs = NULL;
 	}
 	arena->next = NULL;
 	arena->left = 0;
 }
 
+void ds_arena_reset(struct ds_arena *arena)
+{
+	guint i;
+
+	for (i = 0; i < arena->blocks->len; i++) {
+		g_ptr_array_add(arena->spare, g_ptr_array_index(arena->blocks, i));
+	}
+	g_ptr_array_set_free_func(arena->blocks, NULL);
+	g_ptr_array_set_size(arena->blocks, 0);
+	g_ptr_array_set_free_func(arena->blocks, free);
+	g_ptr_array_set_size(arena->own_runs, 0);
+	arena->next = NULL;
+	arena->left = 0;
+	arena->used = 0;
+}
+
+/* A standard block: a spare one when there is one. */
+static char *standard_block(struct ds_arena *arena, size_t elements)
+{
+	char *block;
+
+	if (arena->spare->len > 0) {
+		block = g_ptr_array_steal_index(arena->spare, arena->spare->len - 1);
+	} else {
+		block = alloc_block(elements * arena->element_size);
+	}
+	g_ptr_array_add(arena->blocks, block);
+	return block;
+}
+
 void *ds_arena_alloc(struct ds_arena *arena, size_t count)
 {
+	size_t per_block = ARENA_BLOCK_BYTES / arena->element_size;
 	void *run;
 
 	if (count == 0) {
 		return NULL;
 	}
 	if (count > arena->left) {
-		size_t per_block = ARENA_BLOCK_BYTES / arena->element_size;
-		size_t elements = count > per_block ? count : per_block;
-		char *block;
-
-		if (elements > SIZE_MAX / arena->element_size) {
-			g_error("deepspan: a run of %zu elements does not fit in memory", count);
-		}
-		block = alloc_block(elements * arena->element_size);
-
-		g_ptr_array_add(arena->blocks, block);
 		if (count >= per_block) {
 			/* A run of its own: the current block keeps its free space. */
+			if (count > SIZE_MAX / arena->element_size) {
+				g_error("deepspan: a run of %zu elements does not fit in memory", count);
+			}
+			run = alloc_block(count * arena->element_size);
+			g_ptr_array_add(arena->own_runs, run);
 			arena->used += count;
-			return block;
+			return run;
 		}
-		arena->next = block;
-		arena->left = elements;
+		arena->next = standard_block(arena, per_block);
+		arena->left = per_block;
 	}
 	run = arena->next;
 	arena->next += count * arena->element_size;
@@ -238,6 +259,13 @@ uint32_t ds_store_copy_span(struct ds_span_store *store, const struct ds_span *s
 	copy.segments = segments;
 	copy.syscalls = syscalls;
 	return ds_store_append_span(store, &copy);
+}
+
+void ds_span_store_reset(struct ds_span_store *store)
+{
+	store->span_count = 0;
+	ds_arena_reset(&store->segments);
+	ds_arena_reset(&store->syscalls);
 }
 
 void ds_store_drop_last_span(struct ds_span_store *store)

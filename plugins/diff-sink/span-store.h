@@ -84,7 +84,9 @@ struct ds_span {
  * millions of segments that was most of the sink's reading time).
  */
 struct ds_arena {
-	GPtrArray *blocks;	/* owned: owned blocks (free()) */
+	GPtrArray *blocks;	/* owned: owned blocks (free()) of the standard size, in use */
+	GPtrArray *spare;	/* owned: owned standard blocks free for reuse (after a reset) */
+	GPtrArray *own_runs;	/* owned: owned blocks of one run larger than a block */
 	size_t element_size;
 	char *next;		/* borrowed: free space of the last block */
 	size_t left;		/* elements left in the last block */
@@ -114,6 +116,8 @@ void ds_arena_init(struct ds_arena *arena, size_t element_size);
 void ds_arena_fini(struct ds_arena *arena);
 /* `count` contiguous uninitialized elements (NULL when count is 0). */
 void *ds_arena_alloc(struct ds_arena *arena, size_t count);
+/* Forgets every element; the standard blocks are kept for reuse. */
+void ds_arena_reset(struct ds_arena *arena);
 
 /* A store with its own strings. */
 void ds_span_store_init(struct ds_span_store *store);
@@ -127,6 +131,8 @@ uint32_t ds_store_append_span(struct ds_span_store *store, const struct ds_span 
  * (in `store`'s arenas); the two stores share their strings.  Returns its index.
  */
 uint32_t ds_store_copy_span(struct ds_span_store *store, const struct ds_span *span);
+/* Forgets every span, keeping the memory for the next ones (no fresh pages to fault in). */
+void ds_span_store_reset(struct ds_span_store *store);
 /* Forgets the last appended span (its segment runs stay allocated). */
 void ds_store_drop_last_span(struct ds_span_store *store);
 

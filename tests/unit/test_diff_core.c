@@ -697,12 +697,16 @@ static void test_stream_completion(void)
 	UNIT_EQ_INT(stream.late_spans, 1, "stream: a span of a complete request is late");
 	UNIT_EQ_INT(stream.store.span_count, 1, "stream: the late span is not kept");
 	stream_add(&stream, 3, 2, 1, 250, 290);
+	stream_add(&stream, 4, 1, 0, 360, 420);
+	stream_add(&stream, 3, 3, 1, 270, 430);
+	UNIT_EQ_INT(stream.late_spans, 2,
+		"stream: late once the clock passed the grace, before any batch");
 	ds_request_stream_finish(&stream);
-	UNIT_EQ_INT(h.latencies->len, 3, "stream: the end completes every request");
+	UNIT_EQ_INT(h.latencies->len, 4, "stream: the end completes every request");
 	UNIT_EQ_INT(g_array_index(h.spans, uint32_t, 2), 2,
 		"stream: a carried request keeps its spans across batches");
-	UNIT_EQ_INT(stream.requests, 3, "stream: requests counted");
-	UNIT_EQ_INT(stream.spans, 5, "stream: spans handed out (the late one left out)");
+	UNIT_EQ_INT(stream.requests, 4, "stream: requests counted");
+	UNIT_EQ_INT(stream.spans, 6, "stream: spans handed out (the late ones left out)");
 	ds_request_stream_fini(&stream);
 	g_array_set_size(h.latencies, 0);
 	g_array_set_size(h.spans, 0);
