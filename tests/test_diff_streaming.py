@@ -3,6 +3,7 @@
 A request leaves memory once the stream is `grace` past its last span: the outputs must not depend on when
 that happens (many batches or one at the end), and spans arriving after their request left are counted.
 """
+import os
 import re
 
 import bt2
@@ -104,3 +105,37 @@ def test_spill_file_removed(bt2_plugin, tmp_path):
     out = tmp_path / "clean"
     run_sink(bt2_plugin, "diff", {"output-dir": str(out)}, with_async_child(0))
     assert sorted(p.name for p in out.iterdir()) == sorted(OUTPUTS)
+
+
+def test_metrics_operation_percentiles_exact_over_many_chunks(tmp_path):
+    """by=operation keeps span durations in chunks on disk; its percentiles equal a sort of every duration."""
+    out = tmp_path / "op.csv"
+    req = tmp_path / "spans.txt"
+    run_babeltrace2("-c", "source.deepspan.scenario", "-p", SCENARIO,
+                    "-c", "filter.deepspan.span-attrib", "-p", "pass-through=false",
+                    "-c", "sink.deepspan.metrics", "-p", f'by="operation",format="csv",output="{out}"')
+    text = run_babeltrace2("-c", "source.deepspan.scenario", "-p", SCENARIO,
+                           "-c", "filter.deepspan.span-attrib", "-p", "pass-through=false").stdout
+    durations = {}
+    for line in text.splitlines():
+        m = re.search(r'service = "([^"]*)", operation = "([^"]*)".*?begin = (\d+), end = (\d+)', line)
+        if m:
+            durations.setdefault((m.group(1), m.group(2)), []).append(int(m.group(4)) - int(m.group(3)))
+    rows = [line.split(",") for line in out.read_text().splitlines()[1:]]
+    assert len(rows) == len(durations) and max(len(v) for v in durations.values()) > 4096
+    for row in rows:
+        values = sorted(durations[(row[0], row[1])])
+        rank = lambda p: values[max(0, min(len(values) - 1, -(-p * len(values) // 100) - 1))]
+        assert [int(row[2]), int(row[4]), int(row[5]), int(row[6]), int(row[7])] == \
+            [len(values), rank(50), rank(95), rank(99), values[-1]], row[:2]
+
+
+def test_metrics_tmpdir_not_writable(tmp_path):
+    env = dict(os.environ, TMPDIR=str(tmp_path / "missing"))
+    proc = run_babeltrace2("-c", "source.deepspan.scenario", "-p", "requests=5",
+                           "-c", "filter.deepspan.span-attrib", "-p", "pass-through=false",
+                           "-c", "sink.deepspan.metrics", "-p", 'by="operation"', check=False, env=env)
+    err = " ".join(proc.stderr.split())      # the CLI wraps long error lines
+    assert proc.returncode != 0
+    assert f"cannot create a temporary file in `{tmp_path / 'missing'}`" in err
+    assert "set TMPDIR to a writable directory" in err

@@ -19,6 +19,7 @@ plugins_diff_sink_libdeepspan_diff_la_SOURCES = \
 	plugins/diff-sink/request-record.c plugins/diff-sink/request-record.h \
 	plugins/diff-sink/request-stream.c plugins/diff-sink/request-stream.h \
 	plugins/diff-sink/request-spill.c plugins/diff-sink/request-spill.h \
+	plugins/diff-sink/duration-list.c plugins/diff-sink/duration-list.h \
 	plugins/diff-sink/attribution-record.c plugins/diff-sink/attribution-record.h \
 	plugins/diff-sink/attribution.c plugins/diff-sink/attribution.h \
 	plugins/diff-sink/aggregate.c plugins/diff-sink/aggregate.h \

@@ -6,6 +6,7 @@
 #include <xxhash.h>
 
 #include "attribution.h"
+#include "duration-list.h"
 #include "request-record.h"
 #include "request-tree.h"
 
@@ -34,13 +35,7 @@ static const char *const thread_columns[] = {
 
 int64_t ds_percentile(const int64_t *values, uint32_t n, double p)
 {
-	double rank = ceil(p / 100.0 * (double) n);
-	uint32_t index = rank < 1 ? 0 : (uint32_t) rank - 1;
-
-	if (n == 0) {
-		return 0;
-	}
-	return values[index < n ? index : n - 1];
+	return n == 0 ? 0 : values[ds_nearest_rank(n, p)];
 }
 
 /* What identifies a row: the ids of its names, and pid and tid (unused: 0). */
@@ -60,7 +55,7 @@ struct bucket {
 	int64_t total;
 	int64_t max;
 	uint64_t states[DS_STATE_COUNT];
-	GArray *durations;	/* owned (operation table): int64_t */
+	struct ds_duration_list *durations;	/* owned (operation table): span durations */
 	char *sort_key;		/* owned: the row order (set when writing) */
 };
 
@@ -85,21 +80,24 @@ static void free_bucket(gpointer data)
 	struct bucket *bucket = data;
 
 	if (bucket->durations) {
-		g_array_free(bucket->durations, TRUE);
+		ds_duration_list_fini(bucket->durations);
+		g_free(bucket->durations);
 	}
 	g_free(bucket->sort_key);
 	g_free(bucket);
 }
 
-void ds_metrics_acc_init(struct ds_metrics_acc *acc, enum ds_metrics_by by,
-		const struct ds_strings *strings)
+bool ds_metrics_acc_init(struct ds_metrics_acc *acc, enum ds_metrics_by by,
+		const struct ds_strings *strings, const char *spill_dir)
 {
 	memset(acc, 0, sizeof(*acc));
+	acc->spill.fd = -1;
 	acc->by = by;
 	acc->strings = strings;
 	/* The bucket's key is its first member: the table owns the buckets through it. */
 	acc->buckets = g_hash_table_new_full(hash_key, equal_key, free_bucket, NULL);
 	acc->rows = g_array_new(FALSE, FALSE, sizeof(struct request_row));
+	return by != DS_METRICS_BY_OPERATION || ds_spill_open(&acc->spill, spill_dir);
 }
 
 void ds_metrics_acc_fini(struct ds_metrics_acc *acc)
@@ -109,6 +107,9 @@ void ds_metrics_acc_fini(struct ds_metrics_acc *acc)
 	}
 	if (acc->rows) {
 		g_array_free(acc->rows, TRUE);
+	}
+	if (acc->spill.buffer) {
+		ds_spill_close(&acc->spill);
 	}
 	memset(acc, 0, sizeof(*acc));
 }
@@ -141,9 +142,10 @@ static void add_operation(struct ds_metrics_acc *acc, const struct ds_span *span
 	int64_t duration = span->end - span->begin;
 
 	if (!b->durations) {
-		b->durations = g_array_new(FALSE, FALSE, sizeof(int64_t));
+		b->durations = g_new(struct ds_duration_list, 1);
+		ds_duration_list_init(b->durations, &acc->spill);
 	}
-	g_array_append_val(b->durations, duration);
+	ds_duration_list_add(b->durations, duration);
 	b->count++;
 	b->total += duration;
 	add_states(b->states, span->states);
@@ -243,13 +245,6 @@ static gint compare_buckets(gconstpointer a, gconstpointer b)
 	return strcmp(x->sort_key, y->sort_key);
 }
 
-static gint compare_int64(gconstpointer a, gconstpointer b)
-{
-	int64_t x = *(const int64_t *) a, y = *(const int64_t *) b;
-
-	return x < y ? -1 : x > y;
-}
-
 /* The rows' order: by names (and numerically by pid and tid). */
 static char *sort_key(const struct ds_metrics_acc *acc, const struct bucket_key *key)
 {
@@ -301,18 +296,21 @@ static void state_means(struct ds_table *table, const uint64_t *states, uint64_t
 static void write_operation_row(const struct ds_metrics_acc *acc, struct bucket *b,
 		struct ds_table *table)
 {
-	const int64_t *d = (const int64_t *) (void *) b->durations->data;
-	uint32_t n = b->durations->len;
+	static const double percentiles[] = { 50, 95, 99 };
+	unsigned int i;
 
-	g_array_sort(b->durations, compare_int64);
 	ds_table_string(table, ds_strings_get(acc->strings, b->key.service));
 	ds_table_string(table, ds_strings_get(acc->strings, b->key.operation));
 	ds_table_uint(table, b->count);
 	ds_table_real(table, (double) b->total / (double) b->count);
-	ds_table_int(table, ds_percentile(d, n, 50));
-	ds_table_int(table, ds_percentile(d, n, 95));
-	ds_table_int(table, ds_percentile(d, n, 99));
-	ds_table_int(table, d[n - 1]);
+	for (i = 0; i < G_N_ELEMENTS(percentiles); i++) {
+		int64_t value;
+
+		/* A read error of the spill is reported by ds_metrics_write's caller. */
+		(void) ds_duration_list_percentile(b->durations, percentiles[i], &value);
+		ds_table_int(table, value);
+	}
+	ds_table_int(table, b->durations->max);
 	state_means(table, b->states, b->count);
 }
 
@@ -386,7 +384,7 @@ static const char *const *columns_of(enum ds_metrics_by by)
 	}
 }
 
-void ds_metrics_write(const struct ds_metrics_acc *acc, struct ds_table *table)
+bool ds_metrics_write(struct ds_metrics_acc *acc, struct ds_table *table)
 {
 	GPtrArray *buckets;
 	uint32_t i;
@@ -394,7 +392,7 @@ void ds_metrics_write(const struct ds_metrics_acc *acc, struct ds_table *table)
 	ds_table_init(table, columns_of(acc->by));
 	if (acc->by == DS_METRICS_BY_REQUEST) {
 		write_request_rows(acc, table);
-		return;
+		return true;
 	}
 	buckets = sorted_buckets(acc);
 	for (i = 0; i < buckets->len; i++) {
@@ -409,4 +407,5 @@ void ds_metrics_write(const struct ds_metrics_acc *acc, struct ds_table *table)
 		}
 	}
 	g_ptr_array_free(buckets, TRUE);
+	return acc->spill.error == 0;
 }

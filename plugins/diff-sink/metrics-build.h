@@ -10,6 +10,7 @@
 
 #include <glib.h>
 
+#include "request-spill.h"
 #include "request-tree.h"
 #include "span-store.h"
 #include "table.h"
@@ -28,10 +29,12 @@ struct ds_metrics_acc {
 	const struct ds_strings *strings;	/* borrowed: names of the ids */
 	GHashTable *buckets;	/* owned: set of owned rows keyed by their ids */
 	GArray *rows;		/* owned (by request): one row per request */
+	struct ds_spill spill;	/* owned (by operation): the span durations (duration-list.h) */
 };
 
-void ds_metrics_acc_init(struct ds_metrics_acc *acc, enum ds_metrics_by by,
-		const struct ds_strings *strings);
+/* False with errno set when the spill file cannot be created in `spill_dir`. */
+bool ds_metrics_acc_init(struct ds_metrics_acc *acc, enum ds_metrics_by by,
+		const struct ds_strings *strings, const char *spill_dir);
 void ds_metrics_acc_fini(struct ds_metrics_acc *acc);
 
 /* ds_span_done_fn (tables by operation, syscall, thread): `data` is the accumulator. */
@@ -42,8 +45,11 @@ void ds_metrics_add_span(void *data, const struct ds_span_store *store,
 void ds_metrics_add_request(void *data, const struct ds_span_store *store,
 		const struct ds_requests *requests, uint32_t index);
 
-/* Fills `table` (initialized here; the caller finalizes it). */
-void ds_metrics_write(const struct ds_metrics_acc *acc, struct ds_table *table);
+/*
+ * Fills `table` (initialized here; the caller finalizes it); false when the
+ * spill file failed (acc->spill.error).
+ */
+bool ds_metrics_write(struct ds_metrics_acc *acc, struct ds_table *table);
 
 /* Nearest-rank percentile `p` (0..100) of sorted `values[0..n)`. */
 int64_t ds_percentile(const int64_t *values, uint32_t n, double p);

@@ -115,7 +115,13 @@ bt_component_class_initialize_method_status ds_metrics_sink_initialize(
 	stream_config.build_requests = sink->by == DS_METRICS_BY_REQUEST;
 	stream_config.data = &sink->acc;
 	ds_request_stream_init(&sink->stream, &stream_config);
-	ds_metrics_acc_init(&sink->acc, sink->by, &sink->stream.strings);
+	if (!ds_metrics_acc_init(&sink->acc, sink->by, &sink->stream.strings, g_get_tmp_dir())) {
+		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(sink->self_comp,
+			"%s: cannot create a temporary file in `%s` (span durations for the "
+			"percentiles): %s; set TMPDIR to a writable directory.", CLASS_NAME,
+			g_get_tmp_dir(), strerror(errno));
+		goto error;
+	}
 	if (bt_self_component_sink_add_input_port(self_sink, "in", NULL, NULL) !=
 			BT_SELF_COMPONENT_ADD_PORT_STATUS_OK) {
 		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(sink->self_comp,
@@ -162,7 +168,14 @@ static bt_component_class_sink_consume_method_status write_table(
 
 	ds_progress_stage(&sink->progress, "writing the table");
 	ds_request_stream_finish(&sink->stream);
-	ds_metrics_write(&sink->acc, &table);
+	if (!ds_metrics_write(&sink->acc, &table)) {
+		ds_table_fini(&table);
+		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(sink->self_comp,
+			"%s: the temporary file of span durations in `%s` failed: %s; free disk "
+			"space there or set TMPDIR to another directory.", CLASS_NAME,
+			g_get_tmp_dir(), g_strerror(sink->acc.spill.error));
+		return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_ERROR;
+	}
 	ds_table_write(&table, file, sink->format, ds_metrics_by_names[sink->by]);
 	ds_table_fini(&table);
 	ok = fflush(file) == 0 && !ferror(file);

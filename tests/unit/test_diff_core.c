@@ -14,6 +14,7 @@
 #include "attribution-record.h"
 #include "attribution.h"
 #include "colour.h"
+#include "duration-list.h"
 #include "explain.h"
 #include "groups.h"
 #include "metrics-build.h"
@@ -739,6 +740,54 @@ static void test_stream_completion(void)
 	g_array_free(h.spans, TRUE);
 }
 
+static gint compare_values(gconstpointer a, gconstpointer b)
+{
+	int64_t x = *(const int64_t *) a, y = *(const int64_t *) b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Exact percentiles of durations spilled in chunks equal those of the sorted values. */
+static void test_duration_list(void)
+{
+	static const uint32_t sizes[] = { 1, 100, 4096, 3 * 4096 + 17, 20000 };
+	static const double ps[] = { 0, 1, 25, 50, 95, 99, 99.9, 100 };
+	struct ds_spill spill;
+	unsigned int t, k;
+
+	UNIT_CHECK(ds_spill_open(&spill, g_get_tmp_dir()), "duration list: spill file created");
+	for (t = 0; t < G_N_ELEMENTS(sizes); t++) {
+		struct ds_duration_list list;
+		int64_t *values = g_new(int64_t, sizes[t]);
+		GRand *rand = g_rand_new_with_seed(t + 1);
+		bool same = true;
+		uint32_t i;
+		char what[80];
+
+		ds_duration_list_init(&list, &spill);
+		for (i = 0; i < sizes[t]; i++) {
+			/* Duplicates, a wide range and a few negatives (keys must keep the order). */
+			values[i] = i % 7 == 0 ? 1000 : (int64_t) g_rand_int_range(rand, -50, 1 << 30) *
+				(i % 3 == 0 ? 4096 : 1);
+			ds_duration_list_add(&list, values[i]);
+		}
+		qsort(values, sizes[t], sizeof(int64_t), compare_values);
+		for (k = 0; k < G_N_ELEMENTS(ps); k++) {
+			int64_t got;
+
+			same = same && ds_duration_list_percentile(&list, ps[k], &got) &&
+				got == ds_percentile(values, sizes[t], ps[k]);
+		}
+		snprintf(what, sizeof(what), "duration list of %u values: exact percentiles", sizes[t]);
+		UNIT_CHECK(same, what);
+		UNIT_EQ_INT(list.max, values[sizes[t] - 1], "duration list: maximum");
+		ds_duration_list_fini(&list);
+		g_rand_free(rand);
+		g_free(values);
+	}
+	ds_spill_close(&spill);
+}
+
 int main(void)
 {
 	ds_span_store_init(&store);
@@ -758,6 +807,7 @@ int main(void)
 	test_colours();
 	test_groups_default();
 	test_percentile_and_format();
+	test_duration_list();
 	test_arena();
 	test_span_chunks();
 	test_segment_packing();
