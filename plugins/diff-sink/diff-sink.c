@@ -154,7 +154,7 @@ bt_component_class_initialize_method_status ds_diff_sink_initialize(
 	(void) configuration;
 	(void) init_data;
 	sink->self_comp = bt_self_component_sink_as_self_component(self_sink);
-	ds_span_reader_init(&sink->reader, sink->self_comp, CLASS_NAME, true);
+	ds_span_reader_init(&sink->reader, sink->self_comp, CLASS_NAME, true, false);
 	ds_progress_init(&sink->progress, CLASS_NAME);
 	if (!read_params(sink, params) || !prepare_output_dir(sink) ||
 			!start_collecting(sink)) {

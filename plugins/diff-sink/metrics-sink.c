@@ -105,12 +105,12 @@ bt_component_class_initialize_method_status ds_metrics_sink_initialize(
 	sink->self_comp = bt_self_component_sink_as_self_component(self_sink);
 	ds_progress_init(&sink->progress, CLASS_NAME);
 	if (!read_params(sink, params)) {
-		ds_span_reader_init(&sink->reader, sink->self_comp, CLASS_NAME, false);
+		ds_span_reader_init(&sink->reader, sink->self_comp, CLASS_NAME, false, false);
 		goto error;
 	}
-	/* Only the request table (critical path) needs the state timelines and trees. */
+	/* Only the request table needs the state timelines and trees, only by=syscall the syscalls. */
 	ds_span_reader_init(&sink->reader, sink->self_comp, CLASS_NAME,
-		sink->by == DS_METRICS_BY_REQUEST);
+		sink->by == DS_METRICS_BY_REQUEST, sink->by == DS_METRICS_BY_SYSCALL);
 	stream_config.grace = sink->grace;
 	stream_config.build_requests = sink->by == DS_METRICS_BY_REQUEST;
 	stream_config.data = &sink->acc;

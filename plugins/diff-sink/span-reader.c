@@ -69,10 +69,12 @@ static void free_layout(gpointer data)
 }
 
 void ds_span_reader_init(struct ds_span_reader *reader,
-		bt_self_component *self_comp, const char *class_name, bool keep_segments)
+		bt_self_component *self_comp, const char *class_name, bool keep_segments,
+		bool keep_syscalls)
 {
 	memset(reader, 0, sizeof(*reader));
 	reader->keep_segments = keep_segments;
+	reader->keep_syscalls = keep_syscalls;
 	reader->self_comp = self_comp;
 	reader->class_name = class_name;
 	reader->layouts = g_hash_table_new_full(g_direct_hash, g_direct_equal,
@@ -577,7 +579,7 @@ enum ds_span_read_status ds_span_reader_read(struct ds_span_reader *reader,
 		span.truncated = true;
 		reader->reversed_spans++;
 	}
-	if (layout->index[M_SYSCALLS] != NO_MEMBER) {
+	if (layout->index[M_SYSCALLS] != NO_MEMBER && reader->keep_syscalls) {
 		read_syscalls(layout, member_at(payload, layout->index[M_SYSCALLS]),
 			&span, store);
 	}

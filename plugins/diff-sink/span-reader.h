@@ -38,12 +38,14 @@ struct ds_span_reader {
 	GArray *wide;				/* owned: struct ds_wide_segment, one span's segments before packing */
 	uint32_t recent_detail[DS_STATE_COUNT];	/* last detail id interned per state */
 	bool keep_segments;			/* false: segments are not read (metrics tables without them) */
+	bool keep_syscalls;			/* false: syscall totals are not read (only by=syscall uses them) */
 	uint64_t spans_read;
 	uint64_t reversed_spans;		/* end before begin: treated as truncated */
 };
 
 void ds_span_reader_init(struct ds_span_reader *reader,
-		bt_self_component *self_comp, const char *class_name, bool keep_segments);
+		bt_self_component *self_comp, const char *class_name, bool keep_segments,
+		bool keep_syscalls);
 void ds_span_reader_fini(struct ds_span_reader *reader);
 
 /* Appends the span of `event` (from input port `input`) to `store`. */
