@@ -189,3 +189,29 @@ def test_valgrind_on_the_real_capture(demo, plugin_dir):
                            "-c", "filter.deepspan.nodejs-ctx", "-c", "sink.utils.dummy"],
                           capture_output=True, text=True, timeout=900)
     assert proc.returncode == 0, proc.stderr[-6000:]
+
+
+def test_diff_critical_path_keeps_every_level(demo, tmp_path):
+    """The critical path of every request walks gateway -> users -> store without skipping a level.
+
+    An event-loop-busy span begins exactly when its client span does; such equal begins once let a
+    child be counted before its parent's count was reset, and the diff then showed `users: HTTP GET
+    127.0.0.1:N/item` straight under the gateway's client span, without `users: HTTP GET /user`."""
+    out = tmp_path / "report"
+    run_babeltrace2(str(demo["trace"]), "-c", "filter.deepspan.nodejs-ctx",
+                    "-c", "filter.deepspan.span-attrib", "-p", "pass-through=false",
+                    "-c", "sink.deepspan.diff", "-p", f'output-dir="{out}",summary=false')
+    above = {"users: HTTP GET /user": "gateway: HTTP GET 127.0.0.1:",
+             "users: HTTP GET 127.0.0.1:": "users: HTTP GET /user",
+             "store: HTTP GET /item": "users: HTTP GET 127.0.0.1:"}
+    stacks = 0
+    for name in ("a.folded", "b.folded"):
+        for line in (out / name).read_text().splitlines():
+            frames = line.rsplit(" ", 1)[0].split(";")
+            stacks += 1
+            for parent, frame in zip(frames, frames[1:]):
+                for child_prefix, parent_prefix in above.items():
+                    if frame.startswith(child_prefix):
+                        assert parent.startswith(parent_prefix), line
+    assert stacks > 0
+    assert "users: HTTP GET /user;users: HTTP GET 127.0.0.1:" in (out / "a.folded").read_text()

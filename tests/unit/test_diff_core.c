@@ -575,6 +575,24 @@ static void test_skew_order_tree(void)
 	children_of(&r, c, text);
 	UNIT_EQ_STR(text->str, "6 5 ", "skew order: siblings' lists are not overwritten");
 	ds_requests_fini(&r);
+
+	/*
+	 * The same with a child beginning at its parent's very start: spans are
+	 * stored by end, so the child comes first among equal begins (Node.js
+	 * captures: an event-loop-busy span starts when its client span does).
+	 */
+	reset_store();
+	add_span(2, 3, 2, "busy", "h1", 10, 20);
+	add_span(2, 4, 2, "server", "h1", 12, 40);
+	add_span(2, 5, 4, "inner", "h1", 15, 30);
+	a = add_span(2, 2, 1, "client", "h1", 10, 45);
+	root = add_span(2, 1, 0, "root", "h1", 0, 50);
+	ds_requests_build(&r, &store, 5000);
+	children_of(&r, a, text);
+	UNIT_EQ_STR(text->str, "4 3 ", "equal begins: the parent keeps both children");
+	children_of(&r, root, text);
+	UNIT_EQ_STR(text->str, "2 ", "equal begins: the root keeps its child");
+	ds_requests_fini(&r);
 	g_string_free(text, TRUE);
 }
 
