@@ -41,3 +41,7 @@ dist_doc_DATA += doc/diff.md doc/metrics.md
 plugins_common_libdeepspan_common_la_SOURCES += plugins/common/states.h
 
 EXTRA_DIST += bench/diff-pipeline bench/diff-completion
+
+# The muxer-free report command (one source.ctf.fs per trace -> [sync] -> span-attrib -> diff or metrics).
+bin_SCRIPTS += scripts/deepspan-report
+EXTRA_DIST += scripts/deepspan-report
