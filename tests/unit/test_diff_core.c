@@ -31,24 +31,30 @@ static void reset_store(void)
 	ds_span_store_init(&store);
 }
 
-/* A span of trace `trace`; all its time is User unless segments are added next. */
-static uint32_t add_span(uint64_t trace, uint64_t id, uint64_t parent, const char *service,
-		const char *host, int64_t begin, int64_t end)
+/* A span of trace `trace` in `target`; all its time is User unless segments are added next. */
+static uint32_t add_span_to(struct ds_span_store *target, uint64_t trace, uint64_t id,
+		uint64_t parent, const char *service, const char *host, int64_t begin, int64_t end)
 {
 	struct ds_span span = { 0 };
 
 	span.trace_id_low = trace;
 	span.span_id = id;
 	span.parent_span_id = parent;
-	span.service = ds_strings_intern(store.strings, service);
-	span.operation = ds_strings_intern(store.strings, "op");
-	span.host = ds_strings_intern(store.strings, host);
+	span.service = ds_strings_intern(target->strings, service);
+	span.operation = ds_strings_intern(target->strings, "op");
+	span.host = ds_strings_intern(target->strings, host);
 	span.begin = begin;
 	span.end = end;
 	span.states[DS_STATE_USER] = (uint64_t) (end - begin);
 	span.parent = DS_NO_SPAN;
 	span.request = DS_NO_SPAN;
-	return ds_store_append_span(&store, &span);
+	return ds_store_append_span(target, &span);
+}
+
+static uint32_t add_span(uint64_t trace, uint64_t id, uint64_t parent, const char *service,
+		const char *host, int64_t begin, int64_t end)
+{
+	return add_span_to(&store, trace, id, parent, service, host, begin, end);
 }
 
 /* Appends a segment to the last span (segments must follow their span). */
@@ -675,17 +681,7 @@ static void collect(void *data, const struct ds_span_store *s,
 static void stream_add(struct ds_request_stream *stream, uint64_t trace, uint64_t id,
 		uint64_t parent, int64_t begin, int64_t end)
 {
-	struct ds_span span = { 0 };
-
-	span.trace_id_low = trace;
-	span.span_id = id;
-	span.parent_span_id = parent;
-	span.service = ds_strings_intern(&stream->strings, "s");
-	span.begin = begin;
-	span.end = end;
-	span.parent = DS_NO_SPAN;
-	span.request = DS_NO_SPAN;
-	ds_store_append_span(&stream->store, &span);
+	add_span_to(&stream->store, trace, id, parent, "s", "h", begin, end);
 	ds_request_stream_note(stream, 0);
 }
 
