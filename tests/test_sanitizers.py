@@ -73,6 +73,20 @@ def test_asan_metrics_every_table(tmp_path):
                    "-c", "sink.deepspan.metrics", "-p", f'by="{by}",format="json",output="{tmp_path / by}.json"')
 
 
+def test_asan_streaming_many_batches(tmp_path):
+    """Enough spans (about 37,000) for several batches of the request stream: carried open requests,
+    reused store memory, late spans (a tiny grace), the spill file read back, chunked durations."""
+    scenario = 'requests=1600,seed=11,cause="lock",slow-ratio=0.05'
+    for grace in ("1s", "10us"):
+        asan_graph(tmp_path, "-c", "source.deepspan.scenario", "-p", scenario,
+                   "-c", "filter.deepspan.span-attrib", "-p", "pass-through=false",
+                   "-c", "sink.deepspan.diff", "-p", f'output-dir="{tmp_path / grace}",grace="{grace}"')
+    for by in ("operation", "request"):
+        asan_graph(tmp_path, "-c", "source.deepspan.scenario", "-p", scenario,
+                   "-c", "filter.deepspan.span-attrib", "-p", "pass-through=false",
+                   "-c", "sink.deepspan.metrics", "-p", f'by="{by}",output="{tmp_path / by}.txt",grace="10us"')
+
+
 @pytest.mark.parametrize("trace", ["cat-kern-ust", "multi-domains"])
 def test_asan_real_traces(tmp_path, shared_traces, trace):
     asan_graph(tmp_path, shared_traces / trace, "-c", "filter.deepspan.sync", "-c", "filter.deepspan.nodejs-ctx",
