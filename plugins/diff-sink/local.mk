@@ -40,7 +40,7 @@ dist_doc_DATA += doc/diff.md doc/metrics.md
 # The thread-state enum shared with span-attrib's thread-state.h (names defined in thread-state.c).
 plugins_common_libdeepspan_common_la_SOURCES += plugins/common/states.h
 
-EXTRA_DIST += bench/diff-pipeline bench/diff-completion
+EXTRA_DIST += bench/diff-completion
 
 # The muxer-free report command (one source.ctf.fs per trace -> [sync] -> span-attrib -> diff or metrics).
 bin_SCRIPTS += scripts/deepspan-report

@@ -26,4 +26,3 @@ plugins_babeltrace_plugin_deepspan_la_SOURCES += \
 	plugins/span-attrib-filter/output.c
 
 dist_doc_DATA += doc/span-attrib.md
-EXTRA_DIST += bench/span-attrib-throughput

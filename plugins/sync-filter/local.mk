@@ -33,7 +33,6 @@ tests_unit_test_sync_json_SOURCES = tests/unit/test_sync_json.c tests/unit/unit.
 tests_unit_test_sync_json_LDADD = $(UNIT_LDADD)
 
 dist_doc_DATA += doc/sync.md
-EXTRA_DIST += bench/sync-bench
 
 check_PROGRAMS += tests/unit/test_sync_reorder
 tests_unit_test_sync_reorder_SOURCES = tests/unit/test_sync_reorder.c tests/unit/unit.h
