@@ -270,7 +270,7 @@ def test_progress_only_on_a_terminal(tmp_path):
         seen += chunk
     assert proc.wait(timeout=120) == 0
     os.close(master)
-    assert b"sink.deepspan.diff: " in seen and b"spans" in seen
+    assert b"sink.deepspan.diff: " in seen and b"spans" in seen and b"2 requests: writing the report" in seen
 
 
 def test_blocked_time_named_after_syscall_and_waker(bt2_plugin, tmp_path):

@@ -140,6 +140,7 @@ static bool start_collecting(struct diff_sink *sink)
 		return false;
 	}
 	ds_request_stream_init(&sink->stream, &stream_config);
+	sink->progress.requests = &sink->stream.requests;
 	return true;
 }
 
@@ -269,9 +270,10 @@ bt_component_class_sink_consume_method_status ds_diff_sink_consume(
 	if (!sink->ended[0] || !sink->ended[1]) {
 		return status;
 	}
-	ds_progress_stage(&sink->progress, "building requests and writing the report");
+	ds_progress_stage(&sink->progress, "completing the last requests");
 	sink->config.reversed_spans = sink->reader.reversed_spans;
 	ds_request_stream_finish(&sink->stream);
+	ds_progress_stage(&sink->progress, "writing the report");
 	if (!ds_diff_run(&sink->config, &sink->collector, &sink->stream, sink->self_comp,
 			CLASS_NAME)) {
 		ds_progress_stage(&sink->progress, NULL);

@@ -115,6 +115,9 @@ bt_component_class_initialize_method_status ds_metrics_sink_initialize(
 	stream_config.build_requests = sink->by == DS_METRICS_BY_REQUEST;
 	stream_config.data = &sink->acc;
 	ds_request_stream_init(&sink->stream, &stream_config);
+	if (stream_config.build_requests) {
+		sink->progress.requests = &sink->stream.requests;
+	}
 	if (!ds_metrics_acc_init(&sink->acc, sink->by, &sink->stream.strings, g_get_tmp_dir())) {
 		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(sink->self_comp,
 			"%s: cannot create a temporary file in `%s` (span durations for the "
@@ -166,8 +169,8 @@ static bt_component_class_sink_consume_method_status write_table(
 	FILE *file = sink->file ? sink->file : stdout;
 	bool ok;
 
-	ds_progress_stage(&sink->progress, "writing the table");
 	ds_request_stream_finish(&sink->stream);
+	ds_progress_stage(&sink->progress, "writing the table");
 	if (!ds_metrics_write(&sink->acc, &table)) {
 		ds_table_fini(&table);
 		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(sink->self_comp,

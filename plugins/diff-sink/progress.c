@@ -16,6 +16,17 @@ void ds_progress_init(struct ds_progress *progress, const char *what)
 	progress->last_us = progress->start_us;
 	progress->events = 0;
 	progress->spans = 0;
+	progress->requests = NULL;
+}
+
+/* "N events, N spans[, N requests]" without a newline. */
+static void print_counts(const struct ds_progress *progress)
+{
+	fprintf(stderr, "\r\033[K%s: %" PRIu64 " events, %" PRIu64 " spans", progress->what,
+		progress->events, progress->spans);
+	if (progress->requests) {
+		fprintf(stderr, ", %" PRIu64 " requests", *progress->requests);
+	}
 }
 
 void ds_progress_refresh(struct ds_progress *progress)
@@ -28,9 +39,8 @@ void ds_progress_refresh(struct ds_progress *progress)
 	}
 	progress->last_us = now;
 	seconds = (double) (now - progress->start_us) / 1e6;
-	fprintf(stderr, "\r\033[K%s: %" PRIu64 " events, %" PRIu64 " spans, %.0f events/s",
-		progress->what, progress->events, progress->spans,
-		seconds > 0 ? (double) progress->events / seconds : 0.0);
+	print_counts(progress);
+	fprintf(stderr, ", %.0f events/s", seconds > 0 ? (double) progress->events / seconds : 0.0);
 	fflush(stderr);
 	progress->shown = true;
 }
@@ -41,8 +51,8 @@ void ds_progress_stage(struct ds_progress *progress, const char *stage)
 		return;
 	}
 	if (stage) {
-		fprintf(stderr, "\r\033[K%s: %" PRIu64 " events, %" PRIu64 " spans: %s",
-			progress->what, progress->events, progress->spans, stage);
+		print_counts(progress);
+		fprintf(stderr, ": %s", stage);
 		progress->shown = true;
 	} else if (progress->shown) {
 		fputs("\r\033[K", stderr);

@@ -1,6 +1,7 @@
 /*
- * Progress on stderr for the sinks: events read, spans, throughput, refreshed
- * four times a second, only when stderr is a terminal (nothing otherwise).
+ * Progress on stderr for the sinks: events read, spans, complete requests,
+ * throughput, refreshed four times a second, only when stderr is a terminal
+ * (nothing otherwise).
  */
 #ifndef DEEPSPAN_DIFF_PROGRESS_H
 #define DEEPSPAN_DIFF_PROGRESS_H
@@ -16,6 +17,7 @@ struct ds_progress {
 	int64_t last_us;
 	uint64_t events;
 	uint64_t spans;
+	const uint64_t *requests;	/* borrowed: complete requests so far, or NULL (not counted) */
 };
 
 void ds_progress_init(struct ds_progress *progress, const char *what);
