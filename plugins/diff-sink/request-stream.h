@@ -49,7 +49,13 @@ struct ds_request_stream {
 	struct ds_span_store aside;	/* owned: holds the open spans during a batch (memory reused) */
 	GHashTable *open;		/* owned: set of owned struct ds_open_trace * */
 	GPtrArray *slots;		/* owned array of pointers borrowed from `open`: slot -> trace */
-	GHashTable *done;		/* owned: set of fingerprints of complete requests */
+	/*
+	 * Owned: set of 64-bit hashes (XXH3) of the keys of complete requests,
+	 * 8 bytes each instead of the 20-byte key: two keys sharing a hash (odds
+	 * about n^2 / 2^64, 5e-8 for a million requests) would count the later
+	 * request's spans as late, never merge two requests.
+	 */
+	GHashTable *done;
 	int64_t clock[DS_STREAM_INPUTS];	/* largest span end read per input */
 	uint32_t flush_at;		/* stored spans that trigger a batch */
 	/* Facts, over every request handed out. */
