@@ -36,4 +36,4 @@ endif
 
 # The three-service demo of doc/nodejs.md and the tests (tests/test_nodejs_*.py), and the guide.
 EXTRA_DIST += instrumentation/nodejs/demo/service.js instrumentation/nodejs/demo/loadgen.js
-dist_doc_DATA += doc/nodejs.md
+dist_docpages_DATA += doc/nodejs.md

@@ -35,7 +35,7 @@ tests_unit_test_diff_core_SOURCES = tests/unit/test_diff_core.c tests/unit/unit.
 tests_unit_test_diff_core_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/plugins/diff-sink
 tests_unit_test_diff_core_LDADD = plugins/diff-sink/libdeepspan-diff.la $(UNIT_LDADD)
 
-dist_doc_DATA += doc/diff.md doc/metrics.md
+dist_docpages_DATA += doc/diff.md doc/metrics.md
 
 # The thread-state enum shared with span-attrib's thread-state.h (names defined in thread-state.c).
 plugins_common_libdeepspan_common_la_SOURCES += plugins/common/states.h

@@ -29,5 +29,5 @@ check_PROGRAMS += tests/unit/test_scenario_engine
 tests_unit_test_scenario_engine_SOURCES = tests/unit/test_scenario_engine.c tests/unit/unit.h
 tests_unit_test_scenario_engine_LDADD = plugins/scenario-source/libscenario-sim.la $(UNIT_LDADD)
 
-dist_doc_DATA += doc/scenario.md
+dist_docpages_DATA += doc/scenario.md
 EXTRA_DIST += bench/scenario-gen

@@ -32,7 +32,7 @@ check_PROGRAMS += tests/unit/test_sync_json
 tests_unit_test_sync_json_SOURCES = tests/unit/test_sync_json.c tests/unit/unit.h
 tests_unit_test_sync_json_LDADD = $(UNIT_LDADD)
 
-dist_doc_DATA += doc/sync.md
+dist_docpages_DATA += doc/sync.md
 
 check_PROGRAMS += tests/unit/test_sync_reorder
 tests_unit_test_sync_reorder_SOURCES = tests/unit/test_sync_reorder.c tests/unit/unit.h
