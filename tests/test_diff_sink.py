@@ -236,7 +236,7 @@ def test_help_lists_every_parameter():
     text = run_babeltrace2("help", "sink.deepspan.diff").stdout
     for name in ("output-dir", "mode", "group-a", "min-duration", "max-duration", "min-self", "max-self",
                  "percentiles", "begin", "end", "root", "trace-id", "white-band", "saturation", "top",
-                 "waterfalls", "skew-tolerance", "summary", "critical-path", "inclusive", "self"):
+                 "waterfalls", "skew-tolerance", "summary", "grace", "critical-path", "inclusive", "self"):
         assert name in text, name
 
 

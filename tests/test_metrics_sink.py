@@ -128,5 +128,5 @@ def test_no_segments_member_is_fine(bt2_plugin, tmp_path):
 def test_help_lists_every_parameter():
     text = run_babeltrace2("help", "sink.deepspan.metrics").stdout
     for name in ("by", "format", "output", "operation", "request", "syscall", "thread", "text", "csv", "json",
-                 "markdown"):
+                 "markdown", "grace"):
         assert name in text, name
