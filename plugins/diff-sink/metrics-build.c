@@ -1,7 +1,6 @@
 #include "metrics-build.h"
 
 #include <inttypes.h>
-#include <math.h>
 #include <string.h>
 #include <xxhash.h>
 
