@@ -8,6 +8,9 @@ import pytest
 SRC_DIR = pathlib.Path(os.environ.get("DEEPSPAN_SRC_DIR", pathlib.Path(__file__).resolve().parent.parent))
 BUILD_DIR = pathlib.Path(os.environ.get("DEEPSPAN_BUILD_DIR", SRC_DIR / "build"))
 PLUGIN_DIR = pathlib.Path(os.environ.get("DEEPSPAN_PLUGIN_DIR", BUILD_DIR / "plugin-dir"))
+# scripts/deepspan-report, and the files sink.deepspan.diff writes into its output directory.
+REPORT_SCRIPT = SRC_DIR / "scripts" / "deepspan-report"
+DIFF_OUTPUTS = ("a.folded", "b.folded", "diff.folded", "explain.txt", "a.svg", "b.svg", "diff.svg", "report.html")
 SHARED_DIR = pathlib.Path(os.environ.get("DEEPSPAN_SHARED_DIR", SRC_DIR.parent / "shared"))
 TRACES_DIR = SHARED_DIR / "traces"
 ASAN_BUILD_DIR = os.environ.get("DEEPSPAN_ASAN_BUILD_DIR")

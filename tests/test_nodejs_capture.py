@@ -6,14 +6,13 @@ must form a three-level tree, and the gateway's spans must agree with the latenc
 generator measured.
 """
 import json
-import os
 import shutil
 import statistics
 import subprocess
 
 import pytest
 
-from conftest import ASAN_BUILD_DIR, PLUGIN_DIR, run_babeltrace2
+from conftest import ASAN_BUILD_DIR, PLUGIN_DIR, REPORT_SCRIPT, run_babeltrace2
 from test_nodejs_helpers import fields_of, capture, capture_unavailable, read_spans
 
 REQUESTS = 60
@@ -220,8 +219,7 @@ def test_diff_critical_path_keeps_every_level(demo, tmp_path):
 
 def test_deepspan_report_nodejs(demo, tmp_path):
     """`deepspan-report --nodejs` (muxer -> nodejs-ctx -> span-attrib -> diff) equals the convert-mode pipeline."""
-    script = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "scripts", "deepspan-report")
-    proc = subprocess.run([script, f"--plugin-path={PLUGIN_DIR}", "--nodejs", "-o", str(tmp_path / "run"),
+    proc = subprocess.run([str(REPORT_SCRIPT), f"--plugin-path={PLUGIN_DIR}", "--nodejs", "-o", str(tmp_path / "run"),
                            "-p", "summary=false", str(demo["trace"])], capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
     run_babeltrace2(str(demo["trace"]), "-c", "filter.deepspan.nodejs-ctx",

@@ -1,20 +1,16 @@
 """scripts/deepspan-report: the muxer-free `babeltrace2 run` graph (one source.ctf.fs per trace, the deepspan
 filter merging the streams by time) gives the same report as the CLI's convert mode, on scenario traces
 and real ones, with clear errors for bad arguments."""
-import os
 import subprocess
 
 import pytest
 
-from conftest import PLUGIN_DIR, make_scenario_trace, run_babeltrace2
+from conftest import DIFF_OUTPUTS, PLUGIN_DIR, REPORT_SCRIPT, make_scenario_trace, run_babeltrace2
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-SCRIPT = os.path.join(ROOT, "scripts", "deepspan-report")
-OUTPUTS = ("a.folded", "b.folded", "diff.folded", "explain.txt", "a.svg", "b.svg", "diff.svg", "report.html")
 
 
 def report(*args, check=True):
-    proc = subprocess.run([SCRIPT, f"--plugin-path={PLUGIN_DIR}", *map(str, args)], capture_output=True,
+    proc = subprocess.run([str(REPORT_SCRIPT), f"--plugin-path={PLUGIN_DIR}", *map(str, args)], capture_output=True,
                           text=True, timeout=600)
     if check:
         assert proc.returncode == 0, proc.stderr[-3000:]
@@ -32,7 +28,7 @@ def test_same_report_as_convert_mode(hotrod, tmp_path):
     report("-o", tmp_path / "run", hotrod)
     run_babeltrace2(hotrod, "-c", "filter.deepspan.span-attrib", "-p", "pass-through=false",
                     "-c", "sink.deepspan.diff", "-p", f'output-dir="{tmp_path / "convert"}",summary=false')
-    for name in OUTPUTS:
+    for name in DIFF_OUTPUTS:
         assert (tmp_path / "run" / name).read_bytes() == (tmp_path / "convert" / name).read_bytes(), name
 
 

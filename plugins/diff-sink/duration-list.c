@@ -35,6 +35,7 @@ void ds_duration_list_add(struct ds_duration_list *list, int64_t value)
 		list->current_count = 0;
 	}
 	list->current[list->current_count++] = value;
+	list->current_sorted = false;
 	list->count++;
 	list->max = MAX(list->max, value);
 }
@@ -125,12 +126,12 @@ bool ds_duration_list_percentile(struct ds_duration_list *list, double p, int64_
 	}
 	index = ds_nearest_rank(list->count, p);
 	if (list->chunks->len == 0) {
-		/* Everything is in memory: sort a copy. */
-		int64_t *copy = g_memdup2(list->current, list->current_count * sizeof(int64_t));
-
-		qsort(copy, list->current_count, sizeof(int64_t), compare_int64);
-		*out = copy[index];
-		g_free(copy);
+		/* Everything is in memory: sorted once, in place (the order of the values is not kept). */
+		if (!list->current_sorted) {
+			qsort(list->current, list->current_count, sizeof(int64_t), compare_int64);
+			list->current_sorted = true;
+		}
+		*out = list->current[index];
 		return true;
 	}
 	return select_rank(list, index, out);

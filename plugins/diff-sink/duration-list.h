@@ -25,6 +25,7 @@ struct ds_duration_list {
 	uint32_t current_count;
 	uint64_t count;		/* values appended */
 	int64_t max;
+	bool current_sorted;	/* `current` is in order (set by the first in-memory percentile) */
 };
 
 void ds_duration_list_init(struct ds_duration_list *list, struct ds_spill *spill);
