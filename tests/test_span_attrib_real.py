@@ -7,7 +7,7 @@ import bt2
 import pytest
 
 from conftest import run_babeltrace2
-from span_attrib_support import Collector, Source, payload_dict, run_script
+from span_attrib_support import Collector, Source, payload_dict
 
 NS = 1_000_000_000
 
