@@ -171,30 +171,34 @@ static void collect_facts(struct run *run)
 	}
 }
 
-/* Adds the members of both groups from their recorded attribution. */
-static bool aggregate_groups(struct run *run)
+/*
+ * Adds the members of both groups from their recorded attribution; stops at
+ * a read error of the spill file (check_spill() reports it).
+ */
+static void aggregate_groups(struct run *run)
 {
 	GArray *entries = g_array_new(FALSE, FALSE, sizeof(struct ds_attribution_entry));
 	struct ds_spill *spill = &run->collector->spill;
-	bool ok = true;
 	unsigned int g;
 	uint32_t i;
 
-	for (g = 0; g < 2 && ok; g++) {
+	for (g = 0; g < 2; g++) {
 		const GArray *members = run->selection.members[g];
 
-		for (i = 0; i < members->len && ok; i++) {
+		for (i = 0; i < members->len; i++) {
 			const struct ds_request_record *record = ds_record_at(
 				run->collector->records, g_array_index(members, uint32_t, i));
 
-			ok = ds_spill_read_attribution(spill, record, entries);
+			if (!ds_spill_read_attribution(spill, record, entries)) {
+				goto end;
+			}
 			ds_aggregate_add_recorded(&run->agg,
 				(const struct ds_attribution_entry *) (void *) entries->data,
-				ok ? entries->len : 0, record->latency, g);
+				entries->len, record->latency, g);
 		}
 	}
+end:
 	g_array_free(entries, TRUE);
-	return ok;
 }
 
 static bool check_spill(struct run *run)
@@ -257,7 +261,8 @@ bool ds_diff_run(const struct ds_diff_config *config, struct ds_diff_collector *
 	if (!check_groups(&run)) {
 		goto end;
 	}
-	if (!aggregate_groups(&run) || !check_spill(&run)) {
+	aggregate_groups(&run);
+	if (!check_spill(&run)) {
 		goto end;
 	}
 	ds_aggregate_finish(&run.agg);
