@@ -276,7 +276,7 @@ static void select_group(const struct ds_strings *strings,
 		if (r->truncated || (two_inputs && r->input != group) ||
 				(root && !root_matches(strings, r, root)) ||
 				(spec->begin != DS_NO_LIMIT && r->root_begin < spec->begin) ||
-				(spec->end != DS_NO_LIMIT && r->root_end > spec->end)) {
+				(spec->end != DS_NO_LIMIT && r->root_begin + r->latency > spec->end)) {
 			continue;
 		}
 		g_array_append_val(pool, i);

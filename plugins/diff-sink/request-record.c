@@ -15,7 +15,6 @@ void ds_request_record_make(const struct ds_span_store *store,
 	record->latency = request->latency;
 	record->self_time = request->self_time;
 	record->root_begin = root->begin;
-	record->root_end = root->end;
 	record->root_service = root->service;
 	record->root_operation = root->operation;
 	record->input = request->input;

@@ -18,8 +18,7 @@ struct ds_request_record {
 	uint64_t trace_id_low;
 	int64_t latency;	/* main root end - begin */
 	int64_t self_time;	/* main root duration minus the union of its children */
-	int64_t root_begin;
-	int64_t root_end;
+	int64_t root_begin;	/* the root ends at root_begin + latency */
 	uint64_t spill_offset;	/* its attribution entries, then its spans (request-spill.h) */
 	uint32_t attribution_count;	/* recorded calls */
 	uint32_t spans_size;	/* bytes of spans after the calls */
