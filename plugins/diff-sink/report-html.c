@@ -255,7 +255,7 @@ static void write_spilled_waterfall(FILE *file, const struct ds_report *r,
 	struct ds_span_store store;
 	struct ds_requests requests;
 
-	ds_span_store_init_shared(&store, r->strings);
+	ds_span_store_init(&store, r->strings);
 	if (ds_spill_read_spans(r->spill, ds_record_at(r->records, index), &store)) {
 		ds_requests_build(&requests, &store, INT64_MAX);
 		if (requests.requests->len > 0) {

@@ -51,8 +51,8 @@ void ds_request_stream_init(struct ds_request_stream *stream,
 	memset(stream, 0, sizeof(*stream));
 	stream->config = *config;
 	ds_strings_init(&stream->strings);
-	ds_span_store_init_shared(&stream->store, &stream->strings);
-	ds_span_store_init_shared(&stream->aside, &stream->strings);
+	ds_span_store_init(&stream->store, &stream->strings);
+	ds_span_store_init(&stream->aside, &stream->strings);
 	stream->open = g_hash_table_new_full(hash_trace, equal_trace, g_free, NULL);
 	stream->slots = g_ptr_array_new();
 	stream->done = g_hash_table_new(hash_fingerprint, g_direct_equal);

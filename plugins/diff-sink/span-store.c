@@ -193,23 +193,13 @@ void *ds_arena_alloc(struct ds_arena *arena, size_t count)
 	return run;
 }
 
-void ds_span_store_init_shared(struct ds_span_store *store, struct ds_strings *strings)
+void ds_span_store_init(struct ds_span_store *store, struct ds_strings *strings)
 {
 	store->span_chunks = g_ptr_array_new_with_free_func(free);
 	store->span_count = 0;
 	ds_arena_init(&store->segments, sizeof(struct ds_segment));
 	ds_arena_init(&store->syscalls, sizeof(struct ds_syscall_total));
 	store->strings = strings;
-	store->owns_strings = false;
-}
-
-void ds_span_store_init(struct ds_span_store *store)
-{
-	struct ds_strings *strings = g_new0(struct ds_strings, 1);
-
-	ds_strings_init(strings);
-	ds_span_store_init_shared(store, strings);
-	store->owns_strings = true;
 }
 
 void ds_span_store_fini(struct ds_span_store *store)
@@ -221,10 +211,6 @@ void ds_span_store_fini(struct ds_span_store *store)
 	store->span_count = 0;
 	ds_arena_fini(&store->segments);
 	ds_arena_fini(&store->syscalls);
-	if (store->owns_strings && store->strings) {
-		ds_strings_fini(store->strings);
-		g_free(store->strings);
-	}
 	store->strings = NULL;
 }
 

@@ -101,8 +101,7 @@ struct ds_span_store {
 	uint32_t span_count;
 	struct ds_arena segments;	/* struct ds_segment runs, one per span */
 	struct ds_arena syscalls;	/* struct ds_syscall_total runs, one per span */
-	struct ds_strings *strings;	/* owned when `owns_strings`, else borrowed */
-	bool owns_strings;
+	struct ds_strings *strings;	/* borrowed: shared by the stores of a sink */
 };
 
 void ds_strings_init(struct ds_strings *strings);
@@ -119,10 +118,8 @@ void *ds_arena_alloc(struct ds_arena *arena, size_t count);
 /* Forgets every element; the standard blocks are kept for reuse. */
 void ds_arena_reset(struct ds_arena *arena);
 
-/* A store with its own strings. */
-void ds_span_store_init(struct ds_span_store *store);
 /* A store interning into `strings` (borrowed: must outlive the store). */
-void ds_span_store_init_shared(struct ds_span_store *store, struct ds_strings *strings);
+void ds_span_store_init(struct ds_span_store *store, struct ds_strings *strings);
 void ds_span_store_fini(struct ds_span_store *store);
 /* Appends a copy of `span`; returns its index. */
 uint32_t ds_store_append_span(struct ds_span_store *store, const struct ds_span *span);

@@ -23,12 +23,15 @@
 #include "request-tree.h"
 #include "span-store.h"
 
+static struct ds_strings strings;	/* the store's names */
 static struct ds_span_store store;
 
 static void reset_store(void)
 {
 	ds_span_store_fini(&store);
-	ds_span_store_init(&store);
+	ds_strings_fini(&strings);
+	ds_strings_init(&strings);
+	ds_span_store_init(&store, &strings);
 }
 
 /* A span of trace `trace` in `target`; all its time is User unless segments are added next. */
@@ -804,7 +807,8 @@ static void test_duration_list(void)
 
 int main(void)
 {
-	ds_span_store_init(&store);
+	ds_strings_init(&strings);
+	ds_span_store_init(&store, &strings);
 	test_sequential();
 	test_parallel();
 	test_async_child();
@@ -826,5 +830,6 @@ int main(void)
 	test_span_chunks();
 	test_segment_packing();
 	ds_span_store_fini(&store);
+	ds_strings_fini(&strings);
 	return unit_finish();
 }
