@@ -12,9 +12,9 @@
 
 #include "diff-run.h"
 #include "params.h"
-#include "progress.h"
-#include "span-reader.h"
-#include "request-stream.h"
+#include "span-consumer/progress.h"
+#include "span-consumer/span-reader.h"
+#include "span-consumer/request-stream.h"
 
 #define CLASS_NAME "sink.deepspan.diff"
 

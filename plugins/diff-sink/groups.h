@@ -19,8 +19,8 @@
 #include <glib.h>
 
 #include "params.h"
-#include "request-record.h"
-#include "span-store.h"
+#include "span-consumer/request-record.h"
+#include "span-consumer/span-store.h"
 
 #define DS_NO_LIMIT INT64_MIN
 

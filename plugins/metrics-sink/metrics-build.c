@@ -4,10 +4,10 @@
 #include <string.h>
 #include <xxhash.h>
 
-#include "attribution.h"
+#include "span-consumer/attribution.h"
 #include "duration-list.h"
-#include "request-record.h"
-#include "request-tree.h"
+#include "span-consumer/request-record.h"
+#include "span-consumer/request-tree.h"
 
 const char *const ds_metrics_by_names[] = {
 	"operation", "request", "syscall", "thread", NULL,

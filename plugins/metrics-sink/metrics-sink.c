@@ -2,7 +2,7 @@
  * sink.deepspan.metrics: reads deepspan:span events on port `in` and writes
  * one table (metrics-build.c) in the chosen format to a file or stdout.
  */
-#include "diff-sink.h"
+#include "diff-sink/diff-sink.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -11,9 +11,9 @@
 
 #include "metrics-build.h"
 #include "params.h"
-#include "progress.h"
-#include "span-reader.h"
-#include "request-stream.h"
+#include "span-consumer/progress.h"
+#include "span-consumer/span-reader.h"
+#include "span-consumer/request-stream.h"
 #include "table.h"
 
 #define CLASS_NAME "sink.deepspan.metrics"
