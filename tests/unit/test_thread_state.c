@@ -3,8 +3,8 @@
  * sequences, checked against per-span state totals, syscalls and segments computed by hand.
  */
 #include "unit.h"
-#include "thread-state.h"
-#include "span-account.h"
+#include "span-attrib-filter/thread-state.h"
+#include "span-attrib-filter/span-account.h"
 
 #define U DS_STATE_USER
 #define SC DS_STATE_SYSCALL
