@@ -2,7 +2,7 @@
  * sink.deepspan.diff: the component (parameters, ports `a` and `b`, the
  * message loop); the analysis itself is diff-run.c.
  */
-#include "diff-sink.h"
+#include "component.h"
 
 #include <errno.h>
 #include <string.h>

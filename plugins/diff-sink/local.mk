@@ -1,6 +1,6 @@
 # diff-sink: sink.deepspan.diff (register.h also registers sink.deepspan.metrics for now).
 plugins_babeltrace_plugin_deepspan_la_SOURCES += \
-	plugins/diff-sink/register.h plugins/diff-sink/diff-sink.h \
+	plugins/diff-sink/register.h plugins/diff-sink/component.h \
 	plugins/diff-sink/diff-sink.c plugins/diff-sink/diff-run.c plugins/diff-sink/diff-run.h \
 	plugins/diff-sink/diff-collect.c plugins/diff-sink/diff-collect.h \
 	plugins/diff-sink/flamegraph-svg.c plugins/diff-sink/flamegraph-svg.h \

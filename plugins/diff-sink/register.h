@@ -2,7 +2,7 @@
  * sink.deepspan.diff and sink.deepspan.metrics, registered against the
  * deepspan plugin descriptor of plugins/plugin.c.
  */
-#include "diff-sink/diff-sink.h"
+#include "diff-sink/component.h"
 
 BT_PLUGIN_SINK_COMPONENT_CLASS_WITH_ID(deepspan, diff, "diff", ds_diff_sink_consume);
 BT_PLUGIN_SINK_COMPONENT_CLASS_DESCRIPTION_WITH_ID(deepspan, diff,

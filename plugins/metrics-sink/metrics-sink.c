@@ -2,7 +2,7 @@
  * sink.deepspan.metrics: reads deepspan:span events on port `in` and writes
  * one table (metrics-build.c) in the chosen format to a file or stdout.
  */
-#include "diff-sink/diff-sink.h"
+#include "diff-sink/component.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -8,7 +8,7 @@
  * horizon: only a server request waiting for its caller's port holds
  * messages back, so with no vnode events the filter is a plain pass-through.
  */
-#include "nodejs-ctx.h"
+#include "component.h"
 
 #include <inttypes.h>
 #include <stdio.h>

@@ -6,7 +6,7 @@
 
 #include <babeltrace2/babeltrace.h>
 
-#include "nodejs-ctx-filter/nodejs-ctx.h"
+#include "nodejs-ctx-filter/component.h"
 
 BT_PLUGIN_FILTER_COMPONENT_CLASS_WITH_ID(deepspan, nodejs_ctx, "nodejs-ctx", nodejs_ctx_iter_next);
 BT_PLUGIN_FILTER_COMPONENT_CLASS_DESCRIPTION_WITH_ID(deepspan, nodejs_ctx,

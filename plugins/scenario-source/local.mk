@@ -21,7 +21,7 @@ plugins_babeltrace_plugin_deepspan_la_SOURCES += \
 	plugins/scenario-source/emit-classes.c \
 	plugins/scenario-source/emit-messages.c \
 	plugins/scenario-source/scenario-params.c plugins/scenario-source/scenario-params.h \
-	plugins/scenario-source/scenario-component.c plugins/scenario-source/scenario-component.h \
+	plugins/scenario-source/scenario-component.c plugins/scenario-source/component.h \
 	plugins/scenario-source/register.h
 plugins_babeltrace_plugin_deepspan_la_LIBADD += plugins/scenario-source/libscenario-sim.la
 

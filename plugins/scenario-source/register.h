@@ -1,5 +1,5 @@
 /* source.deepspan.scenario registration (included by plugins/plugin.c). */
-#include "scenario-source/scenario-component.h"
+#include "scenario-source/component.h"
 
 BT_PLUGIN_SOURCE_COMPONENT_CLASS_WITH_ID(deepspan, scenario, "scenario", scenario_iterator_next);
 BT_PLUGIN_SOURCE_COMPONENT_CLASS_DESCRIPTION_WITH_ID(deepspan, scenario,

@@ -5,7 +5,7 @@
  * advances the shared simulation when it is empty.  Queues of ports nobody
  * reads are not kept.
  */
-#include "scenario-component.h"
+#include "component.h"
 
 #include <glib.h>
 #include <inttypes.h>

@@ -13,7 +13,7 @@ tests_unit_test_thread_state_SOURCES = tests/unit/test_thread_state.c tests/unit
 tests_unit_test_thread_state_LDADD = plugins/span-attrib-filter/libspan-attrib-state.la $(UNIT_LDADD)
 
 plugins_babeltrace_plugin_deepspan_la_SOURCES += \
-	plugins/span-attrib-filter/register.h plugins/span-attrib-filter/methods.h \
+	plugins/span-attrib-filter/register.h plugins/span-attrib-filter/component.h \
 	plugins/span-attrib-filter/span-attrib.h \
 	plugins/span-attrib-filter/span-attrib.c \
 	plugins/span-attrib-filter/kernel-events.c plugins/span-attrib-filter/kernel-events.h \

@@ -4,7 +4,7 @@
 
 #include <babeltrace2/babeltrace.h>
 
-#include "methods.h"
+#include "component.h"
 
 BT_PLUGIN_FILTER_COMPONENT_CLASS_WITH_ID(deepspan, span_attrib, "span-attrib", span_attrib_next);
 BT_PLUGIN_FILTER_COMPONENT_CLASS_DESCRIPTION_WITH_ID(deepspan, span_attrib,

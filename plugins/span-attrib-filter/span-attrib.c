@@ -3,7 +3,7 @@
  * Passes every upstream message through and adds one deepspan:span event per finished span.
  */
 #include "span-attrib.h"
-#include "methods.h"
+#include "component.h"
 #include "log.h"
 #include "params.h"
 
