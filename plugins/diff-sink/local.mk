@@ -1,4 +1,4 @@
-# diff-sink: sink.deepspan.diff (register.h also registers sink.deepspan.metrics for now).
+# diff-sink: sink.deepspan.diff.
 plugins_babeltrace_plugin_deepspan_la_SOURCES += \
 	plugins/diff-sink/register.h plugins/diff-sink/component.h \
 	plugins/diff-sink/diff-sink.c plugins/diff-sink/diff-run.c plugins/diff-sink/diff-run.h \

@@ -1,6 +1,7 @@
 # metrics-sink: sink.deepspan.metrics. Its table building is a convenience library so the unit
 # tests (tests/unit/test_diff_core.c) link it too.
 plugins_babeltrace_plugin_deepspan_la_SOURCES += \
+	plugins/metrics-sink/register.h plugins/metrics-sink/component.h \
 	plugins/metrics-sink/metrics-sink.c
 
 noinst_LTLIBRARIES += plugins/metrics-sink/libdeepspan-metrics.la

@@ -56,7 +56,7 @@ static const char *const nodejs_ctx_param_names[] = {
 	"match-window", "activations", "busy-spans", "busy-min", "trace-id-high", "stats", NULL,
 };
 
-bt_component_class_initialize_method_status nodejs_ctx_initialize(
+bt_component_class_initialize_method_status nodejs_ctx_component_initialize(
 		bt_self_component_filter *self_comp_filter,
 		bt_self_component_filter_configuration *configuration,
 		const bt_value *params, void *init_method_data)
@@ -99,7 +99,7 @@ end:
 	return status;
 }
 
-void nodejs_ctx_finalize(bt_self_component_filter *self_comp_filter)
+void nodejs_ctx_component_finalize(bt_self_component_filter *self_comp_filter)
 {
 	struct nodejs_ctx_comp *comp = bt_self_component_get_data(
 		bt_self_component_filter_as_self_component(self_comp_filter));
@@ -152,7 +152,7 @@ static void emit_op(const struct nctx_op *op, void *user)
 	}
 }
 
-bt_message_iterator_class_initialize_method_status nodejs_ctx_iter_initialize(
+bt_message_iterator_class_initialize_method_status nodejs_ctx_iterator_initialize(
 		bt_self_message_iterator *self_msg_iter,
 		bt_self_message_iterator_configuration *configuration,
 		bt_self_component_port_output *self_port)
@@ -183,7 +183,7 @@ bt_message_iterator_class_initialize_method_status nodejs_ctx_iter_initialize(
 	return BT_MESSAGE_ITERATOR_CLASS_INITIALIZE_METHOD_STATUS_OK;
 }
 
-void nodejs_ctx_iter_finalize(bt_self_message_iterator *self_msg_iter)
+void nodejs_ctx_iterator_finalize(bt_self_message_iterator *self_msg_iter)
 {
 	struct nodejs_ctx_iter *iter = bt_self_message_iterator_get_data(self_msg_iter);
 	guint i;
@@ -462,7 +462,7 @@ static uint64_t pass_through(struct nodejs_ctx_iter *iter, bt_message_array_cons
 	return i;
 }
 
-bt_message_iterator_class_next_method_status nodejs_ctx_iter_next(
+bt_message_iterator_class_next_method_status nodejs_ctx_iterator_next(
 		bt_self_message_iterator *self_msg_iter, bt_message_array_const msgs,
 		uint64_t capacity, uint64_t *count)
 {

@@ -36,8 +36,8 @@ BT_PLUGIN_SOURCE_COMPONENT_CLASS_HELP_WITH_ID(deepspan, scenario,
 	"  discard-every (unsigned integer, default 0): when not 0, every kernel stream loses a burst of 64 "
 	"events every that many events, reported as discarded events at its next packet (the truth keeps "
 	"the real thread states).\n");
-BT_PLUGIN_SOURCE_COMPONENT_CLASS_INITIALIZE_METHOD_WITH_ID(deepspan, scenario, scenario_initialize);
-BT_PLUGIN_SOURCE_COMPONENT_CLASS_FINALIZE_METHOD_WITH_ID(deepspan, scenario, scenario_finalize);
+BT_PLUGIN_SOURCE_COMPONENT_CLASS_INITIALIZE_METHOD_WITH_ID(deepspan, scenario, scenario_component_initialize);
+BT_PLUGIN_SOURCE_COMPONENT_CLASS_FINALIZE_METHOD_WITH_ID(deepspan, scenario, scenario_component_finalize);
 BT_PLUGIN_SOURCE_COMPONENT_CLASS_MESSAGE_ITERATOR_CLASS_INITIALIZE_METHOD_WITH_ID(deepspan, scenario,
 	scenario_iterator_initialize);
 BT_PLUGIN_SOURCE_COMPONENT_CLASS_MESSAGE_ITERATOR_CLASS_FINALIZE_METHOD_WITH_ID(deepspan, scenario,

@@ -64,7 +64,7 @@ static void scenario_destroy(struct scenario *scenario)
 	g_free(scenario);
 }
 
-bt_component_class_initialize_method_status scenario_initialize(
+bt_component_class_initialize_method_status scenario_component_initialize(
 		bt_self_component_source *self_comp_src,
 		bt_self_component_source_configuration *config,
 		const bt_value *params, void *init_method_data)
@@ -124,7 +124,7 @@ static void log_summary(struct scenario *scenario)
 	g_string_free(peaks, TRUE);
 }
 
-void scenario_finalize(bt_self_component_source *self_comp_src)
+void scenario_component_finalize(bt_self_component_source *self_comp_src)
 {
 	struct scenario *scenario = bt_self_component_get_data(
 		bt_self_component_source_as_self_component(self_comp_src));

@@ -30,7 +30,7 @@ int inputs_add_port(bt_self_component_filter *self_comp_filter)
 		BT_SELF_COMPONENT_ADD_PORT_STATUS_OK ? 0 : -1;
 }
 
-bt_component_class_port_connected_method_status span_attrib_input_port_connected(
+bt_component_class_port_connected_method_status span_attrib_component_input_port_connected(
 		bt_self_component_filter *self_comp_filter,
 		bt_self_component_port_input *self_port, const bt_port_output *other_port)
 {

@@ -30,7 +30,7 @@ static int parse_params(struct span_attrib_component *comp, const bt_value *para
 	return 0;
 }
 
-bt_component_class_initialize_method_status span_attrib_initialize(
+bt_component_class_initialize_method_status span_attrib_component_initialize(
 		bt_self_component_filter *self_comp_filter,
 		bt_self_component_filter_configuration *config,
 		const bt_value *params, void *init_method_data)
@@ -61,7 +61,7 @@ end:
 	return status;
 }
 
-void span_attrib_finalize(bt_self_component_filter *self_comp_filter)
+void span_attrib_component_finalize(bt_self_component_filter *self_comp_filter)
 {
 	g_free(bt_self_component_get_data(bt_self_component_filter_as_self_component(self_comp_filter)));
 }
@@ -231,7 +231,7 @@ static bt_message_iterator_class_next_method_status pull_upstream(struct span_at
 	return status;
 }
 
-bt_message_iterator_class_next_method_status span_attrib_next(
+bt_message_iterator_class_next_method_status span_attrib_iterator_next(
 		bt_self_message_iterator *self_msg_iter, bt_message_array_const msgs,
 		uint64_t capacity, uint64_t *count)
 {

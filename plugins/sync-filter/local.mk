@@ -9,7 +9,8 @@ plugins_sync_filter_libsync_core_la_SOURCES = \
 
 plugins_babeltrace_plugin_deepspan_la_LIBADD += plugins/sync-filter/libsync-core.la
 plugins_babeltrace_plugin_deepspan_la_SOURCES += \
-	plugins/sync-filter/register.h plugins/sync-filter/sync.h \
+	plugins/sync-filter/register.h plugins/sync-filter/component.h \
+	plugins/sync-filter/sync.h \
 	plugins/sync-filter/sync-component.c plugins/sync-filter/sync-hosts.c \
 	plugins/sync-filter/sync-pass1.c plugins/sync-filter/sync-http.c \
 	plugins/sync-filter/sync-iter.c \

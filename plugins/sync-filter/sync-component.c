@@ -8,6 +8,7 @@
 
 #include "params.h"
 #include "sync.h"
+#include "component.h"
 
 const char *const sync_pair_kind_names[SYNC_PAIR_KIND_COUNT] = {
 	[SYNC_PAIR_TCP] = "tcp",
@@ -152,7 +153,7 @@ static int parse_params(struct sync_comp *comp, const bt_value *params)
 	return 0;
 }
 
-bt_component_class_initialize_method_status sync_comp_init(
+bt_component_class_initialize_method_status sync_component_initialize(
 		bt_self_component_filter *self, bt_self_component_filter_configuration *config,
 		const bt_value *params, void *init_data)
 {
@@ -182,12 +183,12 @@ end:
 	return status;
 }
 
-void sync_comp_finalize(bt_self_component_filter *self)
+void sync_component_finalize(bt_self_component_filter *self)
 {
 	comp_destroy(bt_self_component_get_data(bt_self_component_filter_as_self_component(self)));
 }
 
-bt_component_class_port_connected_method_status sync_comp_input_port_connected(
+bt_component_class_port_connected_method_status sync_component_input_port_connected(
 		bt_self_component_filter *self, bt_self_component_port_input *self_port,
 		const bt_port_output *other_port)
 {
