@@ -186,9 +186,9 @@ static void dispatch_kernel(struct host *host, const struct ds_kernel_event *ev,
 	}
 }
 
-static struct ds_span *span_lookup(struct host *host, const struct ds_span_event *ev)
+static struct sa_span *span_lookup(struct host *host, const struct ds_span_event *ev)
 {
-	struct ds_span key;
+	struct sa_span key;
 
 	key.trace_id_high = ev->trace_id_high;
 	key.trace_id_low = ev->trace_id_low;
@@ -207,13 +207,13 @@ static void span_start(struct span_attrib_iterator *it, struct host *host,
 		const struct ds_span_event *ev, int64_t ns)
 {
 	struct ds_thread *thread;
-	struct ds_span *span;
+	struct sa_span *span;
 
 	if (span_lookup(host, ev)) {
 		it->counters.duplicate_starts++;
 		return;
 	}
-	span = ds_span_new(host->model, ns);
+	span = sa_span_new(host->model, ns);
 	span->trace_id_high = ev->trace_id_high;
 	span->trace_id_low = ev->trace_id_low;
 	span->span_id = ev->span_id;
@@ -231,14 +231,14 @@ static void span_start(struct span_attrib_iterator *it, struct host *host,
 		span->tid = thread->tid;
 		span->pid = thread->pid >= 0 ? thread->pid :
 			(ev->vpid >= 0 ? ds_model_tid_for_vtid(host->model, ev->vpid, ev->vpid) : -1);
-		ds_span_attach(host->model, span, thread, ns);
+		sa_span_attach(host->model, span, thread, ns);
 	} else {
 		it->counters.spans_without_thread++;
 	}
 	g_hash_table_add(host->spans, span);
 }
 
-static int span_emit_and_free(struct span_attrib_iterator *it, struct host *host, struct ds_span *span)
+static int span_emit_and_free(struct span_attrib_iterator *it, struct host *host, struct sa_span *span)
 {
 	int ret = output_emit_span(it, host, span, clock_map_cycles(&host->out_clock, span->end));
 
@@ -249,7 +249,7 @@ static int span_emit_and_free(struct span_attrib_iterator *it, struct host *host
 static int handle_span_event(struct span_attrib_iterator *it, struct host *host,
 		const struct stream_info *info, const struct ds_span_event *ev, int64_t ns)
 {
-	struct ds_span *span;
+	struct sa_span *span;
 
 	host->has_spans = true;
 	if (!host->out_clock.clock_class) {
@@ -270,19 +270,19 @@ static int handle_span_event(struct span_attrib_iterator *it, struct host *host,
 	}
 	switch (ev->kind) {
 	case DS_SPAN_EVENT_END:
-		ds_span_finish(host->model, span, ns);
+		sa_span_finish(host->model, span, ns);
 		return span_emit_and_free(it, host, span);
 	case DS_SPAN_EVENT_ACTIVATE: {
 		struct ds_thread *thread = span_event_thread(host, ev);
 
 		if (thread) {
-			ds_span_attach(host->model, span, thread, ns);
+			sa_span_attach(host->model, span, thread, ns);
 		}
 		break;
 	}
 	case DS_SPAN_EVENT_DEACTIVATE:
 		if (span->thread) {
-			ds_span_detach(host->model, span, ns, DS_STATE_BLOCKED, "inactive");
+			sa_span_detach(host->model, span, ns, DS_STATE_BLOCKED, "inactive");
 		}
 		break;
 	default:
@@ -422,11 +422,11 @@ int span_attrib_flush(struct span_attrib_iterator *it)
 		int ret = 0;
 
 		for (l = spans; l && !ret; l = l->next) {
-			struct ds_span *span = l->data;
+			struct sa_span *span = l->data;
 
 			span->truncated = true;
 			it->counters.truncated_spans++;
-			ds_span_finish(host->model, span, it->last_ns);
+			sa_span_finish(host->model, span, it->last_ns);
 			ret = span_emit_and_free(it, host, span);
 		}
 		g_list_free(spans);

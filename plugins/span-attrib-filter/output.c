@@ -217,7 +217,7 @@ static int set_string(bt_field *field, const char *value)
 	return bt_field_string_set_value(field, value ? value : "") == BT_FIELD_STRING_SET_VALUE_STATUS_OK ? 0 : -1;
 }
 
-static int fill_syscalls(bt_field *array, const struct ds_span *span)
+static int fill_syscalls(bt_field *array, const struct sa_span *span)
 {
 	guint i, j, n = 0;
 
@@ -225,17 +225,17 @@ static int fill_syscalls(bt_field *array, const struct ds_span *span)
 		return -1;
 	}
 	for (i = 0; i < span->syscalls->len; i++) {
-		const struct ds_syscall_total *t = &g_array_index(span->syscalls, struct ds_syscall_total, i);
+		const struct sa_syscall_total *t = &g_array_index(span->syscalls, struct sa_syscall_total, i);
 		uint64_t count = t->count, duration = t->duration;
 		bool seen = false;
 		bt_field *elem;
 
 		/* entry and compat entry classes give equal names through distinct pointers: merge */
 		for (j = 0; j < i; j++) {
-			seen = seen || strcmp(g_array_index(span->syscalls, struct ds_syscall_total, j).name, t->name) == 0;
+			seen = seen || strcmp(g_array_index(span->syscalls, struct sa_syscall_total, j).name, t->name) == 0;
 		}
 		for (j = i + 1; !seen && j < span->syscalls->len; j++) {
-			const struct ds_syscall_total *u = &g_array_index(span->syscalls, struct ds_syscall_total, j);
+			const struct sa_syscall_total *u = &g_array_index(span->syscalls, struct sa_syscall_total, j);
 
 			if (strcmp(u->name, t->name) == 0) {
 				count += u->count;
@@ -255,7 +255,7 @@ static int fill_syscalls(bt_field *array, const struct ds_span *span)
 	return n == span->syscalls->len ? 0 : (bt_field_array_dynamic_set_length(array, n) ? -1 : 0);
 }
 
-static int fill_segments(bt_field *array, const struct ds_span *span)
+static int fill_segments(bt_field *array, const struct sa_span *span)
 {
 	guint count = span->segments ? span->segments->len : 0;
 	char detail[64];
@@ -266,7 +266,7 @@ static int fill_segments(bt_field *array, const struct ds_span *span)
 		return -1;
 	}
 	for (i = 0; i < count; i++) {
-		const struct ds_segment *seg = &g_array_index(span->segments, struct ds_segment, i);
+		const struct sa_segment *seg = &g_array_index(span->segments, struct sa_segment, i);
 		bt_field *elem = bt_field_array_borrow_element_field_by_index(array, i);
 
 		bt_field_integer_signed_set_value(bt_field_structure_borrow_member_field_by_index(elem, 0), seg->begin);
@@ -283,7 +283,7 @@ static int fill_segments(bt_field *array, const struct ds_span *span)
 	return 0;
 }
 
-static int fill_payload(bt_field *payload, const struct host *host, const struct ds_span *span)
+static int fill_payload(bt_field *payload, const struct host *host, const struct sa_span *span)
 {
 	int state;
 
@@ -313,7 +313,7 @@ static int fill_payload(bt_field *payload, const struct host *host, const struct
 }
 
 int output_emit_span(struct span_attrib_iterator *it, struct host *host,
-		const struct ds_span *span, uint64_t end_cycles)
+		const struct sa_span *span, uint64_t end_cycles)
 {
 	struct host_output *out = &host->output;
 	bt_message *msg = NULL;

@@ -2,9 +2,9 @@
 
 #include <string.h>
 
-struct ds_span *ds_span_new(struct ds_model *model, int64_t begin)
+struct sa_span *sa_span_new(struct ds_model *model, int64_t begin)
 {
-	struct ds_span *span = g_new0(struct ds_span, 1);
+	struct sa_span *span = g_new0(struct sa_span, 1);
 
 	span->pid = -1;
 	span->tid = -1;
@@ -12,14 +12,14 @@ struct ds_span *ds_span_new(struct ds_model *model, int64_t begin)
 	span->end = begin;
 	span->cursor = begin;
 	span->idle_state = DS_STATE_UNKNOWN;
-	span->syscalls = g_array_sized_new(FALSE, FALSE, sizeof(struct ds_syscall_total), 4);
+	span->syscalls = g_array_sized_new(FALSE, FALSE, sizeof(struct sa_syscall_total), 4);
 	if (ds_model_records_segments(model)) {
-		span->segments = g_array_sized_new(FALSE, FALSE, sizeof(struct ds_segment), 16);
+		span->segments = g_array_sized_new(FALSE, FALSE, sizeof(struct sa_segment), 16);
 	}
 	return span;
 }
 
-static void unlink_from_thread(struct ds_span *span)
+static void unlink_from_thread(struct sa_span *span)
 {
 	if (span->prev_on_thread) {
 		span->prev_on_thread->next_on_thread = span->next_on_thread;
@@ -34,7 +34,7 @@ static void unlink_from_thread(struct ds_span *span)
 	span->prev_on_thread = NULL;
 }
 
-void ds_span_free(struct ds_span *span)
+void sa_span_free(struct sa_span *span)
 {
 	if (!span) {
 		return;
@@ -57,11 +57,11 @@ static bool same_detail(const struct ds_detail *a, const struct ds_detail *b)
 		(a->tid < 0 || strncmp(a->comm, b->comm, sizeof(a->comm)) == 0);
 }
 
-void ds_span_charge(struct ds_span *span, int64_t ts, enum ds_state state,
+void sa_span_charge(struct sa_span *span, int64_t ts, enum ds_state state,
 		const struct ds_detail *detail)
 {
-	struct ds_segment *last;
-	struct ds_segment seg;
+	struct sa_segment *last;
+	struct sa_segment seg;
 
 	if (ts <= span->cursor) {
 		return;
@@ -69,7 +69,7 @@ void ds_span_charge(struct ds_span *span, int64_t ts, enum ds_state state,
 	span->states[state] += (uint64_t) (ts - span->cursor);
 	if (span->segments) {
 		if (span->segments->len) {
-			last = &g_array_index(span->segments, struct ds_segment, span->segments->len - 1);
+			last = &g_array_index(span->segments, struct sa_segment, span->segments->len - 1);
 			if (last->state == state && last->end == span->cursor &&
 					same_detail(&last->detail, detail)) {
 				last->end = ts;
@@ -86,13 +86,13 @@ end:
 	span->cursor = ts;
 }
 
-static void add_syscall(struct ds_span *span, const char *name, bool count, uint64_t duration)
+static void add_syscall(struct sa_span *span, const char *name, bool count, uint64_t duration)
 {
-	struct ds_syscall_total total = { name, 0, 0 };
+	struct sa_syscall_total total = { name, 0, 0 };
 	guint i;
 
 	for (i = 0; i < span->syscalls->len; i++) {
-		struct ds_syscall_total *t = &g_array_index(span->syscalls, struct ds_syscall_total, i);
+		struct sa_syscall_total *t = &g_array_index(span->syscalls, struct sa_syscall_total, i);
 
 		if (t->name == name) {
 			t->count += count ? 1 : 0;
@@ -105,7 +105,7 @@ static void add_syscall(struct ds_span *span, const char *name, bool count, uint
 	g_array_append_val(span->syscalls, total);
 }
 
-void ds_span_syscall_done(struct ds_span *span, const struct ds_thread *thread, int64_t ts)
+void sa_span_syscall_done(struct sa_span *span, const struct ds_thread *thread, int64_t ts)
 {
 	int64_t from = thread->syscall_entry > span->attached_since ?
 		thread->syscall_entry : span->attached_since;
@@ -119,20 +119,20 @@ void ds_span_syscall_done(struct ds_span *span, const struct ds_thread *thread, 
 	span->syscall_seq_counted = thread->syscall_seq;
 }
 
-static void charge_idle(struct ds_span *span, int64_t ts)
+static void charge_idle(struct sa_span *span, int64_t ts)
 {
 	struct ds_detail detail = { "", span->idle_detail, -1, "" };
 
-	ds_span_charge(span, ts, span->idle_state, &detail);
+	sa_span_charge(span, ts, span->idle_state, &detail);
 }
 
-void ds_span_attach(struct ds_model *model, struct ds_span *span, struct ds_thread *thread, int64_t ts)
+void sa_span_attach(struct ds_model *model, struct sa_span *span, struct ds_thread *thread, int64_t ts)
 {
 	if (span->thread == thread) {
 		return;
 	}
 	if (span->thread) {
-		ds_span_detach(model, span, ts, DS_STATE_UNKNOWN, NULL);
+		sa_span_detach(model, span, ts, DS_STATE_UNKNOWN, NULL);
 	}
 	charge_idle(span, ts);
 	span->thread = thread;
@@ -145,16 +145,16 @@ void ds_span_attach(struct ds_model *model, struct ds_span *span, struct ds_thre
 	thread->spans = span;
 }
 
-void ds_span_detach(struct ds_model *model, struct ds_span *span, int64_t ts,
+void sa_span_detach(struct ds_model *model, struct sa_span *span, int64_t ts,
 		enum ds_state idle_state, const char *idle_detail)
 {
 	struct ds_thread *thread = span->thread;
 
 	(void) model;
 	if (thread) {
-		ds_span_charge(span, ts, thread->state, &thread->detail);
+		sa_span_charge(span, ts, thread->state, &thread->detail);
 		if (thread->syscall) {
-			ds_span_syscall_done(span, thread, ts);
+			sa_span_syscall_done(span, thread, ts);
 		}
 		unlink_from_thread(span);
 	} else {
@@ -164,11 +164,11 @@ void ds_span_detach(struct ds_model *model, struct ds_span *span, int64_t ts,
 	span->idle_detail = idle_detail;
 }
 
-void ds_span_finish(struct ds_model *model, struct ds_span *span, int64_t end)
+void sa_span_finish(struct ds_model *model, struct sa_span *span, int64_t end)
 {
 	if (end < span->cursor) {
 		end = span->cursor;
 	}
-	ds_span_detach(model, span, end, span->idle_state, span->idle_detail);
+	sa_span_detach(model, span, end, span->idle_state, span->idle_detail);
 	span->end = end;
 }

@@ -7,14 +7,14 @@
  * cursor − begin, and to end − begin once finished.  Syscalls are counted and timed entry→exit,
  * clipped to the time the span was attached.
  *
- *   struct ds_span *span = ds_span_new(model, begin);    fill identity fields
- *   ds_span_attach(model, span, thread, ts);               start / activate
- *   ds_span_detach(model, span, ts, DS_STATE_BLOCKED, "inactive");   deactivate
- *   ds_span_finish(model, span, end);                      then read totals, syscalls, segments
- *   ds_span_free(span);
+ *   struct sa_span *span = sa_span_new(model, begin);    fill identity fields
+ *   sa_span_attach(model, span, thread, ts);               start / activate
+ *   sa_span_detach(model, span, ts, DS_STATE_BLOCKED, "inactive");   deactivate
+ *   sa_span_finish(model, span, end);                      then read totals, syscalls, segments
+ *   sa_span_free(span);
  */
-#ifndef DEEPSPAN_COMMON_SPAN_ACCOUNT_H
-#define DEEPSPAN_COMMON_SPAN_ACCOUNT_H
+#ifndef DEEPSPAN_SPAN_ATTRIB_SPAN_ACCOUNT_H
+#define DEEPSPAN_SPAN_ATTRIB_SPAN_ACCOUNT_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -22,19 +22,19 @@
 
 #include "thread-state.h"
 
-struct ds_segment {
+struct sa_segment {
 	int64_t begin, end;
 	enum ds_state state;
 	struct ds_detail detail;
 };
 
-struct ds_syscall_total {
+struct sa_syscall_total {
 	const char *name;	/* borrowed (kernel-events) */
 	uint64_t count;
 	uint64_t duration;
 };
 
-struct ds_span {
+struct sa_span {
 	/* identity (filled by the caller) */
 	uint64_t trace_id_high, trace_id_low, span_id, parent_span_id;
 	char *service;			/* owned, may be NULL */
@@ -44,12 +44,12 @@ struct ds_span {
 	bool truncated;			/* finished by the end of the stream, not by an end event */
 	/* accounting */
 	uint64_t states[DS_STATE_COUNT];
-	GArray *segments;		/* owned; struct ds_segment; NULL when not recorded */
-	GArray *syscalls;		/* owned; struct ds_syscall_total */
+	GArray *segments;		/* owned; struct sa_segment; NULL when not recorded */
+	GArray *syscalls;		/* owned; struct sa_syscall_total */
 	int64_t cursor;			/* charged up to here */
 	struct ds_thread *thread;	/* borrowed; thread charged now, NULL when detached */
-	struct ds_span *next_on_thread;	/* borrowed; list of thread->spans */
-	struct ds_span *prev_on_thread;	/* borrowed */
+	struct sa_span *next_on_thread;	/* borrowed; list of thread->spans */
+	struct sa_span *prev_on_thread;	/* borrowed */
 	int64_t attached_since;
 	uint32_t syscall_seq_counted;	/* thread syscall_seq already counted */
 	bool syscall_counted;
@@ -58,23 +58,23 @@ struct ds_span {
 };
 
 /* A new span beginning at `begin`, detached (idle state Unknown). */
-struct ds_span *ds_span_new(struct ds_model *model, int64_t begin);
-void ds_span_free(struct ds_span *span);
+struct sa_span *sa_span_new(struct ds_model *model, int64_t begin);
+void sa_span_free(struct sa_span *span);
 
 /* Charges the idle state up to `ts`, then charges `thread` from `ts` on. */
-void ds_span_attach(struct ds_model *model, struct ds_span *span, struct ds_thread *thread, int64_t ts);
+void sa_span_attach(struct ds_model *model, struct sa_span *span, struct ds_thread *thread, int64_t ts);
 
 /* Charges the thread up to `ts`; then the span is charged `idle_state` (`idle_detail`: static text or NULL). */
-void ds_span_detach(struct ds_model *model, struct ds_span *span, int64_t ts,
+void sa_span_detach(struct ds_model *model, struct sa_span *span, int64_t ts,
 		enum ds_state idle_state, const char *idle_detail);
 
 /* Frees the span (unlinking it from its thread when attached). */
 /* Ends the span at `end` (detaching it). */
-void ds_span_finish(struct ds_model *model, struct ds_span *span, int64_t end);
+void sa_span_finish(struct ds_model *model, struct sa_span *span, int64_t end);
 
 /* Library-internal: called by the model. */
-void ds_span_charge(struct ds_span *span, int64_t ts, enum ds_state state,
+void sa_span_charge(struct sa_span *span, int64_t ts, enum ds_state state,
 		const struct ds_detail *detail);
-void ds_span_syscall_done(struct ds_span *span, const struct ds_thread *thread, int64_t ts);
+void sa_span_syscall_done(struct sa_span *span, const struct ds_thread *thread, int64_t ts);
 
-#endif /* DEEPSPAN_COMMON_SPAN_ACCOUNT_H */
+#endif /* DEEPSPAN_SPAN_ATTRIB_SPAN_ACCOUNT_H */

@@ -48,7 +48,7 @@ struct clock_map {
 struct host {
 	char *name;				/* owned */
 	struct ds_model *model;			/* owned */
-	GHashTable *spans;			/* owned; struct ds_span * (owned, key = its ids) */
+	GHashTable *spans;			/* owned; struct sa_span * (owned, key = its ids) */
 	struct host_output output;
 	struct clock_map out_clock;		/* clock the output copies (first span stream's) */
 	bool has_kernel;			/* saw kernel events */
@@ -115,7 +115,7 @@ gboolean span_key_equal(gconstpointer a, gconstpointer b);
 
 /* output.c: 0 on success, -1 on error (cause appended). */
 int output_emit_span(struct span_attrib_iterator *it, struct host *host,
-		const struct ds_span *span, uint64_t end_cycles);
+		const struct sa_span *span, uint64_t end_cycles);
 int output_end_streams(struct span_attrib_iterator *it);
 void output_fini(struct host_output *out);
 void queue_push(struct span_attrib_iterator *it, bt_message *msg);

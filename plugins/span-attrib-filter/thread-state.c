@@ -123,7 +123,7 @@ struct ds_model *ds_model_create(enum ds_state_rule rule, bool record_segments)
 static void detach_all(struct ds_model *model, struct ds_thread *thread, int64_t ts)
 {
 	while (thread->spans) {
-		ds_span_detach(model, thread->spans, ts, DS_STATE_UNKNOWN, NULL);
+		sa_span_detach(model, thread->spans, ts, DS_STATE_UNKNOWN, NULL);
 	}
 }
 
@@ -257,14 +257,14 @@ static void thread_refresh(struct ds_model *model, struct ds_thread *thread, int
 {
 	struct ds_detail detail;
 	enum ds_state state = effective_state(model, thread, &detail);
-	struct ds_span *span;
+	struct sa_span *span;
 
 	if (state == thread->state && detail.name == thread->detail.name &&
 			detail.prefix == thread->detail.prefix && detail.tid == thread->detail.tid) {
 		return;
 	}
 	for (span = thread->spans; span; span = span->next_on_thread) {
-		ds_span_charge(span, ts, thread->state, &thread->detail);
+		sa_span_charge(span, ts, thread->state, &thread->detail);
 	}
 	thread->state = state;
 	thread->detail = detail;
@@ -523,7 +523,7 @@ void ds_model_syscall_entry(struct ds_model *model, int64_t ts, int64_t cpu_id, 
 void ds_model_syscall_exit(struct ds_model *model, int64_t ts, int64_t cpu_id)
 {
 	struct ds_thread *thread = ds_model_cpu_current(model, cpu_id);
-	struct ds_span *span;
+	struct sa_span *span;
 
 	ts = model_time(model, ts);
 	if (!thread || !thread->syscall) {
@@ -531,8 +531,8 @@ void ds_model_syscall_exit(struct ds_model *model, int64_t ts, int64_t cpu_id)
 	}
 	/* Charge the syscall state up to the exit before the syscall disappears. */
 	for (span = thread->spans; span; span = span->next_on_thread) {
-		ds_span_charge(span, ts, thread->state, &thread->detail);
-		ds_span_syscall_done(span, thread, ts);
+		sa_span_charge(span, ts, thread->state, &thread->detail);
+		sa_span_syscall_done(span, thread, ts);
 	}
 	thread->syscall = NULL;
 	thread_refresh(model, thread, ts);
@@ -673,12 +673,12 @@ void ds_model_discarded(struct ds_model *model, int64_t ts)
 	g_hash_table_iter_init(&iter, model->threads);
 	while (g_hash_table_iter_next(&iter, NULL, &value)) {
 		struct ds_thread *thread = value;
-		struct ds_span *span;
+		struct sa_span *span;
 
 		if (thread->syscall) {
 			for (span = thread->spans; span; span = span->next_on_thread) {
-				ds_span_charge(span, ts, thread->state, &thread->detail);
-				ds_span_syscall_done(span, thread, ts);
+				sa_span_charge(span, ts, thread->state, &thread->detail);
+				sa_span_syscall_done(span, thread, ts);
 			}
 			thread->syscall = NULL;
 		}

@@ -14,8 +14,8 @@
  * All timestamps are int64 ns; callers must feed events in non-decreasing time (the model
  * clamps a timestamp lower than the last one to the last one).
  */
-#ifndef DEEPSPAN_COMMON_THREAD_STATE_H
-#define DEEPSPAN_COMMON_THREAD_STATE_H
+#ifndef DEEPSPAN_SPAN_ATTRIB_THREAD_STATE_H
+#define DEEPSPAN_SPAN_ATTRIB_THREAD_STATE_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -64,7 +64,7 @@ enum ds_sched_state {
 	DS_SCHED_WAIT_CPU,
 };
 
-struct ds_span;
+struct sa_span;
 
 struct ds_thread {
 	int64_t tid;
@@ -79,7 +79,7 @@ struct ds_thread {
 	enum ds_state state;		/* effective state since `since` */
 	struct ds_detail detail;	/* detail of the effective state */
 	int64_t since;
-	struct ds_span *spans;		/* borrowed; spans charged to this thread (intrusive list) */
+	struct sa_span *spans;		/* borrowed; spans charged to this thread (intrusive list) */
 };
 
 /* An interrupt context kind on a CPU. */
@@ -142,4 +142,4 @@ void ds_model_discarded(struct ds_model *model, int64_t ts);
 /* Internal to the library (span-account.c): the effective state of `thread` has been charged up to `ts`. */
 bool ds_model_records_segments(const struct ds_model *model);
 
-#endif /* DEEPSPAN_COMMON_THREAD_STATE_H */
+#endif /* DEEPSPAN_SPAN_ATTRIB_THREAD_STATE_H */

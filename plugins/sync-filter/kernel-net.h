@@ -11,8 +11,8 @@
  * field class); decoding an event then reads fields by index, without any
  * string comparison or allocation.
  */
-#ifndef DEEPSPAN_COMMON_KERNEL_NET_H
-#define DEEPSPAN_COMMON_KERNEL_NET_H
+#ifndef DEEPSPAN_SYNC_KERNEL_NET_H
+#define DEEPSPAN_SYNC_KERNEL_NET_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -58,4 +58,4 @@ void ds_kernel_net_classify(const bt_event_class *ec, struct ds_kernel_net_class
 bool ds_kernel_net_decode(const struct ds_kernel_net_class *cls, const bt_event *event,
 		struct ds_tcp_key *key);
 
-#endif /* DEEPSPAN_COMMON_KERNEL_NET_H */
+#endif /* DEEPSPAN_SYNC_KERNEL_NET_H */
