@@ -296,7 +296,7 @@ static void parser_open(struct nctx_engine *engine, struct nctx_process *process
 
 void nctx_async_context(struct nctx_engine *engine,
 		const struct nctx_origin *origin, enum nctx_phase phase,
-		int64_t id, int64_t trigger_id, int64_t exec_id, const char *type)
+		int64_t id, int64_t trigger_id, const char *type)
 {
 	struct nctx_process *process = process_get(engine, origin);
 	struct nctx_frame frame;

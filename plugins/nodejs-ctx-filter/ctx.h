@@ -130,7 +130,7 @@ void nctx_engine_destroy(struct nctx_engine *engine);
 
 void nctx_async_context(struct nctx_engine *engine,
 		const struct nctx_origin *origin, enum nctx_phase phase,
-		int64_t id, int64_t trigger_id, int64_t exec_id, const char *type);
+		int64_t id, int64_t trigger_id, const char *type);
 void nctx_http_request(struct nctx_engine *engine,
 		const struct nctx_origin *origin, bool client,
 		const struct nctx_http *http);

@@ -69,6 +69,8 @@ bt_component_class_initialize_method_status nodejs_ctx_component_initialize(
 		BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_OK;
 	const char *stats_path = NULL;
 
+	(void) configuration;
+	(void) init_method_data;
 	comp->self_comp = self_comp;
 	if (ds_params_check_names(&p, nodejs_ctx_param_names) ||
 			ds_params_get_duration(&p, "match-window", 10000000000LL,
@@ -163,6 +165,8 @@ bt_message_iterator_class_initialize_method_status nodejs_ctx_iterator_initializ
 	bt_self_component_port_input *in_port = bt_self_component_filter_borrow_input_port_by_name(
 		(bt_self_component_filter *) self_comp, "in");
 
+	(void) configuration;
+	(void) self_port;
 	iter->comp = comp;
 	iter->self_msg_iter = self_msg_iter;
 	if (bt_message_iterator_create_from_message_iterator(self_msg_iter, in_port,
@@ -278,7 +282,7 @@ static bool handle_vnode(struct nodejs_ctx_iter *iter, const bt_message *msg,
 	switch (info->kind) {
 	case VNODE_ASYNC_CONTEXT:
 		nctx_async_context(iter->engine, &decoded.origin, decoded.phase, decoded.id,
-			decoded.ctx_id, decoded.exec_id, decoded.type);
+			decoded.ctx_id, decoded.type);
 		break;
 	case VNODE_SERVER_REQUEST:
 	case VNODE_CLIENT_REQUEST:
