@@ -38,15 +38,6 @@ struct ds_model {
 	unsigned int cpu_count;
 };
 
-static const char *const state_names[DS_STATE_COUNT] = {
-	"user", "syscall", "blocked", "wait_cpu", "interrupted", "unknown",
-};
-
-const char *ds_state_name(enum ds_state state)
-{
-	return state < DS_STATE_COUNT ? state_names[state] : "unknown";
-}
-
 enum ds_prev_state ds_prev_state_classify(enum ds_state_rule rule, int64_t s)
 {
 	if (rule == DS_STATE_RULE_TRACECOMPASS) {

@@ -188,7 +188,5 @@ static inline uint32_t ds_segment_detail(const struct ds_segment *segment)
 	return segment->detail_state >> 3;
 }
 
-/* Display title of a state ("User", "System call", ...); ds_state_name() (states.h) gives the tag. */
-const char *ds_state_title(unsigned int state);
 
 #endif /* DEEPSPAN_DIFF_SPAN_STORE_H */
