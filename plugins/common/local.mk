@@ -6,6 +6,7 @@ plugins_common_libdeepspan_common_la_SOURCES += \
 	plugins/common/params.c plugins/common/params.h \
 	plugins/common/json-writer.c plugins/common/json-writer.h \
 	plugins/common/log.c plugins/common/log.h \
+	plugins/common/input-ports.c plugins/common/input-ports.h \
 	plugins/common/states.c plugins/common/states.h
 
 check_PROGRAMS += tests/unit/test_common

@@ -4,6 +4,7 @@
  */
 #include "span-attrib.h"
 #include "component.h"
+#include "input-ports.h"
 #include "log.h"
 #include "params.h"
 
@@ -46,8 +47,17 @@ bt_component_class_initialize_method_status span_attrib_component_initialize(
 		status = BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_ERROR;
 		goto error;
 	}
-	if (inputs_add_port(self_comp_filter) ||
-			bt_self_component_filter_add_output_port(self_comp_filter, "out", NULL, NULL) !=
+	switch (ds_input_ports_add_next(self_comp_filter, SPAN_ATTRIB_CLASS_NAME)) {
+	case DS_INPUT_PORTS_STATUS_OK:
+		break;
+	case DS_INPUT_PORTS_STATUS_MEMORY_ERROR:
+		status = BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_MEMORY_ERROR;
+		goto error;
+	default:
+		status = BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_ERROR;
+		goto error;
+	}
+	if (bt_self_component_filter_add_output_port(self_comp_filter, "out", NULL, NULL) !=
 			BT_SELF_COMPONENT_ADD_PORT_STATUS_OK) {
 		APPEND_CAUSE(self_comp, "Cannot add the ports of %s.", SPAN_ATTRIB_CLASS_NAME);
 		status = BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_ERROR;

@@ -123,7 +123,6 @@ void queue_push(struct span_attrib_iterator *it, bt_message *msg);
 
 
 /* inputs.c */
-int inputs_add_port(bt_self_component_filter *self_comp_filter);
 int inputs_init(struct span_attrib_iterator *it, bt_self_component_filter *self_comp_filter);
 void inputs_fini(struct span_attrib_iterator *it);
 /* One message (reference moved to the caller) in time order across the inputs; END when all ended. */

@@ -47,7 +47,6 @@ struct sync_comp {
 	char *formula_path;			/* owned; NULL: two passes */
 	struct ds_json_value *formula;		/* owned; parsed `formula` file */
 	int64_t pair_expiry_ns;			/* pass 1 forgets open pairs older than this */
-	unsigned int next_port;			/* index of the next input port to add */
 };
 
 /* One host = one clock (UUID). */
