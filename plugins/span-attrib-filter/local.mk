@@ -1,11 +1,10 @@
 # span-attrib-filter: sources of this component class (append to the plugin) and its unit tests.
 
-# The per-thread state machine and span accounting (no babeltrace2 objects): a convenience library
+# The per-thread state model and its span accounting (no babeltrace2 objects): a convenience library
 # linked into the plugin and the unit tests.
 noinst_LTLIBRARIES += plugins/span-attrib-filter/libspan-attrib-state.la
 plugins_span_attrib_filter_libspan_attrib_state_la_SOURCES = \
-	plugins/span-attrib-filter/thread-state.c plugins/span-attrib-filter/thread-state.h \
-	plugins/span-attrib-filter/span-account.c plugins/span-attrib-filter/span-account.h
+	plugins/span-attrib-filter/thread-state.c plugins/span-attrib-filter/thread-state.h
 plugins_babeltrace_plugin_deepspan_la_LIBADD += plugins/span-attrib-filter/libspan-attrib-state.la
 
 check_PROGRAMS += tests/unit/test_thread_state

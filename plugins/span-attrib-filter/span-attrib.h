@@ -14,7 +14,6 @@
 #include <babeltrace2/babeltrace.h>
 
 #include "kernel-events.h"
-#include "span-account.h"
 #include "span-events.h"
 #include "thread-state.h"
 

@@ -1,10 +1,9 @@
 /*
- * Unit tests of plugins/common/thread-state + span-account: hand-written kernel event
+ * Unit tests of plugins/span-attrib-filter/thread-state (the model and its span accounting): hand-written kernel event
  * sequences, checked against per-span state totals, syscalls and segments computed by hand.
  */
 #include "unit.h"
 #include "span-attrib-filter/thread-state.h"
-#include "span-attrib-filter/span-account.h"
 
 #define U DS_STATE_USER
 #define SC DS_STATE_SYSCALL
