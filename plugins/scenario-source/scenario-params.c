@@ -106,6 +106,13 @@ bool scn_params_parse(bt_self_component *self_comp, const bt_value *map,
 			ds_params_get_uint(&params, "discard-every", 0, 0, UINT64_MAX, &cfg->discard_every)) {
 		return false;
 	}
+	cfg->preset = sim_preset_find(presets[preset]);
+	if (!cfg->preset) {
+		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(self_comp,
+			"%s: parameter `preset`: \"%s\" has no simulator (sim-presets.c): "
+			"see doc/scenario.md for the presets.", SCN_CLASS_NAME, presets[preset]);
+		return false;
+	}
 	cfg->hosts = (unsigned int) hosts;
 	cfg->cpus = (unsigned int) cpus;
 	cfg->cause = (enum sim_cause) cause;
