@@ -1,5 +1,5 @@
 /*
- * Group selection (DESIGN §6.5): the `group-a` / `group-b` parameter maps and
+ * Group selection (doc/diff.md): the `group-a` / `group-b` parameter maps and
  * the choice of the requests of groups A and B.
  *
  * A group's pool is its input's complete requests (one input: all of them;

@@ -1,8 +1,8 @@
 /*
  * Node.js async-context reconstruction (Vnode's state machine), pure C.
  *
- * Fed with the `vnode` events of every recorded Node.js process (DESIGN.md
- * §3.3) in non-decreasing time order, the engine rebuilds per process the
+ * Fed with the `vnode` events of every recorded Node.js process (doc/nodejs.md)
+ * in non-decreasing time order, the engine rebuilds per process the
  * async-resource tree, assigns every resource to the HTTP server request
  * whose code created it, links each outgoing client request to the incoming
  * server request that is its ancestor, and matches client requests with the

@@ -1,5 +1,5 @@
 /*
- * filter.deepspan.nodejs-ctx: Node.js requests as spans (DESIGN.md §6.3).
+ * filter.deepspan.nodejs-ctx: Node.js requests as spans (doc/nodejs.md).
  *
  * Every upstream message goes through a time-ordered queue.  `vnode` events
  * feed the context engine (ctx.c), whose span operations become

@@ -20,7 +20,7 @@ static const bool vnode_field_is_string[VF_COUNT] = {
 	[VF_ADDRESS] = true,
 };
 
-/* The fields each event kind needs (DESIGN.md §3.3). */
+/* The fields each event kind needs (doc/nodejs.md, "What is recorded"). */
 static const enum vnode_field async_fields[] = {
 	VF_ID, VF_CTX_ID, VF_EXEC_ID, VF_TYPE, VF_PHASE, VF_COUNT,
 };
@@ -132,7 +132,7 @@ static bool classify_vnode(struct vnode_class *info, const bt_event_class *event
 			vnode_field_is_string[*needed]);
 		if (info->fields[*needed] == VNODE_NO_FIELD) {
 			BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(self_comp,
-				"%s: event `%s` has no %s payload field `%s` (DESIGN.md §3.3): "
+				"%s: event `%s` has no %s payload field `%s` (doc/nodejs.md, \"What is recorded\"): "
 				"record it with instrumentation/nodejs/deepspan-vnode.js",
 				NODEJS_CTX_CLASS, name,
 				vnode_field_is_string[*needed] ? "string" : "integer",

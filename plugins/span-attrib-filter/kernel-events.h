@@ -1,5 +1,5 @@
 /*
- * lttng-modules kernel events used by the thread state model (DESIGN.md §3.1).
+ * lttng-modules kernel events used by the thread state model (doc/span-attrib.md, "Input").
  *
  * Use:
  *   struct ds_kernel_events *cache = ds_kernel_events_create();

@@ -1,6 +1,6 @@
 /*
  * The output of filter.deepspan.span-attrib: per host a trace (env domain="deepspan",
- * hostname) with one stream of `deepspan:span` events (DESIGN.md §4), on a clock class that
+ * hostname) with one stream of `deepspan:span` events (doc/span-attrib.md), on a clock class that
  * copies the host's upstream clock.
  */
 #include "span-attrib.h"

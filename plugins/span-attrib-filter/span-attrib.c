@@ -1,5 +1,5 @@
 /*
- * filter.deepspan.span-attrib: component and message iterator (DESIGN.md §6.4).
+ * filter.deepspan.span-attrib: component and message iterator (doc/span-attrib.md).
  * Passes every upstream message through and adds one deepspan:span event per finished span.
  */
 #include "span-attrib.h"

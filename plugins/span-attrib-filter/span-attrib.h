@@ -1,9 +1,13 @@
 /*
  * filter.deepspan.span-attrib: internal structures shared by its files.
  *
- *   span-attrib.c   component and message iterator: parameters, message dispatch, warnings
- *   hosts.c         per-host state (thread model, open spans) and per-stream cache
- *   output.c        the deepspan:span output trace IR and messages (DESIGN.md §4)
+ *   span-attrib.c   component and message iterator: parameters, pulling upstream, warnings
+ *   inputs.c        input ports in0, in1, ... (common/input-ports.c) and their merge by time
+ *   events.c        upstream messages to the thread model and span accounting (event roles)
+ *   hosts.c         per-host state (thread model, open spans, clock mapping) and per-stream cache
+ *   output.c        the deepspan:span output trace IR and messages (doc/span-attrib.md, "Output")
+ *   kernel-events.c lttng-modules event classes resolved once, events decoded by index
+ *   thread-state.c  the per-host thread state model and the per-span accounting on top of it
  */
 #ifndef DEEPSPAN_SPAN_ATTRIB_H
 #define DEEPSPAN_SPAN_ATTRIB_H

@@ -1,5 +1,5 @@
 /*
- * Per-host kernel thread state model (DESIGN.md §5).  Pure C + glib, no babeltrace2:
+ * Per-host kernel thread state model (doc/span-attrib.md, "The six states").  Pure C + glib, no babeltrace2:
  * unit tests drive it with hand-written event sequences.
  *
  * The model keeps, per CPU, the current thread, the stack of interrupt contexts (irq, softirq,
@@ -24,7 +24,7 @@
 #include "states.h"
 
 enum ds_state_rule {
-	DS_STATE_RULE_DEFAULT = 0,	/* reads raw task->state and the report encoding (DESIGN.md §3.1) */
+	DS_STATE_RULE_DEFAULT = 0,	/* reads raw task->state and the report encoding (doc/span-attrib.md) */
 	DS_STATE_RULE_TRACECOMPASS,	/* Trace Compass's decoding, bit for bit */
 };
 

@@ -1,5 +1,5 @@
 /*
- * In-memory store of `deepspan:span` records (DESIGN §4) for the diff and
+ * In-memory store of `deepspan:span` records (doc/span-attrib.md) for the diff and
  * metrics sinks: compact span structs, their segments and syscall totals in
  * flat arrays, and interned strings (host, service, operation, details).
  */

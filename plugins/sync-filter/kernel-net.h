@@ -1,5 +1,5 @@
 /*
- * Kernel network events as TCP segment keys (DESIGN.md §3.1).
+ * Kernel network events as TCP segment keys (doc/sync.md).
  *
  * Two event families carry TCP headers in LTTng kernel traces:
  * - lttng-modules' `net_dev_queue` (send) and `net_if_receive_skb` (receive):

@@ -1,5 +1,5 @@
 /*
- * filter.deepspan.sync: every host on one synchronized clock (DESIGN.md §6.2).
+ * filter.deepspan.sync: every host on one synchronized clock (doc/sync.md).
  *
  * Pass 1 (first `next` call) reads every input to its end and collects causal
  * send->receive pairs between hosts (TCP segments, span edges); the convex
