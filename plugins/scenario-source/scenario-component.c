@@ -91,6 +91,8 @@ bt_component_class_initialize_method_status scenario_component_initialize(
 		goto error;
 	}
 	if (!scn_emitter_init(&scenario->emitter, self_comp, scenario->sim)) {
+		/* it only fails to allocate trace IR objects */
+		status = BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_MEMORY_ERROR;
 		goto error;
 	}
 	if (!add_ports(scenario, self_comp_src)) {
@@ -206,7 +208,7 @@ bt_message_iterator_class_next_method_status scenario_iterator_next(
 		}
 		if (!scn_emitter_message(&scenario->emitter, self_msg_iter, iter->port, &rec, &msgs[n])) {
 			BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_MESSAGE_ITERATOR(self_msg_iter,
-				"%s: cannot create a message (out of memory?).", SCN_CLASS_NAME);
+				"%s: cannot create a message: out of memory.", SCN_CLASS_NAME);
 			goto error;
 		}
 		n++;
@@ -223,10 +225,11 @@ bt_message_iterator_class_next_method_status scenario_iterator_next(
 	return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_END;
 
 error:
+	/* scn_emitter_message() only fails to allocate a message or its fields */
 	while (n > 0) {
 		bt_message_put_ref(msgs[--n]);
 	}
-	return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_ERROR;
+	return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_MEMORY_ERROR;
 }
 
 bt_message_iterator_class_can_seek_beginning_method_status

@@ -153,14 +153,14 @@ static bt_clock_class *clock_copy(bt_self_component *self_comp, const bt_clock_c
 	return cc;
 }
 
-/* Creates the host's output trace IR (once). */
-static int output_init(struct span_attrib_iterator *it, struct host *host)
+/* Creates the host's output trace IR (once); every failure is an allocation failure. */
+static enum span_attrib_status output_init(struct span_attrib_iterator *it, struct host *host)
 {
 	bt_self_component *self_comp = it->comp->self_comp;
 	struct host_output *out = &host->output;
 	bt_field_class *payload = NULL;
 	char *trace_name = NULL;
-	int ret = -1;
+	enum span_attrib_status status = SPAN_ATTRIB_STATUS_MEMORY_ERROR;
 
 	out->trace_class = bt_trace_class_create(self_comp);
 	out->clock_class = out->trace_class ? clock_copy(self_comp, host->out_clock.clock_class) : NULL;
@@ -189,15 +189,15 @@ static int output_init(struct span_attrib_iterator *it, struct host *host)
 	if (!out->stream) {
 		goto end;
 	}
-	ret = 0;
+	status = SPAN_ATTRIB_STATUS_OK;
 end:
-	if (ret) {
+	if (status != SPAN_ATTRIB_STATUS_OK) {
 		APPEND_CAUSE(it, "Cannot create the deepspan:span output trace of host `%s` (out of memory?).",
 			host->name);
 	}
 	bt_field_class_put_ref(payload);
 	g_free(trace_name);
-	return ret;
+	return status;
 }
 
 static void set_u64(bt_field *payload, int index, uint64_t value)
@@ -312,15 +312,20 @@ static int fill_payload(bt_field *payload, const struct host *host, const struct
 	return 0;
 }
 
-int output_emit_span(struct span_attrib_iterator *it, struct host *host,
+/* The fill_*() and message creation functions fail only when memory runs out. */
+enum span_attrib_status output_emit_span(struct span_attrib_iterator *it, struct host *host,
 		const struct sa_span *span, uint64_t end_cycles)
 {
 	struct host_output *out = &host->output;
 	bt_message *msg = NULL;
-	int ret = -1;
+	enum span_attrib_status status = SPAN_ATTRIB_STATUS_MEMORY_ERROR;
 
-	if (!out->stream && output_init(it, host)) {
-		goto end;
+	if (!out->stream) {
+		status = output_init(it, host);
+		if (status != SPAN_ATTRIB_STATUS_OK) {
+			goto end;
+		}
+		status = SPAN_ATTRIB_STATUS_MEMORY_ERROR;
 	}
 	if (!out->begun) {
 		msg = bt_message_stream_beginning_create(it->self_msg_iter, out->stream);
@@ -341,16 +346,16 @@ int output_emit_span(struct span_attrib_iterator *it, struct host *host,
 	}
 	queue_push(it, msg);
 	host->spans_emitted++;
-	ret = 0;
+	status = SPAN_ATTRIB_STATUS_OK;
 	goto end;
 error:
 	APPEND_CAUSE(it, "Cannot create the deepspan:span message of span %" PRIu64 " (host `%s`): out of memory.",
 		span->span_id, host->name);
 end:
-	return ret;
+	return status;
 }
 
-int output_end_streams(struct span_attrib_iterator *it)
+enum span_attrib_status output_end_streams(struct span_attrib_iterator *it)
 {
 	GHashTableIter iter;
 	gpointer value;
@@ -365,11 +370,12 @@ int output_end_streams(struct span_attrib_iterator *it)
 		}
 		msg = bt_message_stream_end_create(it->self_msg_iter, host->output.stream);
 		if (!msg) {
-			APPEND_CAUSE(it, "Cannot create the stream end message of host `%s`.", host->name);
-			return -1;
+			APPEND_CAUSE(it, "Cannot create the stream end message of host `%s`: out of memory.",
+				host->name);
+			return SPAN_ATTRIB_STATUS_MEMORY_ERROR;
 		}
 		queue_push(it, msg);
 		host->output.begun = false;
 	}
-	return 0;
+	return SPAN_ATTRIB_STATUS_OK;
 }

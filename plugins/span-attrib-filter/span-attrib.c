@@ -203,6 +203,14 @@ void span_attrib_iterator_finalize(bt_self_message_iterator *self_msg_iter)
 
 #define PULL_BATCH 64
 
+/* The next method's status for a failed step (MEMORY_ERROR kept). */
+static bt_message_iterator_class_next_method_status next_status_of(enum span_attrib_status status)
+{
+	return status == SPAN_ATTRIB_STATUS_MEMORY_ERROR ?
+		BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_MEMORY_ERROR :
+		BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_ERROR;
+}
+
 /* Reads up to PULL_BATCH upstream messages into the queue; returns the upstream status. */
 static bt_message_iterator_class_next_method_status pull_upstream(struct span_attrib_iterator *it)
 {
@@ -211,7 +219,7 @@ static bt_message_iterator_class_next_method_status pull_upstream(struct span_at
 
 	for (n = 0; n < PULL_BATCH; n++) {
 		const bt_message *msg;
-		int ret;
+		enum span_attrib_status handled;
 
 		status = inputs_next(it, &msg);
 		if (status == BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_END) {
@@ -228,13 +236,13 @@ static bt_message_iterator_class_next_method_status pull_upstream(struct span_at
 		if (it->comp->pass_through) {
 			/* Upstream message first: the span it ends is emitted right after it. */
 			queue_push(it, (bt_message *) msg);
-			ret = span_attrib_handle_message(it, msg);
+			handled = span_attrib_handle_message(it, msg);
 		} else {
-			ret = span_attrib_handle_message(it, msg);
+			handled = span_attrib_handle_message(it, msg);
 			bt_message_put_ref(msg);
 		}
-		if (ret) {
-			status = BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_ERROR;
+		if (handled != SPAN_ATTRIB_STATUS_OK) {
+			status = next_status_of(handled);
 			break;
 		}
 	}
@@ -251,16 +259,20 @@ bt_message_iterator_class_next_method_status span_attrib_iterator_next(
 
 	while (it->queue_head == it->queue->len && !it->flushed) {
 		if (it->upstream_ended) {
+			enum span_attrib_status flushed;
+
 			it->flushed = true;
-			if (span_attrib_flush(it)) {
-				status = BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_ERROR;
+			flushed = span_attrib_flush(it);
+			if (flushed != SPAN_ATTRIB_STATUS_OK) {
+				status = next_status_of(flushed);
 				goto end;
 			}
 			break;
 		}
 		status = pull_upstream(it);
 		if (status != BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK) {
-			if (status == BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_ERROR) {
+			if (status == BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_ERROR ||
+					status == BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_MEMORY_ERROR) {
 				APPEND_CAUSE(it->comp->self_comp, "%s failed while reading its input.", SPAN_ATTRIB_CLASS_NAME);
 			}
 			goto end;

@@ -23,6 +23,13 @@
 
 #define SPAN_ATTRIB_CLASS_NAME "filter.deepspan.span-attrib"
 
+/* Status of the functions of this filter that can fail (a cause is appended on failure). */
+enum span_attrib_status {
+	SPAN_ATTRIB_STATUS_OK = 0,
+	SPAN_ATTRIB_STATUS_ERROR = -1,
+	SPAN_ATTRIB_STATUS_MEMORY_ERROR = -12,
+};
+
 struct span_attrib_component {
 	bt_self_component *self_comp;	/* borrowed */
 	bool pass_through;
@@ -116,10 +123,10 @@ uint64_t clock_map_cycles(const struct clock_map *map, int64_t ns);
 guint span_key_hash(gconstpointer key);
 gboolean span_key_equal(gconstpointer a, gconstpointer b);
 
-/* output.c: 0 on success, -1 on error (cause appended). */
-int output_emit_span(struct span_attrib_iterator *it, struct host *host,
+/* output.c */
+enum span_attrib_status output_emit_span(struct span_attrib_iterator *it, struct host *host,
 		const struct sa_span *span, uint64_t end_cycles);
-int output_end_streams(struct span_attrib_iterator *it);
+enum span_attrib_status output_end_streams(struct span_attrib_iterator *it);
 void output_fini(struct host_output *out);
 void queue_push(struct span_attrib_iterator *it, bt_message *msg);
 
@@ -134,6 +141,7 @@ bt_message_iterator_class_next_method_status inputs_next(struct span_attrib_iter
 
 /* events.c */
 void span_attrib_forget_trace_classes(struct span_attrib_iterator *it);
-int span_attrib_handle_message(struct span_attrib_iterator *it, const bt_message *msg);
-int span_attrib_flush(struct span_attrib_iterator *it);
+enum span_attrib_status span_attrib_handle_message(struct span_attrib_iterator *it,
+		const bt_message *msg);
+enum span_attrib_status span_attrib_flush(struct span_attrib_iterator *it);
 #endif /* DEEPSPAN_SPAN_ATTRIB_H */
