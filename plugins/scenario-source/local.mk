@@ -4,7 +4,7 @@
 noinst_LTLIBRARIES += plugins/scenario-source/libscenario-sim.la
 plugins_scenario_source_libscenario_sim_la_SOURCES = \
 	plugins/scenario-source/sim.c plugins/scenario-source/sim.h \
-	plugins/scenario-source/sim-presets.c \
+	plugins/scenario-source/sim-presets.c plugins/scenario-source/sim-presets.h \
 	plugins/scenario-source/sim-rng.h \
 	plugins/scenario-source/sim-queue.c plugins/scenario-source/sim-queue.h \
 	plugins/scenario-source/sim-events.c plugins/scenario-source/sim-events.h \

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "params.h"
+#include "sim-presets.h"
 
 #define MAX_DRIFT_PPB 1000000	/* 0.1 %: keeps two events 2 ns apart in distinct local ns */
 #define MAX_OFFSET_NS INT64_C(3600000000000)

@@ -1,5 +1,5 @@
 /* The workload presets of source.deepspan.scenario: add a preset's operations here. */
-#include "sim.h"
+#include "sim-presets.h"
 
 #include <string.h>
 

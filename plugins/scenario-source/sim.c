@@ -24,7 +24,6 @@ const char *sim_cause_name(enum sim_cause cause)
 void sim_config_defaults(struct sim_config *cfg)
 {
 	memset(cfg, 0, sizeof(*cfg));
-	cfg->preset = sim_presets[0];
 	cfg->hosts = 3;
 	cfg->cpus = 4;
 	cfg->requests = 200;
@@ -114,9 +113,14 @@ void sim_schedule(struct sim *sim, int64_t time, uint32_t kind, uint32_t arg,
 
 struct sim *sim_create(const struct sim_config *cfg, char *error, size_t error_size)
 {
-	struct sim *sim = calloc(1, sizeof(*sim));
+	struct sim *sim;
 	unsigned int h;
 
+	if (!cfg->preset) {
+		snprintf(error, error_size, "no workload preset configured");
+		return NULL;
+	}
+	sim = calloc(1, sizeof(*sim));
 	if (!sim) {
 		snprintf(error, error_size, "out of memory");
 		return NULL;

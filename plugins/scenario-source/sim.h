@@ -36,7 +36,8 @@ struct sim;
 
 /*
  * A workload preset: the engine (sim.c) drives it through these operations only.  Each preset
- * defines its table (sim-hotrod.c: sim_preset_hotrod); sim-presets.c lists them.
+ * defines its table (sim-hotrod.c: sim_preset_hotrod); sim-presets.h lists them, for the caller
+ * that fills sim_config.preset.
  */
 struct sim_preset_ops {
 	const char *name;		/* the `preset` parameter's value */
@@ -56,14 +57,8 @@ struct sim_preset_ops {
 	void (*destroy)(struct sim *sim);
 };
 
-/* The presets, NULL-terminated; the first is the default (sim-presets.c). */
-extern const struct sim_preset_ops *const sim_presets[];
-
-/* The preset named `name`, or NULL. */
-const struct sim_preset_ops *sim_preset_find(const char *name);
-
 struct sim_config {
-	const struct sim_preset_ops *preset;	/* borrowed (static) */
+	const struct sim_preset_ops *preset;	/* borrowed (static); required (sim-presets.h) */
 	unsigned int hosts;		/* 2..8 */
 	unsigned int cpus;		/* per host, 1..SIM_MAX_CPUS */
 	uint64_t requests;
@@ -79,7 +74,7 @@ struct sim_config {
 	unsigned int max_inflight;	/* concurrent external requests */
 };
 
-/* Fills `cfg` with the defaults (the first preset, hotrod; clocks: random, from the seed). */
+/* Fills `cfg` with the defaults (clocks: random, from the seed); the caller sets `preset`. */
 void sim_config_defaults(struct sim_config *cfg);
 /* Draws per-host offsets in +-50 ms and drifts in +-50 ppm from the seed (host 0 stays exact). */
 void sim_config_random_clocks(struct sim_config *cfg);
