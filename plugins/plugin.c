@@ -1,9 +1,9 @@
 /*
  * The deepspan babeltrace2 plugin: one shared object, every component class.
  *
- * Each component directory owns a `register.h` that declares its methods and
- * registers its class against this descriptor with the `_WITH_ID` macros
- * (plugin id `deepspan`).  A directory without one is simply not built yet.
+ * Each component class directory owns a `register.h` that registers its class
+ * against this descriptor with the `_WITH_ID` macros (plugin id `deepspan`);
+ * the methods it names are declared in the directory's `component.h`.
  */
 #include <babeltrace2/babeltrace.h>
 
@@ -17,18 +17,9 @@ BT_PLUGIN_AUTHOR_WITH_ID(deepspan, "The deepspan developers");
 BT_PLUGIN_LICENSE_WITH_ID(deepspan, "MIT");
 BT_PLUGIN_VERSION_WITH_ID(deepspan, 0, 1, 0, NULL);
 
-#if __has_include("scenario-source/register.h")
 #include "scenario-source/register.h"
-#endif
-#if __has_include("sync-filter/register.h")
 #include "sync-filter/register.h"
-#endif
-#if __has_include("nodejs-ctx-filter/register.h")
 #include "nodejs-ctx-filter/register.h"
-#endif
-#if __has_include("span-attrib-filter/register.h")
 #include "span-attrib-filter/register.h"
-#endif
-#if __has_include("diff-sink/register.h")
 #include "diff-sink/register.h"
-#endif
+#include "metrics-sink/register.h"

@@ -224,6 +224,9 @@ def test_bad_span_events(bt2_plugin, tmp_path, schema, text):
     with pytest.raises(bt2._Error) as info:
         run_sink(bt2_plugin, "diff", {"output-dir": str(tmp_path / "b")}, fast_and_one_slow(5), schema=schema)
     assert text in error_text(info.value)
+    # the cause cites the user doc page that documents the payload, not DESIGN.md
+    assert 'doc/span-attrib.md, "Output: deepspan:span"' in error_text(info.value)
+    assert "DESIGN" not in error_text(info.value)
 
 
 def test_no_spans(bt2_plugin, tmp_path):

@@ -83,3 +83,24 @@ def test_recorder_without_addon_warns_once_and_runs(tmp_path):
     assert len(warnings) == 1
     assert "cannot load the deepspan_vnode addon" in warnings[0]
     assert "DEEPSPAN_VNODE_ADDON" in warnings[0]
+
+
+def test_vnode_event_lacking_a_field_cites_the_doc_page(bt2_plugin):
+    import bt2
+    from span_attrib_support import Collector, Source
+
+    # vnode:async_context without its `exec_id` member
+    fields = {"vnode:async_context": [("id", "s64"), ("ctx_id", "s64"), ("type", "str"), ("phase", "str")]}
+    script = [(1000, "h1", "u", "vnode:async_context",
+               dict(id=1, ctx_id=0, type="TCPWRAP", phase="constructor", vpid=1, vtid=1, procname="node"))]
+    graph = bt2.Graph()
+    src = graph.add_component(Source, "src", obj={"script": script, "fields": fields, "clock": {}})
+    flt = graph.add_component(bt2_plugin.filter_component_classes["nodejs-ctx"], "ctx")
+    sink = graph.add_component(Collector, "sink", obj=[])
+    graph.connect_ports(src.output_ports["out"], flt.input_ports["in"])
+    graph.connect_ports(flt.output_ports["out"], sink.input_ports["in"])
+    with pytest.raises(bt2._Error) as exc:
+        graph.run()
+    text = " ".join(str(exc.value).split())  # bt2 wraps the causes
+    assert "event `vnode:async_context` has no integer payload field `exec_id`" in text, text
+    assert 'doc/nodejs.md, "What is recorded"' in text and "DESIGN" not in text, text

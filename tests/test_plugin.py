@@ -1,5 +1,6 @@
 """The deepspan plugin as users see it: one plugin, every component class, documented parameters."""
 import re
+import subprocess
 
 import pytest
 
@@ -20,6 +21,26 @@ def test_list_plugins_shows_every_class(plugin_dir):
     for kind, names in CLASSES.items():
         for name in names:
             assert f"{kind}.deepspan.{name}" in section, f"{kind}.deepspan.{name} missing from:\n{section}"
+
+
+# What babeltrace2 2.0.4 looks up in a plugin (BT_PLUGIN_MODULE() of babeltrace2/plugin/plugin-dev.h):
+# the begin/end accessors of its four descriptor sections. plugins/plugin.map hides everything else.
+LOADER_SYMBOLS = {
+    f"__bt_get_{end}_section_{section}"
+    for end in ("begin", "end")
+    for section in ("plugin_descriptors", "plugin_descriptor_attributes",
+                    "component_class_descriptors", "component_class_descriptor_attributes")
+}
+
+
+def test_exports_only_what_babeltrace2_loads(plugin_dir):
+    so = plugin_dir / "babeltrace-plugin-deepspan.so"
+    out = subprocess.run(["nm", "-D", "--defined-only", str(so)], capture_output=True, text=True,
+                         check=True).stdout
+    exported = {line.split()[-1] for line in out.splitlines() if line.strip()}
+    assert exported == LOADER_SYMBOLS, (
+        f"unexpected exports: {sorted(exported - LOADER_SYMBOLS)}; "
+        f"missing: {sorted(LOADER_SYMBOLS - exported)}")
 
 
 def test_python_finds_the_plugin(bt2_plugin):

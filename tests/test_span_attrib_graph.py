@@ -201,6 +201,7 @@ def test_missing_span_field_is_an_error(bt2_plugin):
     with pytest.raises(bt2._Error) as exc:
         run_script(bt2_plugin, script, fields=fields)
     assert "Event class `deepspan_ust:span_start` has no integer/string field `span_id`" in str(exc.value)
+    assert 'span (doc/instrumentation.md, "The span schemas")' in str(exc.value)
 
 
 @pytest.mark.parametrize("params, text", [
@@ -223,6 +224,7 @@ def test_missing_kernel_field_is_an_error(bt2_plugin):
     with pytest.raises(bt2._Error) as exc:
         run_script(bt2_plugin, script, fields=fields)
     assert "Event class `sched_switch` has no integer/string field `next_tid`" in str(exc.value)
+    assert 'kernel (doc/span-attrib.md, "Input")' in str(exc.value) and "DESIGN" not in str(exc.value)
 
 
 def test_wrong_field_type_is_an_error(bt2_plugin):

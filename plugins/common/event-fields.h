@@ -1,5 +1,6 @@
 /*
- * Field lookup helpers shared by the event decoders (span-events, kernel-events).
+ * Field lookup helpers shared by the event decoders (span-events, span-attrib's kernel-events,
+ * nodejs-ctx's vnode-input).
  *
  * An event class is resolved once: each wanted field becomes a `struct ds_field_ref`
  * (which scope, which member index, which type).  Decoding an event then costs one

@@ -1,5 +1,5 @@
 /*
- * Span events of LTTng-UST (DESIGN.md §3.2): `jaeger_ust:start_span`/`end_span` and
+ * Span events of LTTng-UST (doc/instrumentation.md): `jaeger_ust:start_span`/`end_span` and
  * `deepspan_ust:span_start`/`span_end`/`span_activate`/`span_deactivate`.
  *
  * Use:

@@ -1,8 +1,8 @@
 /*
- * The six thread states of DESIGN.md §5, shared by the producer of
- * `deepspan:span` (span-attrib's thread-state model) and its consumers (the
- * diff and metrics sinks).  The order is the payload's field order and the
- * output enum's mapping order.
+ * The six thread states (doc/span-attrib.md, "The six states"), shared by the
+ * producer of `deepspan:span` (span-attrib's thread-state model), its
+ * consumers (the diff and metrics sinks) and the scenario's ground truth.
+ * The order is the payload's field order and the output enum's mapping order.
  */
 #ifndef DEEPSPAN_COMMON_STATES_H
 #define DEEPSPAN_COMMON_STATES_H
@@ -17,7 +17,16 @@ enum ds_state {
 	DS_STATE_COUNT,
 };
 
-/* Label of a state as in the output enum: "user", "syscall", "blocked", "wait_cpu", "interrupted", "unknown". */
+/*
+ * The states' tags in enum order, as a list of string literals: the one table
+ * of names, also usable in static initializers (the metrics columns).
+ */
+#define DS_STATE_NAMES "user", "syscall", "blocked", "wait_cpu", "interrupted", "unknown"
+
+/* Tag of a state as in the output enum and payload ("wait_cpu"); "unknown" out of range. */
 const char *ds_state_name(enum ds_state state);
+
+/* Display title of a state ("User", "System call", "Waited CPU", ...); "Unknown" out of range. */
+const char *ds_state_title(unsigned int state);
 
 #endif /* DEEPSPAN_COMMON_STATES_H */

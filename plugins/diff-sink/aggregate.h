@@ -15,10 +15,10 @@
 #include <stdint.h>
 #include <glib.h>
 
-#include "attribution.h"
-#include "attribution-record.h"
-#include "request-tree.h"
-#include "span-store.h"
+#include "span-consumer/attribution.h"
+#include "span-consumer/attribution-record.h"
+#include "span-consumer/request-tree.h"
+#include "span-consumer/span-store.h"
 
 enum ds_group { DS_GROUP_A = 0, DS_GROUP_B = 1 };
 

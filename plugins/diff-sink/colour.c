@@ -3,7 +3,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "span-store.h"
+#include "span-consumer/span-store.h"
 
 struct ds_rgb ds_diff_colour(double d, bool is_new, double white_band,
 		double saturation)

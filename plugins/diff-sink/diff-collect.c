@@ -2,8 +2,8 @@
 
 #include <string.h>
 
-#include "attribution-record.h"
-#include "request-record.h"
+#include "span-consumer/attribution-record.h"
+#include "span-consumer/request-record.h"
 
 bool ds_diff_collector_init(struct ds_diff_collector *collector, enum ds_mode mode,
 		const char *dir)

@@ -10,9 +10,9 @@
 #include <stdbool.h>
 #include <glib.h>
 
-#include "attribution.h"
-#include "request-spill.h"
-#include "request-tree.h"
+#include "span-consumer/attribution.h"
+#include "span-consumer/request-spill.h"
+#include "span-consumer/request-tree.h"
 
 struct ds_diff_collector {
 	enum ds_mode mode;

@@ -11,7 +11,7 @@
 #include "flamegraph-svg.h"
 #include "log.h"
 #include "report-html.h"
-#include "request-record.h"
+#include "span-consumer/request-record.h"
 
 const char *const ds_mode_names[] = { "critical-path", "inclusive", "self", NULL };
 

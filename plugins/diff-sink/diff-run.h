@@ -10,11 +10,11 @@
 #include <stdint.h>
 #include <babeltrace2/babeltrace.h>
 
-#include "attribution.h"
+#include "span-consumer/attribution.h"
 #include "diff-collect.h"
 #include "groups.h"
-#include "request-stream.h"
-#include "span-store.h"
+#include "span-consumer/request-stream.h"
+#include "span-consumer/span-store.h"
 
 struct ds_diff_config {
 	const char *output_dir;		/* borrowed */

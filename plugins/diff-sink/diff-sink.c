@@ -2,7 +2,7 @@
  * sink.deepspan.diff: the component (parameters, ports `a` and `b`, the
  * message loop); the analysis itself is diff-run.c.
  */
-#include "diff-sink.h"
+#include "component.h"
 
 #include <errno.h>
 #include <string.h>
@@ -12,9 +12,9 @@
 
 #include "diff-run.h"
 #include "params.h"
-#include "progress.h"
-#include "span-reader.h"
-#include "request-stream.h"
+#include "span-consumer/progress.h"
+#include "span-consumer/span-reader.h"
+#include "span-consumer/request-stream.h"
 
 #define CLASS_NAME "sink.deepspan.diff"
 
@@ -144,7 +144,7 @@ static bool start_collecting(struct diff_sink *sink)
 	return true;
 }
 
-bt_component_class_initialize_method_status ds_diff_sink_initialize(
+bt_component_class_initialize_method_status diff_component_initialize(
 		bt_self_component_sink *self_sink,
 		bt_self_component_sink_configuration *configuration,
 		const bt_value *params, void *init_data)
@@ -177,14 +177,14 @@ error:
 	return BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_ERROR;
 }
 
-void ds_diff_sink_finalize(bt_self_component_sink *self_sink)
+void diff_component_finalize(bt_self_component_sink *self_sink)
 {
 	destroy(bt_self_component_get_data(
 		bt_self_component_sink_as_self_component(self_sink)));
 }
 
 bt_component_class_sink_graph_is_configured_method_status
-ds_diff_sink_graph_is_configured(bt_self_component_sink *self_sink)
+diff_component_graph_is_configured(bt_self_component_sink *self_sink)
 {
 	struct diff_sink *sink = bt_self_component_get_data(
 		bt_self_component_sink_as_self_component(self_sink));
@@ -250,7 +250,7 @@ static bt_component_class_sink_consume_method_status consume_input(
 	return status;
 }
 
-bt_component_class_sink_consume_method_status ds_diff_sink_consume(
+bt_component_class_sink_consume_method_status diff_component_consume(
 		bt_self_component_sink *self_sink)
 {
 	struct diff_sink *sink = bt_self_component_get_data(

@@ -1,5 +1,5 @@
 /*
- * Group selection (DESIGN §6.5): the `group-a` / `group-b` parameter maps and
+ * Group selection (doc/diff.md): the `group-a` / `group-b` parameter maps and
  * the choice of the requests of groups A and B.
  *
  * A group's pool is its input's complete requests (one input: all of them;
@@ -19,8 +19,8 @@
 #include <glib.h>
 
 #include "params.h"
-#include "request-record.h"
-#include "span-store.h"
+#include "span-consumer/request-record.h"
+#include "span-consumer/span-store.h"
 
 #define DS_NO_LIMIT INT64_MIN
 

@@ -12,8 +12,8 @@
 #include "aggregate.h"
 #include "explain.h"
 #include "groups.h"
-#include "request-spill.h"
-#include "request-tree.h"
+#include "span-consumer/request-spill.h"
+#include "span-consumer/request-tree.h"
 
 struct ds_report {
 	struct ds_strings *strings;		/* interned ids of the records and spills */

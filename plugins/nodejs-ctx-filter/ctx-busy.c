@@ -19,27 +19,11 @@
 void nctx_busy_init(struct nctx_engine *engine)
 {
 	engine->waiting_clients = g_ptr_array_new();
-	engine->labels = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
 }
 
 void nctx_busy_fini(struct nctx_engine *engine)
 {
 	g_ptr_array_free(engine->waiting_clients, TRUE);
-	g_hash_table_destroy(engine->labels);
-}
-
-const char *nctx_busy_label(struct nctx_engine *engine, const char *service,
-		const char *operation)
-{
-	char *label = g_strdup_printf("%s: %s", service, operation);
-	char *interned = g_hash_table_lookup(engine->labels, label);
-
-	if (interned) {
-		g_free(label);
-		return interned;
-	}
-	g_hash_table_add(engine->labels, label);
-	return label;
 }
 
 static bool busy_enabled(const struct nctx_engine *engine)

@@ -118,8 +118,6 @@ struct nctx_request *nctx_request_alloc(struct nctx_engine *engine,
 /* ctx-busy.c */
 void nctx_busy_init(struct nctx_engine *engine);
 void nctx_busy_fini(struct nctx_engine *engine);
-const char *nctx_busy_label(struct nctx_engine *engine, const char *service,
-		const char *operation);
 /* `request` stops running on its process's loop at `at`. */
 void nctx_busy_record(struct nctx_engine *engine, struct nctx_process *process,
 		const struct nctx_request *request, const struct nctx_origin *at);

@@ -57,6 +57,7 @@ struct nctx_engine *nctx_engine_create(const struct nctx_config *config,
 	engine->open_clients = g_ptr_array_new();
 	engine->pending_servers = g_ptr_array_new();
 	engine->open_parsers = g_ptr_array_new_with_free_func(g_free);
+	engine->labels = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
 	nctx_busy_init(engine);
 	engine->next_serial = 1;
 	engine->next_span_id = 1;
@@ -72,6 +73,7 @@ void nctx_engine_destroy(struct nctx_engine *engine)
 	g_ptr_array_free(engine->pending_servers, TRUE);
 	g_ptr_array_free(engine->open_parsers, TRUE);
 	nctx_busy_fini(engine);
+	g_hash_table_destroy(engine->labels);
 	g_ptr_array_free(engine->open_clients, TRUE);
 	g_hash_table_destroy(engine->requests);
 	g_hash_table_destroy(engine->processes);
@@ -138,7 +140,6 @@ static uint64_t resource_owner(struct nctx_process *process, int64_t id)
 	return NCTX_VALUE(g_hash_table_lookup(process->owners, NCTX_KEY(id)));
 }
 
-/* Frees `request` once nothing can refer to it any more. */
 /* Forgets `parser` (NULL: nothing to do). */
 static void parser_close(struct nctx_engine *engine, struct nctx_parser *parser)
 {
@@ -148,6 +149,7 @@ static void parser_close(struct nctx_engine *engine, struct nctx_parser *parser)
 	}
 }
 
+/* Frees `request` once nothing can refer to it any more. */
 void nctx_request_release_if_done(struct nctx_engine *engine,
 		struct nctx_request *request)
 {
@@ -296,7 +298,7 @@ static void parser_open(struct nctx_engine *engine, struct nctx_process *process
 
 void nctx_async_context(struct nctx_engine *engine,
 		const struct nctx_origin *origin, enum nctx_phase phase,
-		int64_t id, int64_t trigger_id, int64_t exec_id, const char *type)
+		int64_t id, int64_t trigger_id, const char *type)
 {
 	struct nctx_process *process = process_get(engine, origin);
 	struct nctx_frame frame;
@@ -357,6 +359,21 @@ static char *operation_name(bool client, const struct nctx_http *http)
 		(int) path_len, url);
 }
 
+/* The interned "service: operation" label of a request (lives as long as the engine). */
+static const char *intern_label(struct nctx_engine *engine, const char *service,
+		const char *operation)
+{
+	char *label = g_strdup_printf("%s: %s", service, operation);
+	char *interned = g_hash_table_lookup(engine->labels, label);
+
+	if (interned) {
+		g_free(label);
+		return interned;
+	}
+	g_hash_table_add(engine->labels, label);
+	return label;
+}
+
 struct nctx_request *nctx_request_alloc(struct nctx_engine *engine,
 		struct nctx_process *process, const struct nctx_origin *start,
 		enum nctx_span_kind span_kind, const char *service, char *operation)
@@ -372,7 +389,7 @@ struct nctx_request *nctx_request_alloc(struct nctx_engine *engine,
 	request->start_cycles = start->cycles;
 	request->service = g_strdup(service);
 	request->operation = operation;
-	request->label = nctx_busy_label(engine, request->service, operation);
+	request->label = intern_label(engine, request->service, operation);
 	request->span_id = engine->next_span_id++;
 	request->dependents = g_ptr_array_new();
 	request->deferred = g_array_new(FALSE, FALSE, sizeof(struct nctx_op));

@@ -1,8 +1,8 @@
 /*
  * Node.js async-context reconstruction (Vnode's state machine), pure C.
  *
- * Fed with the `vnode` events of every recorded Node.js process (DESIGN.md
- * §3.3) in non-decreasing time order, the engine rebuilds per process the
+ * Fed with the `vnode` events of every recorded Node.js process (doc/nodejs.md)
+ * in non-decreasing time order, the engine rebuilds per process the
  * async-resource tree, assigns every resource to the HTTP server request
  * whose code created it, links each outgoing client request to the incoming
  * server request that is its ancestor, and matches client requests with the
@@ -130,7 +130,7 @@ void nctx_engine_destroy(struct nctx_engine *engine);
 
 void nctx_async_context(struct nctx_engine *engine,
 		const struct nctx_origin *origin, enum nctx_phase phase,
-		int64_t id, int64_t trigger_id, int64_t exec_id, const char *type);
+		int64_t id, int64_t trigger_id, const char *type);
 void nctx_http_request(struct nctx_engine *engine,
 		const struct nctx_origin *origin, bool client,
 		const struct nctx_http *http);

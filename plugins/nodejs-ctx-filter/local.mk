@@ -3,7 +3,7 @@
 NODEJS_CTX_CORE = plugins/nodejs-ctx-filter/ctx.c plugins/nodejs-ctx-filter/ctx.h \
 	plugins/nodejs-ctx-filter/ctx-internal.h plugins/nodejs-ctx-filter/ctx-busy.c
 plugins_babeltrace_plugin_deepspan_la_SOURCES += $(NODEJS_CTX_CORE) \
-	plugins/nodejs-ctx-filter/register.h plugins/nodejs-ctx-filter/nodejs-ctx.h \
+	plugins/nodejs-ctx-filter/register.h plugins/nodejs-ctx-filter/component.h \
 	plugins/nodejs-ctx-filter/nodejs-ctx.c \
 	plugins/nodejs-ctx-filter/vnode-input.c plugins/nodejs-ctx-filter/vnode-input.h \
 	plugins/nodejs-ctx-filter/span-output.c plugins/nodejs-ctx-filter/span-output.h

@@ -1,5 +1,5 @@
 /*
- * filter.deepspan.nodejs-ctx: Node.js requests as spans (DESIGN.md §6.3).
+ * filter.deepspan.nodejs-ctx: Node.js requests as spans (doc/nodejs.md).
  *
  * Every upstream message goes through a time-ordered queue.  `vnode` events
  * feed the context engine (ctx.c), whose span operations become
@@ -8,7 +8,7 @@
  * horizon: only a server request waiting for its caller's port holds
  * messages back, so with no vnode events the filter is a plain pass-through.
  */
-#include "nodejs-ctx.h"
+#include "component.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -56,7 +56,7 @@ static const char *const nodejs_ctx_param_names[] = {
 	"match-window", "activations", "busy-spans", "busy-min", "trace-id-high", "stats", NULL,
 };
 
-bt_component_class_initialize_method_status nodejs_ctx_initialize(
+bt_component_class_initialize_method_status nodejs_ctx_component_initialize(
 		bt_self_component_filter *self_comp_filter,
 		bt_self_component_filter_configuration *configuration,
 		const bt_value *params, void *init_method_data)
@@ -69,6 +69,8 @@ bt_component_class_initialize_method_status nodejs_ctx_initialize(
 		BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_OK;
 	const char *stats_path = NULL;
 
+	(void) configuration;
+	(void) init_method_data;
 	comp->self_comp = self_comp;
 	if (ds_params_check_names(&p, nodejs_ctx_param_names) ||
 			ds_params_get_duration(&p, "match-window", 10000000000LL,
@@ -99,7 +101,7 @@ end:
 	return status;
 }
 
-void nodejs_ctx_finalize(bt_self_component_filter *self_comp_filter)
+void nodejs_ctx_component_finalize(bt_self_component_filter *self_comp_filter)
 {
 	struct nodejs_ctx_comp *comp = bt_self_component_get_data(
 		bt_self_component_filter_as_self_component(self_comp_filter));
@@ -152,7 +154,7 @@ static void emit_op(const struct nctx_op *op, void *user)
 	}
 }
 
-bt_message_iterator_class_initialize_method_status nodejs_ctx_iter_initialize(
+bt_message_iterator_class_initialize_method_status nodejs_ctx_iterator_initialize(
 		bt_self_message_iterator *self_msg_iter,
 		bt_self_message_iterator_configuration *configuration,
 		bt_self_component_port_output *self_port)
@@ -163,6 +165,8 @@ bt_message_iterator_class_initialize_method_status nodejs_ctx_iter_initialize(
 	bt_self_component_port_input *in_port = bt_self_component_filter_borrow_input_port_by_name(
 		(bt_self_component_filter *) self_comp, "in");
 
+	(void) configuration;
+	(void) self_port;
 	iter->comp = comp;
 	iter->self_msg_iter = self_msg_iter;
 	if (bt_message_iterator_create_from_message_iterator(self_msg_iter, in_port,
@@ -183,7 +187,7 @@ bt_message_iterator_class_initialize_method_status nodejs_ctx_iter_initialize(
 	return BT_MESSAGE_ITERATOR_CLASS_INITIALIZE_METHOD_STATUS_OK;
 }
 
-void nodejs_ctx_iter_finalize(bt_self_message_iterator *self_msg_iter)
+void nodejs_ctx_iterator_finalize(bt_self_message_iterator *self_msg_iter)
 {
 	struct nodejs_ctx_iter *iter = bt_self_message_iterator_get_data(self_msg_iter);
 	guint i;
@@ -278,7 +282,7 @@ static bool handle_vnode(struct nodejs_ctx_iter *iter, const bt_message *msg,
 	switch (info->kind) {
 	case VNODE_ASYNC_CONTEXT:
 		nctx_async_context(iter->engine, &decoded.origin, decoded.phase, decoded.id,
-			decoded.ctx_id, decoded.exec_id, decoded.type);
+			decoded.ctx_id, decoded.type);
 		break;
 	case VNODE_SERVER_REQUEST:
 	case VNODE_CLIENT_REQUEST:
@@ -462,7 +466,7 @@ static uint64_t pass_through(struct nodejs_ctx_iter *iter, bt_message_array_cons
 	return i;
 }
 
-bt_message_iterator_class_next_method_status nodejs_ctx_iter_next(
+bt_message_iterator_class_next_method_status nodejs_ctx_iterator_next(
 		bt_self_message_iterator *self_msg_iter, bt_message_array_const msgs,
 		uint64_t capacity, uint64_t *count)
 {

@@ -6,9 +6,9 @@
 
 #include <babeltrace2/babeltrace.h>
 
-#include "nodejs-ctx-filter/nodejs-ctx.h"
+#include "nodejs-ctx-filter/component.h"
 
-BT_PLUGIN_FILTER_COMPONENT_CLASS_WITH_ID(deepspan, nodejs_ctx, "nodejs-ctx", nodejs_ctx_iter_next);
+BT_PLUGIN_FILTER_COMPONENT_CLASS_WITH_ID(deepspan, nodejs_ctx, "nodejs-ctx", nodejs_ctx_iterator_next);
 BT_PLUGIN_FILTER_COMPONENT_CLASS_DESCRIPTION_WITH_ID(deepspan, nodejs_ctx,
 	"Rebuild Node.js request spans (deepspan_ust:span_*) from vnode async-context and HTTP events.");
 BT_PLUGIN_FILTER_COMPONENT_CLASS_HELP_WITH_ID(deepspan, nodejs_ctx,
@@ -46,10 +46,10 @@ BT_PLUGIN_FILTER_COMPONENT_CLASS_HELP_WITH_ID(deepspan, nodejs_ctx,
 	"  stats          string, default none: path of a JSON file with the counts\n"
 	"                 (requests, links to parent and callee, roots, deferred matches,\n"
 	"                 unanswered requests) written at the end of the stream.\n");
-BT_PLUGIN_FILTER_COMPONENT_CLASS_INITIALIZE_METHOD_WITH_ID(deepspan, nodejs_ctx, nodejs_ctx_initialize);
-BT_PLUGIN_FILTER_COMPONENT_CLASS_FINALIZE_METHOD_WITH_ID(deepspan, nodejs_ctx, nodejs_ctx_finalize);
+BT_PLUGIN_FILTER_COMPONENT_CLASS_INITIALIZE_METHOD_WITH_ID(deepspan, nodejs_ctx, nodejs_ctx_component_initialize);
+BT_PLUGIN_FILTER_COMPONENT_CLASS_FINALIZE_METHOD_WITH_ID(deepspan, nodejs_ctx, nodejs_ctx_component_finalize);
 BT_PLUGIN_FILTER_COMPONENT_CLASS_MESSAGE_ITERATOR_CLASS_INITIALIZE_METHOD_WITH_ID(deepspan, nodejs_ctx,
-	nodejs_ctx_iter_initialize);
+	nodejs_ctx_iterator_initialize);
 BT_PLUGIN_FILTER_COMPONENT_CLASS_MESSAGE_ITERATOR_CLASS_FINALIZE_METHOD_WITH_ID(deepspan, nodejs_ctx,
-	nodejs_ctx_iter_finalize);
+	nodejs_ctx_iterator_finalize);
 #endif /* DEEPSPAN_NODEJS_CTX_REGISTER_H */

@@ -1,6 +1,6 @@
 /*
  * The output side of filter.deepspan.nodejs-ctx: per host, one trace of our
- * own holding one stream of `deepspan_ust:span_*` events (DESIGN.md §3.2),
+ * own holding one stream of `deepspan_ust:span_*` events (doc/instrumentation.md),
  * on a clock class copying the host's upstream clock (upstream IR objects
  * are read-only), so the spans stay correlatable with the host's traces.
  */

@@ -3,6 +3,8 @@
 
 #include <string.h>
 
+#include "event-fields.h"
+
 #define NODEJS_CTX_CLASS "filter.deepspan.nodejs-ctx"
 
 static const char *const vnode_field_names[VF_COUNT] = {
@@ -18,7 +20,7 @@ static const bool vnode_field_is_string[VF_COUNT] = {
 	[VF_ADDRESS] = true,
 };
 
-/* The fields each event kind needs (DESIGN.md §3.3). */
+/* The fields each event kind needs (doc/nodejs.md, "What is recorded"). */
 static const enum vnode_field async_fields[] = {
 	VF_ID, VF_CTX_ID, VF_EXEC_ID, VF_TYPE, VF_PHASE, VF_COUNT,
 };
@@ -103,32 +105,17 @@ bool vnode_event_may_be_vnode(struct vnode_classes *classes, const bt_event *eve
 	return scan->has_vnode;
 }
 
-/* Index of member `name` in `fc` (a structure or NULL), or VNODE_NO_FIELD. */
+/*
+ * Index of member `name` in `fc` (a structure or NULL) when it has the wanted type (string, or
+ * integer/enumeration), else VNODE_NO_FIELD.
+ */
 static uint64_t member_index(const bt_field_class *fc, const char *name,
 		bool want_string)
 {
-	uint64_t i, count;
+	struct ds_field_ref ref = ds_field_ref_find(fc, DS_FIELD_SCOPE_PAYLOAD, name);
+	bool wanted = want_string ? ref.kind == DS_FIELD_KIND_STRING : ds_field_ref_is_int(ref);
 
-	if (!fc || bt_field_class_get_type(fc) != BT_FIELD_CLASS_TYPE_STRUCTURE) {
-		return VNODE_NO_FIELD;
-	}
-	count = bt_field_class_structure_get_member_count(fc);
-	for (i = 0; i < count; i++) {
-		const bt_field_class_structure_member *member =
-			bt_field_class_structure_borrow_member_by_index_const(fc, i);
-		bt_field_class_type type = bt_field_class_get_type(
-			bt_field_class_structure_member_borrow_field_class_const(member));
-
-		if (strcmp(bt_field_class_structure_member_get_name(member), name) != 0) {
-			continue;
-		}
-		if (want_string ? type == BT_FIELD_CLASS_TYPE_STRING :
-				bt_field_class_type_is(type, BT_FIELD_CLASS_TYPE_INTEGER)) {
-			return i;
-		}
-		return VNODE_NO_FIELD;
-	}
-	return VNODE_NO_FIELD;
+	return wanted ? ref.index : VNODE_NO_FIELD;
 }
 
 static bool classify_vnode(struct vnode_class *info, const bt_event_class *event_class,
@@ -145,7 +132,7 @@ static bool classify_vnode(struct vnode_class *info, const bt_event_class *event
 			vnode_field_is_string[*needed]);
 		if (info->fields[*needed] == VNODE_NO_FIELD) {
 			BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(self_comp,
-				"%s: event `%s` has no %s payload field `%s` (DESIGN.md §3.3): "
+				"%s: event `%s` has no %s payload field `%s` (doc/nodejs.md, \"What is recorded\"): "
 				"record it with instrumentation/nodejs/deepspan-vnode.js",
 				NODEJS_CTX_CLASS, name,
 				vnode_field_is_string[*needed] ? "string" : "integer",

@@ -1,5 +1,5 @@
 /*
- * Recognising and decoding the `vnode` events of DESIGN.md §3.3.
+ * Recognising and decoding the `vnode` events of doc/nodejs.md ("What is recorded").
  *
  * Every upstream event class is classified once (cached by class pointer):
  * not a vnode event, or one of the five vnode events with the indices of

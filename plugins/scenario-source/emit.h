@@ -33,12 +33,12 @@ struct scn_emitter {
 	struct scn_port_ir port[2 * SIM_MAX_HOSTS];
 };
 
-/* Builds every trace class, clock class, trace and stream; false + error cause on failure. */
+/* Builds every trace class, clock class, trace and stream; false (out of memory) + error cause. */
 bool scn_emitter_init(struct scn_emitter *emitter, bt_self_component *self_comp,
 		const struct sim *sim);
 void scn_emitter_fini(struct scn_emitter *emitter);
 
-/* Translates one record of `port` into a message (*msg, new reference); false on error. */
+/* Translates one record of `port` into a message (*msg, new reference); false when out of memory. */
 bool scn_emitter_message(struct scn_emitter *emitter, bt_self_message_iterator *iter,
 		unsigned int port, const struct sim_record *rec, const bt_message **msg);
 

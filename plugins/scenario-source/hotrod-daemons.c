@@ -89,10 +89,10 @@ struct sim_step hr_hog_fn(struct sim *sim, struct sim_thread *t)
 {
 	SIM_CO_BEGIN(t);
 	for (;;) {
-		while (sim_host_now(sim, t->host) >= sim->hotrod->hog_until[t->host]) {
+		while (sim_host_now(sim, t->host) >= hr_state(sim)->hog_until[t->host]) {
 			SIM_CO_YIELD(t, step_block(SIM_PREV_STATE_SLEEPING));
 		}
-		while (sim_host_now(sim, t->host) < sim->hotrod->hog_until[t->host]) {
+		while (sim_host_now(sim, t->host) < hr_state(sim)->hog_until[t->host]) {
 			SIM_CO_YIELD(t, step_run(1000000));
 		}
 	}
@@ -109,9 +109,9 @@ struct sim_step hr_daemon_fn(struct sim *sim, struct sim_thread *t)
 		if (!t->started) {
 			t->started = true;	/* the first timer is armed by sim_hotrod_start */
 		} else if (t->kernel_thread) {
-			sim_timer_wake(sim, t, sim_rng_jitter(&sim->hotrod->rng, role->period, 0.5));
+			sim_timer_wake(sim, t, sim_rng_jitter(&hr_state(sim)->rng, role->period, 0.5));
 		} else {
-			nanosleep_entry(sim, t, sim_rng_jitter(&sim->hotrod->rng, role->period, 0.5));
+			nanosleep_entry(sim, t, sim_rng_jitter(&hr_state(sim)->rng, role->period, 0.5));
 		}
 		while (!t->io_done) {
 			SIM_CO_YIELD(t, step_block(t->kernel_thread ? 128 : SIM_PREV_STATE_SLEEPING));
@@ -119,7 +119,7 @@ struct sim_step hr_daemon_fn(struct sim *sim, struct sim_thread *t)
 		if (!t->kernel_thread) {
 			nanosleep_exit(sim, t);
 		}
-		SIM_CO_YIELD(t, step_run(sim_rng_jitter(&sim->hotrod->rng, ((struct hr_thread_role *) t->role)->run_ns, 0.5)));
+		SIM_CO_YIELD(t, step_run(sim_rng_jitter(&hr_state(sim)->rng, ((struct hr_thread_role *) t->role)->run_ns, 0.5)));
 		if (!t->kernel_thread) {
 			int64_t v[3] = { 5, (int64_t) hr_user_buffer(t), 120 };
 			int64_t x[1] = { 120 };
@@ -133,7 +133,7 @@ struct sim_step hr_daemon_fn(struct sim *sim, struct sim_thread *t)
 
 void hr_trigger_hog(struct sim *sim, int64_t duration)
 {
-	struct sim_hotrod *hr = sim->hotrod;
+	struct sim_hotrod *hr = hr_state(sim);
 	unsigned int i, c;
 
 	for (i = 0; i < hr->ninst[HR_ROUTE]; i++) {
@@ -174,13 +174,13 @@ static struct sim_step child_fn(struct sim *sim, struct sim_thread *t)
 
 		sim_syscall_exit(sim, t, SIM_SYS_CLONE, x);
 	}
-	SIM_CO_YIELD(t, step_run(sim_rng_jitter(&sim->hotrod->rng, 40000, 0.3)));
+	SIM_CO_YIELD(t, step_run(sim_rng_jitter(&hr_state(sim)->rng, 40000, 0.3)));
 	{
 		int64_t v[2] = { 0x5634a8e0, 0x5634a900 };
 
 		sim_syscall_entry(sim, t, SIM_SYS_EXECVE, v, sim_intern(sim, "/usr/bin/curl"));
 	}
-	SIM_CO_YIELD(t, step_run(sim_rng_jitter(&sim->hotrod->rng, 150000, 0.3)));
+	SIM_CO_YIELD(t, step_run(sim_rng_jitter(&hr_state(sim)->rng, 150000, 0.3)));
 	sim_exec(sim, t, "/usr/bin/curl", "curl");
 	{
 		int64_t x[1] = { 0 };
@@ -198,7 +198,7 @@ static struct sim_step child_fn(struct sim *sim, struct sim_thread *t)
 		hr_sys_quick(sim, t, SIM_SYS_CLOSE, close_v, NULL, x);
 		hr_sys_quick(sim, t, SIM_SYS_MMAP, mmap_v, NULL, mmap_x);
 	}
-	SIM_CO_YIELD(t, step_run(sim_rng_jitter(&sim->hotrod->rng, 300000, 0.5)));
+	SIM_CO_YIELD(t, step_run(sim_rng_jitter(&hr_state(sim)->rng, 300000, 0.5)));
 	{
 		int64_t v[1] = { 0 };
 
@@ -215,14 +215,14 @@ struct sim_step hr_shell_fn(struct sim *sim, struct sim_thread *t)
 	SIM_CO_BEGIN(t);
 	for (;;) {
 		if (t->started) {
-			nanosleep_entry(sim, t, sim_rng_jitter(&sim->hotrod->rng, role->period, 0.3));
+			nanosleep_entry(sim, t, sim_rng_jitter(&hr_state(sim)->rng, role->period, 0.3));
 		}
 		t->started = true;
 		while (!t->io_done) {
 			SIM_CO_YIELD(t, step_block(SIM_PREV_STATE_SLEEPING));
 		}
 		nanosleep_exit(sim, t);
-		SIM_CO_YIELD(t, step_run(sim_rng_jitter(&sim->hotrod->rng, 30000, 0.3)));
+		SIM_CO_YIELD(t, step_run(sim_rng_jitter(&hr_state(sim)->rng, 30000, 0.3)));
 		{
 			int64_t v[4] = { 0x1200011, 0, 0, (int64_t) hr_user_buffer(t) + 0x9d0 };
 			int64_t x[1];

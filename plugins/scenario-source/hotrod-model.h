@@ -154,6 +154,12 @@ struct sim_hotrod {
 	bool *slot_busy;		/* owned [max_inflight] */
 };
 
+/* The preset's state (sim->preset_state, created by sim-hotrod.c). */
+static inline struct sim_hotrod *hr_state(const struct sim *sim)
+{
+	return sim->preset_state;
+}
+
 enum hr_action {
 	HR_ACT_ARRIVAL = SIM_ACT_WORKLOAD,
 };

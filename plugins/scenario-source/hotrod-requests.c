@@ -9,7 +9,7 @@
 
 struct hr_job *hr_job_new(struct sim *sim)
 {
-	struct sim_hotrod *hr = sim->hotrod;
+	struct sim_hotrod *hr = hr_state(sim);
 	struct hr_job *job = hr->free_jobs;
 
 	if (job) {
@@ -26,13 +26,13 @@ struct hr_job *hr_job_new(struct sim *sim)
 
 static void job_free(struct sim *sim, struct hr_job *job)
 {
-	job->next = sim->hotrod->free_jobs;
-	sim->hotrod->free_jobs = job;
+	job->next = hr_state(sim)->free_jobs;
+	hr_state(sim)->free_jobs = job;
 }
 
 static struct sim_span *span_new(struct sim *sim)
 {
-	struct sim_hotrod *hr = sim->hotrod;
+	struct sim_hotrod *hr = hr_state(sim);
 	struct sim_span *span = hr->free_spans;
 
 	if (span) {
@@ -49,8 +49,8 @@ static struct sim_span *span_new(struct sim *sim)
 
 static void span_free(struct sim *sim, struct sim_span *span)
 {
-	span->next_free = sim->hotrod->free_spans;
-	sim->hotrod->free_spans = span;
+	span->next_free = hr_state(sim)->free_spans;
+	hr_state(sim)->free_spans = span;
 }
 
 static void queue_push(struct hr_job_queue *queue, struct hr_job *job)
@@ -85,7 +85,7 @@ static uint64_t new_span_id(struct sim *sim)
 	uint64_t id;
 
 	do {
-		id = sim_rng_next(&sim->hotrod->rng);
+		id = sim_rng_next(&hr_state(sim)->rng);
 	} while (id == 0);
 	return id;
 }
@@ -184,7 +184,7 @@ uint64_t hr_user_buffer(const struct sim_thread *t)
 static struct sim_conn *conn_for(struct sim *sim, struct sim_thread *t, enum hr_service service,
 		struct hr_instance **inst_out)
 {
-	struct sim_hotrod *hr = sim->hotrod;
+	struct sim_hotrod *hr = hr_state(sim);
 	struct hr_thread_role *role = t->role;
 	unsigned int which = role->next_instance[service]++ % hr->ninst[service];
 	struct hr_instance *inst = &hr->inst[service][which];
@@ -227,7 +227,7 @@ static void add_op(struct hr_job *job, struct hr_op op)
 
 static int64_t jitter(struct sim *sim, int64_t mean)
 {
-	return sim_rng_jitter(&sim->hotrod->rng, mean, 0.35);
+	return sim_rng_jitter(&hr_state(sim)->rng, mean, 0.35);
 }
 
 static struct hr_op op_compute(struct sim *sim, int64_t mean)
@@ -259,7 +259,7 @@ void hr_build_program(struct sim *sim, struct hr_job *job, unsigned int call_ind
 		add_op(job, op_call(sim, HR_DRIVER, "FindNearest", 300, 2900, 0));
 		if (cause == SIM_CAUSE_CPU) {
 			add_op(job, (struct hr_op) { .kind = HR_OP_HOG,
-				.ns = sim_rng_range(&sim->hotrod->rng, 12000000, 18000000) });
+				.ns = sim_rng_range(&hr_state(sim)->rng, 12000000, 18000000) });
 		}
 		add_op(job, (struct hr_op) { .kind = HR_OP_PAR_CALLS, .service = HR_ROUTE,
 			.operation = sim_intern(sim, "HTTP GET /route"), .req_bytes = 250,
@@ -277,11 +277,11 @@ void hr_build_program(struct sim *sim, struct hr_job *job, unsigned int call_ind
 		add_op(job, op_compute(sim, 40000));
 		if (cause == SIM_CAUSE_LOCK) {
 			add_op(job, (struct hr_op) { .kind = HR_OP_LOCK,
-				.ns = sim_rng_range(&sim->hotrod->rng, 20000000, 40000000) });
+				.ns = sim_rng_range(&hr_state(sim)->rng, 20000000, 40000000) });
 		}
 		if (cause == SIM_CAUSE_DISK) {
 			add_op(job, (struct hr_op) { .kind = HR_OP_DISK_READ,
-				.ns = sim_rng_range(&sim->hotrod->rng, 15000000, 30000000) });
+				.ns = sim_rng_range(&hr_state(sim)->rng, 15000000, 30000000) });
 		} else {
 			add_op(job, (struct hr_op) { .kind = HR_OP_CACHED_READ });
 		}
@@ -551,7 +551,7 @@ static void op_start(struct sim *sim, struct sim_thread *t, const struct hr_op *
 	if (op->kind == HR_OP_CACHED_READ || op->kind == HR_OP_DISK_READ) {
 		v[0] = 12;
 		v[1] = 16384;
-		v[2] = (int64_t) (sim_rng_next(&sim->hotrod->rng) % 4096) * 16384;
+		v[2] = (int64_t) (sim_rng_next(&hr_state(sim)->rng) % 4096) * 16384;
 		sim_syscall_entry(sim, t, SIM_SYS_PREAD64, v, NULL);
 		if (op->kind == HR_OP_DISK_READ) {
 			sim_disk_read(sim, t, 16384, op->ns);

@@ -4,6 +4,7 @@
 noinst_LTLIBRARIES += plugins/scenario-source/libscenario-sim.la
 plugins_scenario_source_libscenario_sim_la_SOURCES = \
 	plugins/scenario-source/sim.c plugins/scenario-source/sim.h \
+	plugins/scenario-source/sim-presets.c plugins/scenario-source/sim-presets.h \
 	plugins/scenario-source/sim-rng.h \
 	plugins/scenario-source/sim-queue.c plugins/scenario-source/sim-queue.h \
 	plugins/scenario-source/sim-events.c plugins/scenario-source/sim-events.h \
@@ -21,7 +22,7 @@ plugins_babeltrace_plugin_deepspan_la_SOURCES += \
 	plugins/scenario-source/emit-classes.c \
 	plugins/scenario-source/emit-messages.c \
 	plugins/scenario-source/scenario-params.c plugins/scenario-source/scenario-params.h \
-	plugins/scenario-source/scenario-component.c plugins/scenario-source/scenario-component.h \
+	plugins/scenario-source/scenario-component.c plugins/scenario-source/component.h \
 	plugins/scenario-source/register.h
 plugins_babeltrace_plugin_deepspan_la_LIBADD += plugins/scenario-source/libscenario-sim.la
 

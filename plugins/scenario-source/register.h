@@ -1,5 +1,5 @@
 /* source.deepspan.scenario registration (included by plugins/plugin.c). */
-#include "scenario-source/scenario-component.h"
+#include "scenario-source/component.h"
 
 BT_PLUGIN_SOURCE_COMPONENT_CLASS_WITH_ID(deepspan, scenario, "scenario", scenario_iterator_next);
 BT_PLUGIN_SOURCE_COMPONENT_CLASS_DESCRIPTION_WITH_ID(deepspan, scenario,
@@ -36,8 +36,8 @@ BT_PLUGIN_SOURCE_COMPONENT_CLASS_HELP_WITH_ID(deepspan, scenario,
 	"  discard-every (unsigned integer, default 0): when not 0, every kernel stream loses a burst of 64 "
 	"events every that many events, reported as discarded events at its next packet (the truth keeps "
 	"the real thread states).\n");
-BT_PLUGIN_SOURCE_COMPONENT_CLASS_INITIALIZE_METHOD_WITH_ID(deepspan, scenario, scenario_initialize);
-BT_PLUGIN_SOURCE_COMPONENT_CLASS_FINALIZE_METHOD_WITH_ID(deepspan, scenario, scenario_finalize);
+BT_PLUGIN_SOURCE_COMPONENT_CLASS_INITIALIZE_METHOD_WITH_ID(deepspan, scenario, scenario_component_initialize);
+BT_PLUGIN_SOURCE_COMPONENT_CLASS_FINALIZE_METHOD_WITH_ID(deepspan, scenario, scenario_component_finalize);
 BT_PLUGIN_SOURCE_COMPONENT_CLASS_MESSAGE_ITERATOR_CLASS_INITIALIZE_METHOD_WITH_ID(deepspan, scenario,
 	scenario_iterator_initialize);
 BT_PLUGIN_SOURCE_COMPONENT_CLASS_MESSAGE_ITERATOR_CLASS_FINALIZE_METHOD_WITH_ID(deepspan, scenario,

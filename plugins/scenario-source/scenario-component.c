@@ -5,7 +5,7 @@
  * advances the shared simulation when it is empty.  Queues of ports nobody
  * reads are not kept.
  */
-#include "scenario-component.h"
+#include "component.h"
 
 #include <glib.h>
 #include <inttypes.h>
@@ -64,7 +64,7 @@ static void scenario_destroy(struct scenario *scenario)
 	g_free(scenario);
 }
 
-bt_component_class_initialize_method_status scenario_initialize(
+bt_component_class_initialize_method_status scenario_component_initialize(
 		bt_self_component_source *self_comp_src,
 		bt_self_component_source_configuration *config,
 		const bt_value *params, void *init_method_data)
@@ -91,6 +91,8 @@ bt_component_class_initialize_method_status scenario_initialize(
 		goto error;
 	}
 	if (!scn_emitter_init(&scenario->emitter, self_comp, scenario->sim)) {
+		/* it only fails to allocate trace IR objects */
+		status = BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_MEMORY_ERROR;
 		goto error;
 	}
 	if (!add_ports(scenario, self_comp_src)) {
@@ -124,7 +126,7 @@ static void log_summary(struct scenario *scenario)
 	g_string_free(peaks, TRUE);
 }
 
-void scenario_finalize(bt_self_component_source *self_comp_src)
+void scenario_component_finalize(bt_self_component_source *self_comp_src)
 {
 	struct scenario *scenario = bt_self_component_get_data(
 		bt_self_component_source_as_self_component(self_comp_src));
@@ -206,7 +208,7 @@ bt_message_iterator_class_next_method_status scenario_iterator_next(
 		}
 		if (!scn_emitter_message(&scenario->emitter, self_msg_iter, iter->port, &rec, &msgs[n])) {
 			BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_MESSAGE_ITERATOR(self_msg_iter,
-				"%s: cannot create a message (out of memory?).", SCN_CLASS_NAME);
+				"%s: cannot create a message: out of memory.", SCN_CLASS_NAME);
 			goto error;
 		}
 		n++;
@@ -223,10 +225,11 @@ bt_message_iterator_class_next_method_status scenario_iterator_next(
 	return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_END;
 
 error:
+	/* scn_emitter_message() only fails to allocate a message or its fields */
 	while (n > 0) {
 		bt_message_put_ref(msgs[--n]);
 	}
-	return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_ERROR;
+	return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_MEMORY_ERROR;
 }
 
 bt_message_iterator_class_can_seek_beginning_method_status

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "params.h"
+#include "sim-presets.h"
 
 #define MAX_DRIFT_PPB 1000000	/* 0.1 %: keeps two events 2 ns apart in distinct local ns */
 #define MAX_OFFSET_NS INT64_C(3600000000000)
@@ -104,6 +105,13 @@ bool scn_params_parse(bt_self_component *self_comp, const bt_value *map,
 			ds_params_get_duration(&params, "interarrival", 4000000, &interarrival) ||
 			ds_params_get_uint(&params, "max-inflight", 16, 1, 4096, &inflight) ||
 			ds_params_get_uint(&params, "discard-every", 0, 0, UINT64_MAX, &cfg->discard_every)) {
+		return false;
+	}
+	cfg->preset = sim_preset_find(presets[preset]);
+	if (!cfg->preset) {
+		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(self_comp,
+			"%s: parameter `preset`: \"%s\" has no simulator (sim-presets.c): "
+			"see doc/scenario.md for the presets.", SCN_CLASS_NAME, presets[preset]);
 		return false;
 	}
 	cfg->hosts = (unsigned int) hosts;

@@ -19,7 +19,7 @@ const struct hr_service_desc hr_services[HR_SERVICES] = {
 	[HR_REDIS] = { "redis", "redis-server", 6379, 1 },
 };
 
-const char *sim_hotrod_host_name(unsigned int index, unsigned int hosts)
+static const char *sim_hotrod_host_name(unsigned int index, unsigned int hosts)
 {
 	static const char *const names[2 * SIM_MAX_HOSTS] = {
 		"frontend", "customer", "driver", "route", "mysql", "redis",
@@ -34,7 +34,7 @@ const char *sim_hotrod_host_name(unsigned int index, unsigned int hosts)
 
 void hr_request_done(struct sim *sim, struct hr_request *req, const struct sim_span *root)
 {
-	struct sim_hotrod *hr = sim->hotrod;
+	struct sim_hotrod *hr = hr_state(sim);
 
 	if (sim->truth) {
 		struct sim_truth_request tr = {
@@ -68,14 +68,14 @@ static enum sim_cause draw_cause(struct sim *sim)
 	};
 
 	if (sim->cfg.cause == SIM_CAUSE_MIXED) {
-		return mixed[sim_rng_next(&sim->hotrod->rng) % 4];
+		return mixed[sim_rng_next(&hr_state(sim)->rng) % 4];
 	}
 	return sim->cfg.cause;
 }
 
 static void start_request(struct sim *sim)
 {
-	struct sim_hotrod *hr = sim->hotrod;
+	struct sim_hotrod *hr = hr_state(sim);
 	struct hr_request *req = hr->free_requests;
 	struct sim_conn *conn;
 	struct hr_job *job;
@@ -116,7 +116,7 @@ static void start_request(struct sim *sim)
 
 static void on_arrival(struct sim *sim, bool scheduled)
 {
-	struct sim_hotrod *hr = sim->hotrod;
+	struct sim_hotrod *hr = hr_state(sim);
 
 	if (scheduled) {
 		/* a fresh arrival: schedule the next one */
@@ -133,21 +133,21 @@ static void on_arrival(struct sim *sim, bool scheduled)
 	start_request(sim);
 }
 
-void sim_hotrod_act(struct sim *sim, const struct sim_action *action)
+static void sim_hotrod_act(struct sim *sim, const struct sim_action *action)
 {
 	if (action->kind == HR_ACT_ARRIVAL) {
 		on_arrival(sim, action->arg == 0);
 	}
 }
 
-uint64_t sim_hotrod_completed(const struct sim *sim)
+static uint64_t sim_hotrod_completed(const struct sim *sim)
 {
-	return sim->hotrod->completed;
+	return hr_state(sim)->completed;
 }
 
-bool sim_hotrod_finished(const struct sim *sim)
+static bool sim_hotrod_finished(const struct sim *sim)
 {
-	return sim->hotrod->completed >= sim->cfg.requests;
+	return hr_state(sim)->completed >= sim->cfg.requests;
 }
 
 /* ---- set-up ---- */
@@ -162,8 +162,8 @@ static struct hr_thread_role *role_new(struct sim *sim, int kind, struct hr_inst
 	}
 	role->kind = kind;
 	role->inst = inst;
-	role->all_next = sim->hotrod->roles;
-	sim->hotrod->roles = role;
+	role->all_next = hr_state(sim)->roles;
+	hr_state(sim)->roles = role;
 	return role;
 }
 
@@ -227,7 +227,7 @@ static bool create_instance(struct sim *sim, struct hr_instance *inst, enum hr_s
 
 static bool create_daemons(struct sim *sim, unsigned int h)
 {
-	struct sim_hotrod *hr = sim->hotrod;
+	struct sim_hotrod *hr = hr_state(sim);
 	struct sim_thread *t;
 	struct hr_thread_role *role;
 
@@ -267,7 +267,7 @@ static bool create_daemons(struct sim *sim, unsigned int h)
 	return true;
 }
 
-bool sim_hotrod_create(struct sim *sim)
+static bool sim_hotrod_create(struct sim *sim)
 {
 	struct sim_hotrod *hr = calloc(1, sizeof(*hr));
 	unsigned int k, h, c, total;
@@ -276,7 +276,7 @@ bool sim_hotrod_create(struct sim *sim)
 		sim_fail(sim, "out of memory creating the hotrod workload");
 		return false;
 	}
-	sim->hotrod = hr;
+	sim->preset_state = hr;
 	sim_rng_init(&hr->rng, sim->cfg.seed, 2);
 	for (h = 0; h < sim->cfg.hosts; h++) {
 		if (!create_daemons(sim, h)) {
@@ -339,9 +339,9 @@ bool sim_hotrod_create(struct sim *sim)
 	return true;
 }
 
-void sim_hotrod_start(struct sim *sim)
+static void sim_hotrod_start(struct sim *sim)
 {
-	struct sim_hotrod *hr = sim->hotrod;
+	struct sim_hotrod *hr = hr_state(sim);
 	struct hr_thread_role *role;
 
 	for (role = hr->roles; role; role = role->all_next) {
@@ -355,9 +355,9 @@ void sim_hotrod_start(struct sim *sim)
 	}
 }
 
-void sim_hotrod_destroy(struct sim *sim)
+static void sim_hotrod_destroy(struct sim *sim)
 {
-	struct sim_hotrod *hr = sim->hotrod;
+	struct sim_hotrod *hr = hr_state(sim);
 	struct hr_thread_role *role;
 
 	if (!hr) {
@@ -379,5 +379,16 @@ void sim_hotrod_destroy(struct sim *sim)
 	free(hr->ext_conns);
 	free(hr->slot_busy);
 	free(hr);
-	sim->hotrod = NULL;
+	sim->preset_state = NULL;
 }
+
+const struct sim_preset_ops sim_preset_hotrod = {
+	.name = "hotrod",
+	.host_name = sim_hotrod_host_name,
+	.create = sim_hotrod_create,
+	.start = sim_hotrod_start,
+	.act = sim_hotrod_act,
+	.finished = sim_hotrod_finished,
+	.completed = sim_hotrod_completed,
+	.destroy = sim_hotrod_destroy,
+};

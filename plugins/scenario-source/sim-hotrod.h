@@ -8,25 +8,9 @@
 #ifndef DEEPSPAN_SCENARIO_SIM_HOTROD_H
 #define DEEPSPAN_SCENARIO_SIM_HOTROD_H
 
-#include <stdbool.h>
-#include <stdint.h>
+#include "sim.h"
 
-#include "sim-queue.h"
-
-struct sim;
-
-/* Creates processes and threads on every host; false (and sim->failed) on error. */
-bool sim_hotrod_create(struct sim *sim);
-/* Starts the request stream and the daemons (after the statedump). */
-void sim_hotrod_start(struct sim *sim);
-void sim_hotrod_act(struct sim *sim, const struct sim_action *action);
-/* True once every request has completed. */
-bool sim_hotrod_finished(const struct sim *sim);
-/* Requests completed so far. */
-uint64_t sim_hotrod_completed(const struct sim *sim);
-void sim_hotrod_destroy(struct sim *sim);
-
-/* The name of host `index` for `hosts` hosts (after its first service). */
-const char *sim_hotrod_host_name(unsigned int index, unsigned int hosts);
+/* The preset's operations (listed in sim-presets.c). */
+extern const struct sim_preset_ops sim_preset_hotrod;
 
 #endif /* DEEPSPAN_SCENARIO_SIM_HOTROD_H */

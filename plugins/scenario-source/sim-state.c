@@ -2,13 +2,20 @@
 
 #include <string.h>
 
-static const char *const state_names[SIM_ST_COUNT] = {
-	"user", "syscall", "blocked", "wait_cpu", "interrupted", "unknown",
-};
+#include "states.h"
+
+/* The truth names states as deepspan:span does: the same six, in the same order. */
+_Static_assert((int) SIM_ST_USER == (int) DS_STATE_USER &&
+	(int) SIM_ST_SYSCALL == (int) DS_STATE_SYSCALL &&
+	(int) SIM_ST_BLOCKED == (int) DS_STATE_BLOCKED &&
+	(int) SIM_ST_WAIT_CPU == (int) DS_STATE_WAIT_CPU &&
+	(int) SIM_ST_INTERRUPTED == (int) DS_STATE_INTERRUPTED &&
+	(int) SIM_ST_UNKNOWN == (int) DS_STATE_UNKNOWN &&
+	(int) SIM_ST_COUNT == (int) DS_STATE_COUNT, "sim_tstate follows enum ds_state");
 
 const char *sim_tstate_name(enum sim_tstate state)
 {
-	return state_names[state];
+	return ds_state_name((enum ds_state) state);
 }
 
 void sim_book_init(struct sim_thread_book *book)

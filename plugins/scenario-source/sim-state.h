@@ -1,5 +1,5 @@
 /*
- * Ground-truth bookkeeping: the six thread states of DESIGN.md section 5,
+ * Ground-truth bookkeeping: the six thread states of doc/span-attrib.md ("The six states"),
  * kept by the simulator itself as it makes threads run, block, wait and get
  * interrupted, and charged to every span open on the thread.  Durations are
  * in host-local timestamps exactly as written in the trace, so a span's six

@@ -24,7 +24,7 @@ static void write_header(struct sim_truth *truth, const struct sim *sim)
 
 	ds_json_begin_object(w, NULL);
 	ds_json_string(w, "generator", "source.deepspan.scenario");
-	ds_json_string(w, "preset", "hotrod");
+	ds_json_string(w, "preset", sim->cfg.preset->name);
 	ds_json_uint(w, "seed", sim->cfg.seed);
 	ds_json_uint(w, "request_count", sim->cfg.requests);
 	ds_json_string(w, "span_schema",

@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim-hotrod.h"
 #include "sim-truth.h"
 
 /* 2023-11-14T22:13:20Z: the simulated trace starts here (true time). */
@@ -114,9 +113,14 @@ void sim_schedule(struct sim *sim, int64_t time, uint32_t kind, uint32_t arg,
 
 struct sim *sim_create(const struct sim_config *cfg, char *error, size_t error_size)
 {
-	struct sim *sim = calloc(1, sizeof(*sim));
+	struct sim *sim;
 	unsigned int h;
 
+	if (!cfg->preset) {
+		snprintf(error, error_size, "no workload preset configured");
+		return NULL;
+	}
+	sim = calloc(1, sizeof(*sim));
 	if (!sim) {
 		snprintf(error, error_size, "out of memory");
 		return NULL;
@@ -138,9 +142,9 @@ struct sim *sim_create(const struct sim_config *cfg, char *error, size_t error_s
 	sim->out.discard_every = cfg->discard_every;
 	sim->out.discard_burst = 64;
 	for (h = 0; h < cfg->hosts; h++) {
-		sim_kernel_init_host(sim, h, sim_hotrod_host_name(h, cfg->hosts), cfg->cpus);
+		sim_kernel_init_host(sim, h, cfg->preset->host_name(h, cfg->hosts), cfg->cpus);
 	}
-	if (!sim_hotrod_create(sim)) {
+	if (!cfg->preset->create(sim)) {
 		goto error;
 	}
 	if (cfg->truth_path) {
@@ -170,7 +174,7 @@ static void sim_begin(struct sim *sim)
 	for (h = 0; h < sim->cfg.hosts; h++) {
 		sim_statedump(sim, h);
 	}
-	sim_hotrod_start(sim);
+	sim->cfg.preset->start(sim);
 }
 
 static void sim_end(struct sim *sim)
@@ -200,7 +204,7 @@ bool sim_step(struct sim *sim)
 		sim_begin(sim);
 		return !sim->failed;
 	}
-	if (sim_hotrod_finished(sim) || !sim_queue_pop(&sim->queue, &action)) {
+	if (sim->cfg.preset->finished(sim) || !sim_queue_pop(&sim->queue, &action)) {
 		sim_end(sim);
 		return !sim->failed;
 	}
@@ -209,12 +213,12 @@ bool sim_step(struct sim *sim)
 	}
 	if (sim->now > sim->deadline) {
 		sim_fail(sim, "the simulation stalled: %" PRIu64 " of %" PRIu64 " requests done after "
-			"%" PRId64 " s of simulated time", sim_hotrod_completed(sim), sim->cfg.requests,
+			"%" PRId64 " s of simulated time", sim->cfg.preset->completed(sim), sim->cfg.requests,
 			(sim->now - sim->start) / 1000000000);
 		return false;
 	}
 	if (action.kind >= SIM_ACT_WORKLOAD) {
-		sim_hotrod_act(sim, &action);
+		sim->cfg.preset->act(sim, &action);
 	} else {
 		sim_kernel_act(sim, &action);
 	}
@@ -229,7 +233,7 @@ void sim_destroy(struct sim *sim)
 		return;
 	}
 	sim_truth_abort(sim->truth);
-	sim_hotrod_destroy(sim);
+	sim->cfg.preset->destroy(sim);
 	for (h = 0; h < SIM_MAX_HOSTS; h++) {
 		sim_kernel_fini_host(&sim->host[h]);
 	}

@@ -32,7 +32,33 @@ enum sim_cause {
 
 const char *sim_cause_name(enum sim_cause cause);
 
+struct sim;
+
+/*
+ * A workload preset: the engine (sim.c) drives it through these operations only.  Each preset
+ * defines its table (sim-hotrod.c: sim_preset_hotrod); sim-presets.h lists them, for the caller
+ * that fills sim_config.preset.
+ */
+struct sim_preset_ops {
+	const char *name;		/* the `preset` parameter's value */
+	/* The name of host `index` for `hosts` hosts. */
+	const char *(*host_name)(unsigned int index, unsigned int hosts);
+	/* Creates processes and threads on every host, its state in sim->preset_state; false (and sim->failed) on error. */
+	bool (*create)(struct sim *sim);
+	/* Starts the workload (after the statedump). */
+	void (*start)(struct sim *sim);
+	/* Handles an action of kind >= SIM_ACT_WORKLOAD. */
+	void (*act)(struct sim *sim, const struct sim_action *action);
+	/* True once the workload is over. */
+	bool (*finished)(const struct sim *sim);
+	/* Requests completed so far. */
+	uint64_t (*completed)(const struct sim *sim);
+	/* Frees sim->preset_state (may be NULL: create failed early). */
+	void (*destroy)(struct sim *sim);
+};
+
 struct sim_config {
+	const struct sim_preset_ops *preset;	/* borrowed (static); required (sim-presets.h) */
 	unsigned int hosts;		/* 2..8 */
 	unsigned int cpus;		/* per host, 1..SIM_MAX_CPUS */
 	uint64_t requests;
@@ -48,12 +74,11 @@ struct sim_config {
 	unsigned int max_inflight;	/* concurrent external requests */
 };
 
-/* Fills `cfg` with the defaults of the hotrod preset (clocks: random, from the seed). */
+/* Fills `cfg` with the defaults (clocks: random, from the seed); the caller sets `preset`. */
 void sim_config_defaults(struct sim_config *cfg);
 /* Draws per-host offsets in +-50 ms and drifts in +-50 ppm from the seed (host 0 stays exact). */
 void sim_config_random_clocks(struct sim_config *cfg);
 
-struct sim_hotrod;
 struct sim_truth;
 
 struct sim {
@@ -68,7 +93,7 @@ struct sim {
 	GHashTable *strings;		/* owned: interned strings (keys owned) */
 	struct sim_irq_work *free_irq_works;	/* borrowed free list (blocks owned by `pool`) */
 	GPtrArray *pool;		/* owned: every pooled object (irq works, jobs, spans, ...) */
-	struct sim_hotrod *hotrod;	/* owned */
+	void *preset_state;		/* owned by the preset (cfg.preset->create/destroy) */
 	struct sim_truth *truth;	/* owned; NULL without a truth file */
 	uint64_t tcp_segments;		/* net_dev_queue events */
 	bool done;

@@ -104,7 +104,9 @@ static const struct event_role *role_get(struct span_attrib_iterator *it, const 
 		role->invalid = true;
 		APPEND_CAUSE(it, "Event class `%s` has no integer/string field `%s` where the %s schema requires one: "
 			"cannot attribute spans from this trace (is it corrupt, or written by another tracer version?).",
-			bt_event_class_get_name(ec), missing, role->type == ROLE_SPAN ? "span (DESIGN §3.2)" : "kernel (DESIGN §3.1)");
+			bt_event_class_get_name(ec), missing,
+			role->type == ROLE_SPAN ? "span (doc/instrumentation.md, \"The span schemas\")" :
+				"kernel (doc/span-attrib.md, \"Input\")");
 		return NULL;
 	}
 end:
@@ -186,9 +188,9 @@ static void dispatch_kernel(struct host *host, const struct ds_kernel_event *ev,
 	}
 }
 
-static struct ds_span *span_lookup(struct host *host, const struct ds_span_event *ev)
+static struct sa_span *span_lookup(struct host *host, const struct ds_span_event *ev)
 {
-	struct ds_span key;
+	struct sa_span key;
 
 	key.trace_id_high = ev->trace_id_high;
 	key.trace_id_low = ev->trace_id_low;
@@ -207,13 +209,13 @@ static void span_start(struct span_attrib_iterator *it, struct host *host,
 		const struct ds_span_event *ev, int64_t ns)
 {
 	struct ds_thread *thread;
-	struct ds_span *span;
+	struct sa_span *span;
 
 	if (span_lookup(host, ev)) {
 		it->counters.duplicate_starts++;
 		return;
 	}
-	span = ds_span_new(host->model, ns);
+	span = sa_span_new(host->model, ns);
 	span->trace_id_high = ev->trace_id_high;
 	span->trace_id_low = ev->trace_id_low;
 	span->span_id = ev->span_id;
@@ -231,25 +233,27 @@ static void span_start(struct span_attrib_iterator *it, struct host *host,
 		span->tid = thread->tid;
 		span->pid = thread->pid >= 0 ? thread->pid :
 			(ev->vpid >= 0 ? ds_model_tid_for_vtid(host->model, ev->vpid, ev->vpid) : -1);
-		ds_span_attach(host->model, span, thread, ns);
+		sa_span_attach(host->model, span, thread, ns);
 	} else {
 		it->counters.spans_without_thread++;
 	}
 	g_hash_table_add(host->spans, span);
 }
 
-static int span_emit_and_free(struct span_attrib_iterator *it, struct host *host, struct ds_span *span)
+static enum span_attrib_status span_emit_and_free(struct span_attrib_iterator *it, struct host *host,
+		struct sa_span *span)
 {
-	int ret = output_emit_span(it, host, span, clock_map_cycles(&host->out_clock, span->end));
+	enum span_attrib_status status =
+		output_emit_span(it, host, span, clock_map_cycles(&host->out_clock, span->end));
 
 	g_hash_table_remove(host->spans, span);
-	return ret;
+	return status;
 }
 
-static int handle_span_event(struct span_attrib_iterator *it, struct host *host,
+static enum span_attrib_status handle_span_event(struct span_attrib_iterator *it, struct host *host,
 		const struct stream_info *info, const struct ds_span_event *ev, int64_t ns)
 {
-	struct ds_span *span;
+	struct sa_span *span;
 
 	host->has_spans = true;
 	if (!host->out_clock.clock_class) {
@@ -257,7 +261,7 @@ static int handle_span_event(struct span_attrib_iterator *it, struct host *host,
 	}
 	if (ev->kind == DS_SPAN_EVENT_START) {
 		span_start(it, host, ev, ns);
-		return 0;
+		return SPAN_ATTRIB_STATUS_OK;
 	}
 	span = span_lookup(host, ev);
 	if (!span) {
@@ -266,32 +270,32 @@ static int handle_span_event(struct span_attrib_iterator *it, struct host *host,
 		} else {
 			it->counters.unmatched_activations++;
 		}
-		return 0;
+		return SPAN_ATTRIB_STATUS_OK;
 	}
 	switch (ev->kind) {
 	case DS_SPAN_EVENT_END:
-		ds_span_finish(host->model, span, ns);
+		sa_span_finish(host->model, span, ns);
 		return span_emit_and_free(it, host, span);
 	case DS_SPAN_EVENT_ACTIVATE: {
 		struct ds_thread *thread = span_event_thread(host, ev);
 
 		if (thread) {
-			ds_span_attach(host->model, span, thread, ns);
+			sa_span_attach(host->model, span, thread, ns);
 		}
 		break;
 	}
 	case DS_SPAN_EVENT_DEACTIVATE:
 		if (span->thread) {
-			ds_span_detach(host->model, span, ns, DS_STATE_BLOCKED, "inactive");
+			sa_span_detach(host->model, span, ns, DS_STATE_BLOCKED, "inactive");
 		}
 		break;
 	default:
 		break;
 	}
-	return 0;
+	return SPAN_ATTRIB_STATUS_OK;
 }
 
-static int handle_event(struct span_attrib_iterator *it, const bt_message *msg)
+static enum span_attrib_status handle_event(struct span_attrib_iterator *it, const bt_message *msg)
 {
 	const bt_event *event = bt_message_event_borrow_event_const(msg);
 	const struct event_role *role = role_get(it, bt_event_borrow_class_const(event));
@@ -300,14 +304,14 @@ static int handle_event(struct span_attrib_iterator *it, const bt_message *msg)
 	int64_t ns;
 
 	if (!role) {
-		return -1;
+		return SPAN_ATTRIB_STATUS_ERROR;
 	}
 	if (role->type == ROLE_NONE) {
-		return 0;
+		return SPAN_ATTRIB_STATUS_OK;
 	}
 	info = stream_info_get(it, bt_event_borrow_stream_const(event));
 	if (!info->clock.clock_class) {
-		return 0;
+		return SPAN_ATTRIB_STATUS_OK;
 	}
 	ns = clock_map_ns(&info->clock,
 		bt_clock_snapshot_get_value(bt_message_event_borrow_default_clock_snapshot_const(msg)));
@@ -331,7 +335,7 @@ static int handle_event(struct span_attrib_iterator *it, const bt_message *msg)
 			kev.name = role->kernel->name;
 		}
 		dispatch_kernel(host, &kev, ns, info->cpu);
-		return 0;
+		return SPAN_ATTRIB_STATUS_OK;
 	} else {
 		struct ds_span_event sev;
 
@@ -382,7 +386,8 @@ static void handle_discarded(struct span_attrib_iterator *it, const bt_message *
 	ds_model_discarded(info->host->model, ns);
 }
 
-int span_attrib_handle_message(struct span_attrib_iterator *it, const bt_message *msg)
+enum span_attrib_status span_attrib_handle_message(struct span_attrib_iterator *it,
+		const bt_message *msg)
 {
 	switch (bt_message_get_type(msg)) {
 	case BT_MESSAGE_TYPE_EVENT:
@@ -406,11 +411,11 @@ int span_attrib_handle_message(struct span_attrib_iterator *it, const bt_message
 	default:
 		break;
 	}
-	return 0;
+	return SPAN_ATTRIB_STATUS_OK;
 }
 
 /* End of input: every open span is emitted, truncated at the latest time seen. */
-int span_attrib_flush(struct span_attrib_iterator *it)
+enum span_attrib_status span_attrib_flush(struct span_attrib_iterator *it)
 {
 	GHashTableIter hosts;
 	gpointer value;
@@ -419,19 +424,19 @@ int span_attrib_flush(struct span_attrib_iterator *it)
 	while (g_hash_table_iter_next(&hosts, NULL, &value)) {
 		struct host *host = value;
 		GList *spans = g_hash_table_get_values(host->spans), *l;
-		int ret = 0;
+		enum span_attrib_status status = SPAN_ATTRIB_STATUS_OK;
 
-		for (l = spans; l && !ret; l = l->next) {
-			struct ds_span *span = l->data;
+		for (l = spans; l && status == SPAN_ATTRIB_STATUS_OK; l = l->next) {
+			struct sa_span *span = l->data;
 
 			span->truncated = true;
 			it->counters.truncated_spans++;
-			ds_span_finish(host->model, span, it->last_ns);
-			ret = span_emit_and_free(it, host, span);
+			sa_span_finish(host->model, span, it->last_ns);
+			status = span_emit_and_free(it, host, span);
 		}
 		g_list_free(spans);
-		if (ret) {
-			return -1;
+		if (status != SPAN_ATTRIB_STATUS_OK) {
+			return status;
 		}
 	}
 	return output_end_streams(it);

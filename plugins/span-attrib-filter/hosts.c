@@ -6,7 +6,7 @@
 
 guint span_key_hash(gconstpointer key)
 {
-	const struct ds_span *span = key;
+	const struct sa_span *span = key;
 	uint64_t ids[3] = { span->trace_id_high, span->trace_id_low, span->span_id };
 
 	return (guint) XXH3_64bits(ids, sizeof(ids));
@@ -14,7 +14,7 @@ guint span_key_hash(gconstpointer key)
 
 gboolean span_key_equal(gconstpointer a, gconstpointer b)
 {
-	const struct ds_span *x = a, *y = b;
+	const struct sa_span *x = a, *y = b;
 
 	return x->span_id == y->span_id && x->trace_id_low == y->trace_id_low &&
 		x->trace_id_high == y->trace_id_high;
@@ -22,7 +22,7 @@ gboolean span_key_equal(gconstpointer a, gconstpointer b)
 
 static void span_destroy(gpointer data)
 {
-	ds_span_free(data);
+	sa_span_free(data);
 }
 
 void host_destroy(gpointer data)

@@ -6,6 +6,8 @@
  */
 #include "span-attrib.h"
 
+#include "input-ports.h"
+
 #include <inttypes.h>
 #include <stdio.h>
 
@@ -19,36 +21,12 @@ struct upstream {
 #define APPEND_CAUSE(self_comp, ...) \
 	BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT((self_comp), __VA_ARGS__)
 
-int inputs_add_port(bt_self_component_filter *self_comp_filter)
-{
-	char name[32];
-
-	snprintf(name, sizeof(name), "in%" PRIu64,
-		bt_component_filter_get_input_port_count(
-			bt_self_component_filter_as_component_filter(self_comp_filter)));
-	return bt_self_component_filter_add_input_port(self_comp_filter, name, NULL, NULL) ==
-		BT_SELF_COMPONENT_ADD_PORT_STATUS_OK ? 0 : -1;
-}
-
-bt_component_class_port_connected_method_status span_attrib_input_port_connected(
+bt_component_class_port_connected_method_status span_attrib_component_input_port_connected(
 		bt_self_component_filter *self_comp_filter,
 		bt_self_component_port_input *self_port, const bt_port_output *other_port)
 {
-	const bt_component_filter *comp = bt_self_component_filter_as_component_filter(self_comp_filter);
-	uint64_t count = bt_component_filter_get_input_port_count(comp);
-	const bt_port_input *last = bt_component_filter_borrow_input_port_by_index_const(comp, count - 1);
-
 	(void) other_port;
-	if (bt_port_input_as_port_const(last) !=
-			bt_port_input_as_port_const(bt_self_component_port_input_as_port_input(self_port))) {
-		return BT_COMPONENT_CLASS_PORT_CONNECTED_METHOD_STATUS_OK;
-	}
-	if (inputs_add_port(self_comp_filter)) {
-		APPEND_CAUSE(bt_self_component_filter_as_self_component(self_comp_filter),
-			"Cannot add input port in%" PRIu64 " to %s.", count, SPAN_ATTRIB_CLASS_NAME);
-		return BT_COMPONENT_CLASS_PORT_CONNECTED_METHOD_STATUS_ERROR;
-	}
-	return BT_COMPONENT_CLASS_PORT_CONNECTED_METHOD_STATUS_OK;
+	return ds_input_ports_connected(self_comp_filter, self_port, SPAN_ATTRIB_CLASS_NAME);
 }
 
 int inputs_init(struct span_attrib_iterator *it, bt_self_component_filter *self_comp_filter)

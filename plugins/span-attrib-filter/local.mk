@@ -1,25 +1,21 @@
 # span-attrib-filter: sources of this component class (append to the plugin) and its unit tests.
 
-# Shared modules owned by span-attrib (used by sync and others too).
-plugins_common_libdeepspan_common_la_SOURCES += \
-	plugins/common/event-fields.c plugins/common/event-fields.h \
-	plugins/common/span-events.c plugins/common/span-events.h \
-	plugins/common/kernel-events.c plugins/common/kernel-events.h \
-	plugins/common/thread-state.c plugins/common/thread-state.h \
-	plugins/common/span-account.c plugins/common/span-account.h
-
-check_PROGRAMS += tests/unit/test_span_events
-tests_unit_test_span_events_SOURCES = tests/unit/test_span_events.c tests/unit/unit.h
-tests_unit_test_span_events_LDADD = $(UNIT_LDADD)
+# The per-thread state model and its span accounting (no babeltrace2 objects): a convenience library
+# linked into the plugin and the unit tests.
+noinst_LTLIBRARIES += plugins/span-attrib-filter/libspan-attrib-state.la
+plugins_span_attrib_filter_libspan_attrib_state_la_SOURCES = \
+	plugins/span-attrib-filter/thread-state.c plugins/span-attrib-filter/thread-state.h
+plugins_babeltrace_plugin_deepspan_la_LIBADD += plugins/span-attrib-filter/libspan-attrib-state.la
 
 check_PROGRAMS += tests/unit/test_thread_state
 tests_unit_test_thread_state_SOURCES = tests/unit/test_thread_state.c tests/unit/unit.h
-tests_unit_test_thread_state_LDADD = $(UNIT_LDADD)
+tests_unit_test_thread_state_LDADD = plugins/span-attrib-filter/libspan-attrib-state.la $(UNIT_LDADD)
 
 plugins_babeltrace_plugin_deepspan_la_SOURCES += \
-	plugins/span-attrib-filter/register.h plugins/span-attrib-filter/methods.h \
+	plugins/span-attrib-filter/register.h plugins/span-attrib-filter/component.h \
 	plugins/span-attrib-filter/span-attrib.h \
 	plugins/span-attrib-filter/span-attrib.c \
+	plugins/span-attrib-filter/kernel-events.c plugins/span-attrib-filter/kernel-events.h \
 	plugins/span-attrib-filter/events.c \
 	plugins/span-attrib-filter/inputs.c \
 	plugins/span-attrib-filter/hosts.c \

@@ -1,6 +1,6 @@
 /*
  * The output of filter.deepspan.span-attrib: per host a trace (env domain="deepspan",
- * hostname) with one stream of `deepspan:span` events (DESIGN.md §4), on a clock class that
+ * hostname) with one stream of `deepspan:span` events (doc/span-attrib.md), on a clock class that
  * copies the host's upstream clock.
  */
 #include "span-attrib.h"
@@ -153,14 +153,14 @@ static bt_clock_class *clock_copy(bt_self_component *self_comp, const bt_clock_c
 	return cc;
 }
 
-/* Creates the host's output trace IR (once). */
-static int output_init(struct span_attrib_iterator *it, struct host *host)
+/* Creates the host's output trace IR (once); every failure is an allocation failure. */
+static enum span_attrib_status output_init(struct span_attrib_iterator *it, struct host *host)
 {
 	bt_self_component *self_comp = it->comp->self_comp;
 	struct host_output *out = &host->output;
 	bt_field_class *payload = NULL;
 	char *trace_name = NULL;
-	int ret = -1;
+	enum span_attrib_status status = SPAN_ATTRIB_STATUS_MEMORY_ERROR;
 
 	out->trace_class = bt_trace_class_create(self_comp);
 	out->clock_class = out->trace_class ? clock_copy(self_comp, host->out_clock.clock_class) : NULL;
@@ -189,15 +189,15 @@ static int output_init(struct span_attrib_iterator *it, struct host *host)
 	if (!out->stream) {
 		goto end;
 	}
-	ret = 0;
+	status = SPAN_ATTRIB_STATUS_OK;
 end:
-	if (ret) {
+	if (status != SPAN_ATTRIB_STATUS_OK) {
 		APPEND_CAUSE(it, "Cannot create the deepspan:span output trace of host `%s` (out of memory?).",
 			host->name);
 	}
 	bt_field_class_put_ref(payload);
 	g_free(trace_name);
-	return ret;
+	return status;
 }
 
 static void set_u64(bt_field *payload, int index, uint64_t value)
@@ -217,7 +217,7 @@ static int set_string(bt_field *field, const char *value)
 	return bt_field_string_set_value(field, value ? value : "") == BT_FIELD_STRING_SET_VALUE_STATUS_OK ? 0 : -1;
 }
 
-static int fill_syscalls(bt_field *array, const struct ds_span *span)
+static int fill_syscalls(bt_field *array, const struct sa_span *span)
 {
 	guint i, j, n = 0;
 
@@ -225,17 +225,17 @@ static int fill_syscalls(bt_field *array, const struct ds_span *span)
 		return -1;
 	}
 	for (i = 0; i < span->syscalls->len; i++) {
-		const struct ds_syscall_total *t = &g_array_index(span->syscalls, struct ds_syscall_total, i);
+		const struct sa_syscall_total *t = &g_array_index(span->syscalls, struct sa_syscall_total, i);
 		uint64_t count = t->count, duration = t->duration;
 		bool seen = false;
 		bt_field *elem;
 
 		/* entry and compat entry classes give equal names through distinct pointers: merge */
 		for (j = 0; j < i; j++) {
-			seen = seen || strcmp(g_array_index(span->syscalls, struct ds_syscall_total, j).name, t->name) == 0;
+			seen = seen || strcmp(g_array_index(span->syscalls, struct sa_syscall_total, j).name, t->name) == 0;
 		}
 		for (j = i + 1; !seen && j < span->syscalls->len; j++) {
-			const struct ds_syscall_total *u = &g_array_index(span->syscalls, struct ds_syscall_total, j);
+			const struct sa_syscall_total *u = &g_array_index(span->syscalls, struct sa_syscall_total, j);
 
 			if (strcmp(u->name, t->name) == 0) {
 				count += u->count;
@@ -255,7 +255,7 @@ static int fill_syscalls(bt_field *array, const struct ds_span *span)
 	return n == span->syscalls->len ? 0 : (bt_field_array_dynamic_set_length(array, n) ? -1 : 0);
 }
 
-static int fill_segments(bt_field *array, const struct ds_span *span)
+static int fill_segments(bt_field *array, const struct sa_span *span)
 {
 	guint count = span->segments ? span->segments->len : 0;
 	char detail[64];
@@ -266,7 +266,7 @@ static int fill_segments(bt_field *array, const struct ds_span *span)
 		return -1;
 	}
 	for (i = 0; i < count; i++) {
-		const struct ds_segment *seg = &g_array_index(span->segments, struct ds_segment, i);
+		const struct sa_segment *seg = &g_array_index(span->segments, struct sa_segment, i);
 		bt_field *elem = bt_field_array_borrow_element_field_by_index(array, i);
 
 		bt_field_integer_signed_set_value(bt_field_structure_borrow_member_field_by_index(elem, 0), seg->begin);
@@ -283,7 +283,7 @@ static int fill_segments(bt_field *array, const struct ds_span *span)
 	return 0;
 }
 
-static int fill_payload(bt_field *payload, const struct host *host, const struct ds_span *span)
+static int fill_payload(bt_field *payload, const struct host *host, const struct sa_span *span)
 {
 	int state;
 
@@ -312,15 +312,20 @@ static int fill_payload(bt_field *payload, const struct host *host, const struct
 	return 0;
 }
 
-int output_emit_span(struct span_attrib_iterator *it, struct host *host,
-		const struct ds_span *span, uint64_t end_cycles)
+/* The fill_*() and message creation functions fail only when memory runs out. */
+enum span_attrib_status output_emit_span(struct span_attrib_iterator *it, struct host *host,
+		const struct sa_span *span, uint64_t end_cycles)
 {
 	struct host_output *out = &host->output;
 	bt_message *msg = NULL;
-	int ret = -1;
+	enum span_attrib_status status = SPAN_ATTRIB_STATUS_MEMORY_ERROR;
 
-	if (!out->stream && output_init(it, host)) {
-		goto end;
+	if (!out->stream) {
+		status = output_init(it, host);
+		if (status != SPAN_ATTRIB_STATUS_OK) {
+			goto end;
+		}
+		status = SPAN_ATTRIB_STATUS_MEMORY_ERROR;
 	}
 	if (!out->begun) {
 		msg = bt_message_stream_beginning_create(it->self_msg_iter, out->stream);
@@ -341,16 +346,16 @@ int output_emit_span(struct span_attrib_iterator *it, struct host *host,
 	}
 	queue_push(it, msg);
 	host->spans_emitted++;
-	ret = 0;
+	status = SPAN_ATTRIB_STATUS_OK;
 	goto end;
 error:
 	APPEND_CAUSE(it, "Cannot create the deepspan:span message of span %" PRIu64 " (host `%s`): out of memory.",
 		span->span_id, host->name);
 end:
-	return ret;
+	return status;
 }
 
-int output_end_streams(struct span_attrib_iterator *it)
+enum span_attrib_status output_end_streams(struct span_attrib_iterator *it)
 {
 	GHashTableIter iter;
 	gpointer value;
@@ -365,11 +370,12 @@ int output_end_streams(struct span_attrib_iterator *it)
 		}
 		msg = bt_message_stream_end_create(it->self_msg_iter, host->output.stream);
 		if (!msg) {
-			APPEND_CAUSE(it, "Cannot create the stream end message of host `%s`.", host->name);
-			return -1;
+			APPEND_CAUSE(it, "Cannot create the stream end message of host `%s`: out of memory.",
+				host->name);
+			return SPAN_ATTRIB_STATUS_MEMORY_ERROR;
 		}
 		queue_push(it, msg);
 		host->output.begun = false;
 	}
-	return 0;
+	return SPAN_ATTRIB_STATUS_OK;
 }

@@ -4,9 +4,9 @@
 
 #include <babeltrace2/babeltrace.h>
 
-#include "methods.h"
+#include "component.h"
 
-BT_PLUGIN_FILTER_COMPONENT_CLASS_WITH_ID(deepspan, span_attrib, "span-attrib", span_attrib_next);
+BT_PLUGIN_FILTER_COMPONENT_CLASS_WITH_ID(deepspan, span_attrib, "span-attrib", span_attrib_iterator_next);
 BT_PLUGIN_FILTER_COMPONENT_CLASS_DESCRIPTION_WITH_ID(deepspan, span_attrib,
 	"Attribute every nanosecond of every span (jaeger_ust, deepspan_ust) to a kernel thread state; "
 	"emits one deepspan:span event per finished span.");
@@ -39,10 +39,10 @@ BT_PLUGIN_FILTER_COMPONENT_CLASS_HELP_WITH_ID(deepspan, span_attrib,
 	"\n"
 	"Example: babeltrace2 --plugin-path=DIR host1/ host2/ -c filter.deepspan.span-attrib \\\n"
 	"           -c sink.ctf.fs -p 'path=\"enriched\"'");
-BT_PLUGIN_FILTER_COMPONENT_CLASS_INITIALIZE_METHOD_WITH_ID(deepspan, span_attrib, span_attrib_initialize);
-BT_PLUGIN_FILTER_COMPONENT_CLASS_FINALIZE_METHOD_WITH_ID(deepspan, span_attrib, span_attrib_finalize);
+BT_PLUGIN_FILTER_COMPONENT_CLASS_INITIALIZE_METHOD_WITH_ID(deepspan, span_attrib, span_attrib_component_initialize);
+BT_PLUGIN_FILTER_COMPONENT_CLASS_FINALIZE_METHOD_WITH_ID(deepspan, span_attrib, span_attrib_component_finalize);
 BT_PLUGIN_FILTER_COMPONENT_CLASS_INPUT_PORT_CONNECTED_METHOD_WITH_ID(deepspan, span_attrib,
-	span_attrib_input_port_connected);
+	span_attrib_component_input_port_connected);
 BT_PLUGIN_FILTER_COMPONENT_CLASS_MESSAGE_ITERATOR_CLASS_INITIALIZE_METHOD_WITH_ID(deepspan, span_attrib,
 	span_attrib_iterator_initialize);
 BT_PLUGIN_FILTER_COMPONENT_CLASS_MESSAGE_ITERATOR_CLASS_FINALIZE_METHOD_WITH_ID(deepspan, span_attrib,

@@ -1,9 +1,10 @@
 /*
- * filter.deepspan.span-attrib: component and message iterator (DESIGN.md §6.4).
+ * filter.deepspan.span-attrib: component and message iterator (doc/span-attrib.md).
  * Passes every upstream message through and adds one deepspan:span event per finished span.
  */
 #include "span-attrib.h"
-#include "methods.h"
+#include "component.h"
+#include "input-ports.h"
 #include "log.h"
 #include "params.h"
 
@@ -30,7 +31,7 @@ static int parse_params(struct span_attrib_component *comp, const bt_value *para
 	return 0;
 }
 
-bt_component_class_initialize_method_status span_attrib_initialize(
+bt_component_class_initialize_method_status span_attrib_component_initialize(
 		bt_self_component_filter *self_comp_filter,
 		bt_self_component_filter_configuration *config,
 		const bt_value *params, void *init_method_data)
@@ -46,8 +47,17 @@ bt_component_class_initialize_method_status span_attrib_initialize(
 		status = BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_ERROR;
 		goto error;
 	}
-	if (inputs_add_port(self_comp_filter) ||
-			bt_self_component_filter_add_output_port(self_comp_filter, "out", NULL, NULL) !=
+	switch (ds_input_ports_add_next(self_comp_filter, SPAN_ATTRIB_CLASS_NAME)) {
+	case DS_INPUT_PORTS_STATUS_OK:
+		break;
+	case DS_INPUT_PORTS_STATUS_MEMORY_ERROR:
+		status = BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_MEMORY_ERROR;
+		goto error;
+	default:
+		status = BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_ERROR;
+		goto error;
+	}
+	if (bt_self_component_filter_add_output_port(self_comp_filter, "out", NULL, NULL) !=
 			BT_SELF_COMPONENT_ADD_PORT_STATUS_OK) {
 		APPEND_CAUSE(self_comp, "Cannot add the ports of %s.", SPAN_ATTRIB_CLASS_NAME);
 		status = BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_ERROR;
@@ -61,7 +71,7 @@ end:
 	return status;
 }
 
-void span_attrib_finalize(bt_self_component_filter *self_comp_filter)
+void span_attrib_component_finalize(bt_self_component_filter *self_comp_filter)
 {
 	g_free(bt_self_component_get_data(bt_self_component_filter_as_self_component(self_comp_filter)));
 }
@@ -193,6 +203,14 @@ void span_attrib_iterator_finalize(bt_self_message_iterator *self_msg_iter)
 
 #define PULL_BATCH 64
 
+/* The next method's status for a failed step (MEMORY_ERROR kept). */
+static bt_message_iterator_class_next_method_status next_status_of(enum span_attrib_status status)
+{
+	return status == SPAN_ATTRIB_STATUS_MEMORY_ERROR ?
+		BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_MEMORY_ERROR :
+		BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_ERROR;
+}
+
 /* Reads up to PULL_BATCH upstream messages into the queue; returns the upstream status. */
 static bt_message_iterator_class_next_method_status pull_upstream(struct span_attrib_iterator *it)
 {
@@ -201,7 +219,7 @@ static bt_message_iterator_class_next_method_status pull_upstream(struct span_at
 
 	for (n = 0; n < PULL_BATCH; n++) {
 		const bt_message *msg;
-		int ret;
+		enum span_attrib_status handled;
 
 		status = inputs_next(it, &msg);
 		if (status == BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_END) {
@@ -218,20 +236,20 @@ static bt_message_iterator_class_next_method_status pull_upstream(struct span_at
 		if (it->comp->pass_through) {
 			/* Upstream message first: the span it ends is emitted right after it. */
 			queue_push(it, (bt_message *) msg);
-			ret = span_attrib_handle_message(it, msg);
+			handled = span_attrib_handle_message(it, msg);
 		} else {
-			ret = span_attrib_handle_message(it, msg);
+			handled = span_attrib_handle_message(it, msg);
 			bt_message_put_ref(msg);
 		}
-		if (ret) {
-			status = BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_ERROR;
+		if (handled != SPAN_ATTRIB_STATUS_OK) {
+			status = next_status_of(handled);
 			break;
 		}
 	}
 	return status;
 }
 
-bt_message_iterator_class_next_method_status span_attrib_next(
+bt_message_iterator_class_next_method_status span_attrib_iterator_next(
 		bt_self_message_iterator *self_msg_iter, bt_message_array_const msgs,
 		uint64_t capacity, uint64_t *count)
 {
@@ -241,16 +259,20 @@ bt_message_iterator_class_next_method_status span_attrib_next(
 
 	while (it->queue_head == it->queue->len && !it->flushed) {
 		if (it->upstream_ended) {
+			enum span_attrib_status flushed;
+
 			it->flushed = true;
-			if (span_attrib_flush(it)) {
-				status = BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_ERROR;
+			flushed = span_attrib_flush(it);
+			if (flushed != SPAN_ATTRIB_STATUS_OK) {
+				status = next_status_of(flushed);
 				goto end;
 			}
 			break;
 		}
 		status = pull_upstream(it);
 		if (status != BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK) {
-			if (status == BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_ERROR) {
+			if (status == BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_ERROR ||
+					status == BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_MEMORY_ERROR) {
 				APPEND_CAUSE(it->comp->self_comp, "%s failed while reading its input.", SPAN_ATTRIB_CLASS_NAME);
 			}
 			goto end;

@@ -1,9 +1,13 @@
 /*
  * filter.deepspan.span-attrib: internal structures shared by its files.
  *
- *   span-attrib.c   component and message iterator: parameters, message dispatch, warnings
- *   hosts.c         per-host state (thread model, open spans) and per-stream cache
- *   output.c        the deepspan:span output trace IR and messages (DESIGN.md §4)
+ *   span-attrib.c   component and message iterator: parameters, pulling upstream, warnings
+ *   inputs.c        input ports in0, in1, ... (common/input-ports.c) and their merge by time
+ *   events.c        upstream messages to the thread model and span accounting (event roles)
+ *   hosts.c         per-host state (thread model, open spans, clock mapping) and per-stream cache
+ *   output.c        the deepspan:span output trace IR and messages (doc/span-attrib.md, "Output")
+ *   kernel-events.c lttng-modules event classes resolved once, events decoded by index
+ *   thread-state.c  the per-host thread state model and the per-span accounting on top of it
  */
 #ifndef DEEPSPAN_SPAN_ATTRIB_H
 #define DEEPSPAN_SPAN_ATTRIB_H
@@ -14,11 +18,17 @@
 #include <babeltrace2/babeltrace.h>
 
 #include "kernel-events.h"
-#include "span-account.h"
 #include "span-events.h"
 #include "thread-state.h"
 
 #define SPAN_ATTRIB_CLASS_NAME "filter.deepspan.span-attrib"
+
+/* Status of the functions of this filter that can fail (a cause is appended on failure). */
+enum span_attrib_status {
+	SPAN_ATTRIB_STATUS_OK = 0,
+	SPAN_ATTRIB_STATUS_ERROR = -1,
+	SPAN_ATTRIB_STATUS_MEMORY_ERROR = -12,
+};
 
 struct span_attrib_component {
 	bt_self_component *self_comp;	/* borrowed */
@@ -48,7 +58,7 @@ struct clock_map {
 struct host {
 	char *name;				/* owned */
 	struct ds_model *model;			/* owned */
-	GHashTable *spans;			/* owned; struct ds_span * (owned, key = its ids) */
+	GHashTable *spans;			/* owned; struct sa_span * (owned, key = its ids) */
 	struct host_output output;
 	struct clock_map out_clock;		/* clock the output copies (first span stream's) */
 	bool has_kernel;			/* saw kernel events */
@@ -113,17 +123,16 @@ uint64_t clock_map_cycles(const struct clock_map *map, int64_t ns);
 guint span_key_hash(gconstpointer key);
 gboolean span_key_equal(gconstpointer a, gconstpointer b);
 
-/* output.c: 0 on success, -1 on error (cause appended). */
-int output_emit_span(struct span_attrib_iterator *it, struct host *host,
-		const struct ds_span *span, uint64_t end_cycles);
-int output_end_streams(struct span_attrib_iterator *it);
+/* output.c */
+enum span_attrib_status output_emit_span(struct span_attrib_iterator *it, struct host *host,
+		const struct sa_span *span, uint64_t end_cycles);
+enum span_attrib_status output_end_streams(struct span_attrib_iterator *it);
 void output_fini(struct host_output *out);
 void queue_push(struct span_attrib_iterator *it, bt_message *msg);
 
 
 
 /* inputs.c */
-int inputs_add_port(bt_self_component_filter *self_comp_filter);
 int inputs_init(struct span_attrib_iterator *it, bt_self_component_filter *self_comp_filter);
 void inputs_fini(struct span_attrib_iterator *it);
 /* One message (reference moved to the caller) in time order across the inputs; END when all ended. */
@@ -132,6 +141,7 @@ bt_message_iterator_class_next_method_status inputs_next(struct span_attrib_iter
 
 /* events.c */
 void span_attrib_forget_trace_classes(struct span_attrib_iterator *it);
-int span_attrib_handle_message(struct span_attrib_iterator *it, const bt_message *msg);
-int span_attrib_flush(struct span_attrib_iterator *it);
+enum span_attrib_status span_attrib_handle_message(struct span_attrib_iterator *it,
+		const bt_message *msg);
+enum span_attrib_status span_attrib_flush(struct span_attrib_iterator *it);
 #endif /* DEEPSPAN_SPAN_ATTRIB_H */

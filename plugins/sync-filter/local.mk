@@ -4,33 +4,30 @@ noinst_LTLIBRARIES += plugins/sync-filter/libsync-core.la
 plugins_sync_filter_libsync_core_la_SOURCES = \
 	plugins/sync-filter/hull.c plugins/sync-filter/hull.h \
 	plugins/sync-filter/solver.c plugins/sync-filter/solver.h \
-	plugins/sync-filter/reorder.c plugins/sync-filter/reorder.h
+	plugins/sync-filter/reorder.c plugins/sync-filter/reorder.h \
+	plugins/sync-filter/json-reader.c plugins/sync-filter/json-reader.h
 
 plugins_babeltrace_plugin_deepspan_la_LIBADD += plugins/sync-filter/libsync-core.la
 plugins_babeltrace_plugin_deepspan_la_SOURCES += \
-	plugins/sync-filter/register.h plugins/sync-filter/sync.h \
+	plugins/sync-filter/register.h plugins/sync-filter/component.h \
+	plugins/sync-filter/sync.h \
 	plugins/sync-filter/sync-component.c plugins/sync-filter/sync-hosts.c \
 	plugins/sync-filter/sync-pass1.c plugins/sync-filter/sync-http.c \
 	plugins/sync-filter/sync-iter.c \
-	plugins/sync-filter/sync-report.c
+	plugins/sync-filter/sync-report.c \
+	plugins/sync-filter/kernel-net.c plugins/sync-filter/kernel-net.h \
+	plugins/sync-filter/trace-ir-copy.h \
+	plugins/sync-filter/trace-ir-copy-classes.c \
+	plugins/sync-filter/trace-ir-copy-fields.c \
+	plugins/sync-filter/trace-ir-copy-messages.c
 
 check_PROGRAMS += tests/unit/test_sync_hull
 tests_unit_test_sync_hull_SOURCES = tests/unit/test_sync_hull.c tests/unit/unit.h
 tests_unit_test_sync_hull_LDADD = plugins/sync-filter/libsync-core.la $(UNIT_LDADD)
 
-# Shared modules owned by the sync engineer (plugins/common/).
-plugins_common_libdeepspan_common_la_SOURCES += \
-	plugins/common/trace-ir-copy.h \
-	plugins/common/trace-ir-copy-classes.c \
-	plugins/common/trace-ir-copy-fields.c \
-	plugins/common/trace-ir-copy-messages.c
-plugins_common_libdeepspan_common_la_SOURCES += \
-	plugins/common/kernel-net.c plugins/common/kernel-net.h \
-	plugins/common/json-reader.c plugins/common/json-reader.h
-
 check_PROGRAMS += tests/unit/test_sync_json
 tests_unit_test_sync_json_SOURCES = tests/unit/test_sync_json.c tests/unit/unit.h
-tests_unit_test_sync_json_LDADD = $(UNIT_LDADD)
+tests_unit_test_sync_json_LDADD = plugins/sync-filter/libsync-core.la $(UNIT_LDADD)
 
 dist_docpages_DATA += doc/sync.md
 

@@ -1,9 +1,9 @@
 /*
  * Registers filter.deepspan.sync (included by plugins/plugin.c).
  */
-#include "sync-filter/sync.h"
+#include "sync-filter/component.h"
 
-BT_PLUGIN_FILTER_COMPONENT_CLASS_WITH_ID(deepspan, sync, "sync", sync_iter_next);
+BT_PLUGIN_FILTER_COMPONENT_CLASS_WITH_ID(deepspan, sync, "sync", sync_iterator_next);
 BT_PLUGIN_FILTER_COMPONENT_CLASS_DESCRIPTION_WITH_ID(deepspan, sync,
 	"Put every host on one synchronized clock, from the traces alone "
 	"(convex-hull sync over TCP segments and span edges, two passes).");
@@ -48,11 +48,11 @@ BT_PLUGIN_FILTER_COMPONENT_CLASS_HELP_WITH_ID(deepspan, sync,
 	"Hosts without pairs keep their clock (ABSENT, one warning); a host pair with\n"
 	"contradicting pairs keeps its last good formula (FAIL, one warning).\n"
 	"See doc/sync.md.");
-BT_PLUGIN_FILTER_COMPONENT_CLASS_INITIALIZE_METHOD_WITH_ID(deepspan, sync, sync_comp_init);
-BT_PLUGIN_FILTER_COMPONENT_CLASS_FINALIZE_METHOD_WITH_ID(deepspan, sync, sync_comp_finalize);
+BT_PLUGIN_FILTER_COMPONENT_CLASS_INITIALIZE_METHOD_WITH_ID(deepspan, sync, sync_component_initialize);
+BT_PLUGIN_FILTER_COMPONENT_CLASS_FINALIZE_METHOD_WITH_ID(deepspan, sync, sync_component_finalize);
 BT_PLUGIN_FILTER_COMPONENT_CLASS_INPUT_PORT_CONNECTED_METHOD_WITH_ID(deepspan, sync,
-	sync_comp_input_port_connected);
+	sync_component_input_port_connected);
 BT_PLUGIN_FILTER_COMPONENT_CLASS_MESSAGE_ITERATOR_CLASS_INITIALIZE_METHOD_WITH_ID(deepspan,
-	sync, sync_iter_init);
+	sync, sync_iterator_initialize);
 BT_PLUGIN_FILTER_COMPONENT_CLASS_MESSAGE_ITERATOR_CLASS_FINALIZE_METHOD_WITH_ID(deepspan,
-	sync, sync_iter_finalize);
+	sync, sync_iterator_finalize);

@@ -6,8 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "input-ports.h"
 #include "params.h"
 #include "sync.h"
+#include "component.h"
 
 const char *const sync_pair_kind_names[SYNC_PAIR_KIND_COUNT] = {
 	[SYNC_PAIR_TCP] = "tcp",
@@ -25,20 +27,6 @@ static void comp_destroy(struct sync_comp *comp)
 	free(comp->formula_path);
 	ds_json_free(comp->formula);
 	free(comp);
-}
-
-static int add_input_port(struct sync_comp *comp)
-{
-	char name[32];
-
-	snprintf(name, sizeof(name), "in%u", comp->next_port);
-	if (bt_self_component_filter_add_input_port(comp->self_filter, name, NULL, NULL)) {
-		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(comp->self_comp,
-			"%s: cannot add input port `%s`.", SYNC_CLASS_NAME, name);
-		return -1;
-	}
-	comp->next_port++;
-	return 0;
 }
 
 static int bad_match(const struct ds_params *p, const bt_value *v)
@@ -152,7 +140,7 @@ static int parse_params(struct sync_comp *comp, const bt_value *params)
 	return 0;
 }
 
-bt_component_class_initialize_method_status sync_comp_init(
+bt_component_class_initialize_method_status sync_component_initialize(
 		bt_self_component_filter *self, bt_self_component_filter_configuration *config,
 		const bt_value *params, void *init_data)
 {
@@ -168,7 +156,8 @@ bt_component_class_initialize_method_status sync_comp_init(
 	}
 	comp->self_filter = self;
 	comp->self_comp = bt_self_component_filter_as_self_component(self);
-	if (parse_params(comp, params) || add_input_port(comp) ||
+	if (parse_params(comp, params) ||
+			ds_input_ports_add_next(self, SYNC_CLASS_NAME) != DS_INPUT_PORTS_STATUS_OK ||
 			bt_self_component_filter_add_output_port(self, "out", NULL, NULL)) {
 		status = BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_ERROR;
 		goto error;
@@ -182,25 +171,15 @@ end:
 	return status;
 }
 
-void sync_comp_finalize(bt_self_component_filter *self)
+void sync_component_finalize(bt_self_component_filter *self)
 {
 	comp_destroy(bt_self_component_get_data(bt_self_component_filter_as_self_component(self)));
 }
 
-bt_component_class_port_connected_method_status sync_comp_input_port_connected(
+bt_component_class_port_connected_method_status sync_component_input_port_connected(
 		bt_self_component_filter *self, bt_self_component_port_input *self_port,
 		const bt_port_output *other_port)
 {
-	struct sync_comp *comp = bt_self_component_get_data(
-		bt_self_component_filter_as_self_component(self));
-	char last[32];
-
 	(void) other_port;
-	snprintf(last, sizeof(last), "in%u", comp->next_port - 1);
-	if (strcmp(bt_port_get_name(bt_self_component_port_as_port(
-			bt_self_component_port_input_as_self_component_port(self_port))), last) == 0 &&
-			add_input_port(comp)) {
-		return BT_COMPONENT_CLASS_PORT_CONNECTED_METHOD_STATUS_ERROR;
-	}
-	return BT_COMPONENT_CLASS_PORT_CONNECTED_METHOD_STATUS_OK;
+	return ds_input_ports_connected(self, self_port, SYNC_CLASS_NAME);
 }

@@ -1,5 +1,5 @@
 /*
- * filter.deepspan.sync: Node.js HTTP pairs (vnode provider, DESIGN.md §3.3, §6.2).
+ * filter.deepspan.sync: Node.js HTTP pairs (vnode provider: doc/nodejs.md, doc/sync.md).
  *
  * A client request (sent by the client host) matches the server request (received
  * by the server host) of the same connection: the client's (local_port, port) is

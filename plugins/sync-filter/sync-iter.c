@@ -14,6 +14,7 @@
 
 #include "log.h"
 #include "sync.h"
+#include "component.h"
 
 /* ---- time ---- */
 
@@ -400,7 +401,7 @@ static int finish_pass1(struct sync_iter *it)
 	return start_pass2(it);
 }
 
-bt_message_iterator_class_next_method_status sync_iter_next(
+bt_message_iterator_class_next_method_status sync_iterator_next(
 		bt_self_message_iterator *self, bt_message_array_const msgs, uint64_t capacity,
 		uint64_t *count)
 {
@@ -511,7 +512,7 @@ static int create_inputs(struct sync_iter *it)
 	return 0;
 }
 
-bt_message_iterator_class_initialize_method_status sync_iter_init(
+bt_message_iterator_class_initialize_method_status sync_iterator_initialize(
 		bt_self_message_iterator *self, bt_self_message_iterator_configuration *config,
 		bt_self_component_port_output *port)
 {
@@ -546,7 +547,7 @@ error:
 	return BT_MESSAGE_ITERATOR_CLASS_INITIALIZE_METHOD_STATUS_ERROR;
 }
 
-void sync_iter_finalize(bt_self_message_iterator *self)
+void sync_iterator_finalize(bt_self_message_iterator *self)
 {
 	iter_destroy(bt_self_message_iterator_get_data(self));
 }

@@ -1,5 +1,5 @@
 /*
- * filter.deepspan.sync: every host on one synchronized clock (DESIGN.md §6.2).
+ * filter.deepspan.sync: every host on one synchronized clock (doc/sync.md).
  *
  * Pass 1 (first `next` call) reads every input to its end and collects causal
  * send->receive pairs between hosts (TCP segments, span edges); the convex
@@ -47,7 +47,6 @@ struct sync_comp {
 	char *formula_path;			/* owned; NULL: two passes */
 	struct ds_json_value *formula;		/* owned; parsed `formula` file */
 	int64_t pair_expiry_ns;			/* pass 1 forgets open pairs older than this */
-	unsigned int next_port;			/* index of the next input port to add */
 };
 
 /* One host = one clock (UUID). */
@@ -156,24 +155,6 @@ struct sync_iter {
 	const bt_clock_snapshot *current_cs;	/* borrowed: the snapshot its key came from */
 	int64_t current_key;
 };
-
-/* sync-component.c */
-bt_component_class_initialize_method_status sync_comp_init(
-		bt_self_component_filter *self, bt_self_component_filter_configuration *config,
-		const bt_value *params, void *init_data);
-void sync_comp_finalize(bt_self_component_filter *self);
-bt_component_class_port_connected_method_status sync_comp_input_port_connected(
-		bt_self_component_filter *self, bt_self_component_port_input *self_port,
-		const bt_port_output *other_port);
-
-/* sync-iter.c */
-bt_message_iterator_class_initialize_method_status sync_iter_init(
-		bt_self_message_iterator *self, bt_self_message_iterator_configuration *config,
-		bt_self_component_port_output *port);
-void sync_iter_finalize(bt_self_message_iterator *self);
-bt_message_iterator_class_next_method_status sync_iter_next(
-		bt_self_message_iterator *self, bt_message_array_const msgs, uint64_t capacity,
-		uint64_t *count);
 
 /* sync-hosts.c: host of a clock class (created on first sight, named from msg's trace) */
 int sync_host_of(struct sync_iter *it, struct sync_input *in, const bt_clock_class *cc,

@@ -1,5 +1,6 @@
 /*
- * Unit tests of the diff-sink core: request trees, critical path on
+ * Unit tests of the sinks' cores (plugins/span-consumer/, plugins/diff-sink/,
+ * plugins/metrics-sink/): request trees, critical path on
  * hand-made trees (sequential, parallel, async child outliving its parent,
  * child starting before its parent on a skewed host, nesting), exact union
  * self time, state attribution, aggregation and difference on groups with

@@ -84,27 +84,28 @@ static struct nctx_origin origin(struct fixture *fx, int64_t vpid, int64_t ts)
 }
 
 static void ac(struct fixture *fx, int64_t vpid, int64_t ts, enum nctx_phase phase,
-		int64_t id, int64_t trigger, int64_t exec, const char *type)
+		int64_t id, int64_t trigger, const char *type)
 {
 	struct nctx_origin o = origin(fx, vpid, ts);
 
-	nctx_async_context(fx->engine, &o, phase, id, trigger, exec, type ? type : "-");
+	nctx_async_context(fx->engine, &o, phase, id, trigger, type ? type : "-");
 }
 
 static void construct(struct fixture *fx, int64_t vpid, int64_t ts, int64_t id,
 		int64_t trigger, int64_t exec, const char *type)
 {
-	ac(fx, vpid, ts, NCTX_PHASE_CONSTRUCTOR, id, trigger, exec, type);
+	(void) exec;	/* the event's exec_id: recorded by the tracer, not used by the engine */
+	ac(fx, vpid, ts, NCTX_PHASE_CONSTRUCTOR, id, trigger, type);
 }
 
 static void before(struct fixture *fx, int64_t vpid, int64_t ts, int64_t id)
 {
-	ac(fx, vpid, ts, NCTX_PHASE_BEFORE, id, -1, id, NULL);
+	ac(fx, vpid, ts, NCTX_PHASE_BEFORE, id, -1, NULL);
 }
 
 static void after(struct fixture *fx, int64_t vpid, int64_t ts, int64_t id)
 {
-	ac(fx, vpid, ts, NCTX_PHASE_AFTER, id, -1, id, NULL);
+	ac(fx, vpid, ts, NCTX_PHASE_AFTER, id, -1, NULL);
 }
 
 static void http(struct fixture *fx, int64_t vpid, int64_t ts, bool client, bool request,

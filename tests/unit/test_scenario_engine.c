@@ -9,6 +9,7 @@
 
 #include "scenario-source/sim.h"
 #include "scenario-source/sim-state.h"
+#include "scenario-source/sim-presets.h"
 
 static void test_queue_order(void)
 {
@@ -139,6 +140,7 @@ static void test_whole_run(unsigned int hosts, enum sim_cause cause)
 	char what[96];
 
 	sim_config_defaults(&cfg);
+	cfg.preset = sim_preset_find("hotrod");
 	cfg.hosts = hosts;
 	cfg.cpus = 2;
 	cfg.requests = 25;
@@ -195,12 +197,27 @@ static void test_whole_run(unsigned int hosts, enum sim_cause cause)
 	sim_destroy(sim);
 }
 
+/* The engine knows presets only through the ops table it is given. */
+static void test_presets(void)
+{
+	struct sim_config cfg;
+	char error[128] = "";
+
+	UNIT_CHECK(sim_preset_find("hotrod") == sim_presets[0], "presets: hotrod is the default");
+	UNIT_EQ_STR(sim_preset_find("hotrod")->name, "hotrod", "presets: found by name");
+	UNIT_CHECK(sim_preset_find("nodejs") == NULL, "presets: unknown name");
+	sim_config_defaults(&cfg);
+	UNIT_CHECK(sim_create(&cfg, error, sizeof(error)) == NULL, "presets: refused without a preset");
+	UNIT_EQ_STR(error, "no workload preset configured", "presets: says why");
+}
+
 int main(void)
 {
 	test_queue_order();
 	test_clock();
 	test_book();
 	test_output_framing();
+	test_presets();
 	test_whole_run(3, SIM_CAUSE_MIXED);
 	test_whole_run(2, SIM_CAUSE_LOCK);
 	test_whole_run(5, SIM_CAUSE_CPU);

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 
 #include "unit.h"
-#include "json-reader.h"
+#include "sync-filter/json-reader.h"
 
 static struct ds_json_value *parse(const char *text, char *err, size_t size)
 {

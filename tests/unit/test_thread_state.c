@@ -1,10 +1,9 @@
 /*
- * Unit tests of plugins/common/thread-state + span-account: hand-written kernel event
+ * Unit tests of plugins/span-attrib-filter/thread-state (the model and its span accounting): hand-written kernel event
  * sequences, checked against per-span state totals, syscalls and segments computed by hand.
  */
 #include "unit.h"
-#include "thread-state.h"
-#include "span-account.h"
+#include "span-attrib-filter/thread-state.h"
 
 #define U DS_STATE_USER
 #define SC DS_STATE_SYSCALL
@@ -13,15 +12,15 @@
 #define IN DS_STATE_INTERRUPTED
 #define UN DS_STATE_UNKNOWN
 
-static struct ds_span *span_on(struct ds_model *m, int64_t tid, int64_t begin)
+static struct sa_span *span_on(struct ds_model *m, int64_t tid, int64_t begin)
 {
-	struct ds_span *span = ds_span_new(m, begin);
+	struct sa_span *span = sa_span_new(m, begin);
 
-	ds_span_attach(m, span, ds_model_thread(m, tid, true), begin);
+	sa_span_attach(m, span, ds_model_thread(m, tid, true), begin);
 	return span;
 }
 
-static uint64_t sum_states(const struct ds_span *span)
+static uint64_t sum_states(const struct sa_span *span)
 {
 	uint64_t sum = 0;
 	int i;
@@ -32,24 +31,24 @@ static uint64_t sum_states(const struct ds_span *span)
 	return sum;
 }
 
-static void check_sum(const struct ds_span *span, const char *what)
+static void check_sum(const struct sa_span *span, const char *what)
 {
 	UNIT_EQ_UINT(sum_states(span), (uint64_t) (span->end - span->begin), what);
 }
 
-static const struct ds_segment *segment(const struct ds_span *span, guint i)
+static const struct sa_segment *segment(const struct sa_span *span, guint i)
 {
-	return i < span->segments->len ? &g_array_index(span->segments, struct ds_segment, i) : NULL;
+	return i < span->segments->len ? &g_array_index(span->segments, struct sa_segment, i) : NULL;
 }
 
-static void check_segment_detail(const struct ds_span *span, enum ds_state state,
+static void check_segment_detail(const struct sa_span *span, enum ds_state state,
 		const char *expected, const char *what)
 {
 	char buf[64] = "(no such segment)";
 	guint i;
 
 	for (i = 0; i < span->segments->len; i++) {
-		const struct ds_segment *seg = segment(span, i);
+		const struct sa_segment *seg = segment(span, i);
 
 		if (seg->state == state) {
 			ds_detail_format(&seg->detail, buf, sizeof(buf));
@@ -59,12 +58,12 @@ static void check_segment_detail(const struct ds_span *span, enum ds_state state
 	UNIT_EQ_STR(buf, expected, what);
 }
 
-static const struct ds_syscall_total *syscall_total(const struct ds_span *span, const char *name)
+static const struct sa_syscall_total *syscall_total(const struct sa_span *span, const char *name)
 {
 	guint i;
 
 	for (i = 0; i < span->syscalls->len; i++) {
-		const struct ds_syscall_total *t = &g_array_index(span->syscalls, struct ds_syscall_total, i);
+		const struct sa_syscall_total *t = &g_array_index(span->syscalls, struct sa_syscall_total, i);
 
 		if (strcmp(t->name, name) == 0) {
 			return t;
@@ -97,8 +96,8 @@ static void test_prev_state(void)
 static void test_preemption(void)
 {
 	struct ds_model *m = ds_model_create(DS_STATE_RULE_DEFAULT, true);
-	struct ds_span *span;
-	const struct ds_syscall_total *read;
+	struct sa_span *span;
+	const struct sa_syscall_total *read;
 
 	ds_model_sched_switch(m, 10, 0, 0, "swapper/0", 0, 100, "app");
 	span = span_on(m, 100, 15);
@@ -106,7 +105,7 @@ static void test_preemption(void)
 	ds_model_syscall_exit(m, 30, 0);
 	ds_model_sched_switch(m, 40, 0, 100, "app", 4096, 200, "hog");
 	ds_model_sched_switch(m, 60, 0, 200, "hog", 256, 100, "app");
-	ds_span_finish(m, span, 70);
+	sa_span_finish(m, span, 70);
 	UNIT_EQ_UINT(span->states[U], 25, "preemption: user");
 	UNIT_EQ_UINT(span->states[SC], 10, "preemption: syscall");
 	UNIT_EQ_UINT(span->states[WC], 20, "preemption: wait_cpu");
@@ -115,15 +114,15 @@ static void test_preemption(void)
 	UNIT_CHECK(read && read->count == 1 && read->duration == 10, "preemption: read once, 10 ns");
 	UNIT_EQ_UINT(span->segments->len, 5, "preemption: 5 segments");
 	UNIT_EQ_INT(ds_model_thread(m, 200, false)->state, WC, "preempted hog waits for CPU");
-	ds_span_free(span);
+	sa_span_free(span);
 	ds_model_destroy(m);
 }
 
 static void test_block_wake_other_cpu(void)
 {
 	struct ds_model *m = ds_model_create(DS_STATE_RULE_DEFAULT, true);
-	struct ds_span *span;
-	const struct ds_syscall_total *futex;
+	struct sa_span *span;
+	const struct sa_syscall_total *futex;
 
 	ds_model_sched_switch(m, 1, 0, 0, "swapper/0", 0, 100, "app");
 	ds_model_sched_switch(m, 2, 1, 0, "swapper/1", 0, 300, "mysqld");
@@ -134,7 +133,7 @@ static void test_block_wake_other_cpu(void)
 	ds_model_wakeup(m, 55, 1, 100, "app");	/* sched_wakeup after sched_waking: no change */
 	ds_model_sched_switch(m, 60, 0, 0, "swapper/0", 0, 100, "app");
 	ds_model_syscall_exit(m, 65, 0);
-	ds_span_finish(m, span, 80);
+	sa_span_finish(m, span, 80);
 	UNIT_EQ_UINT(span->states[U], 20, "block/wake: user");
 	UNIT_EQ_UINT(span->states[SC], 15, "block/wake: syscall");
 	UNIT_EQ_UINT(span->states[BL], 30, "block/wake: blocked");
@@ -144,14 +143,14 @@ static void test_block_wake_other_cpu(void)
 	UNIT_CHECK(futex && futex->count == 1 && futex->duration == 55, "block/wake: futex includes blocked time");
 	check_segment_detail(span, BL, "mysqld/300", "block/wake: waker is the thread current on the waking CPU");
 	check_segment_detail(span, SC, "futex", "block/wake: syscall segment names the syscall");
-	ds_span_free(span);
+	sa_span_free(span);
 	ds_model_destroy(m);
 }
 
 static void test_wake_from_softirq_and_timer(void)
 {
 	struct ds_model *m = ds_model_create(DS_STATE_RULE_DEFAULT, true);
-	struct ds_span *span;
+	struct sa_span *span;
 
 	ds_model_sched_switch(m, 1, 0, 0, "swapper/0", 0, 100, "app");
 	span = span_on(m, 100, 2);
@@ -165,7 +164,7 @@ static void test_wake_from_softirq_and_timer(void)
 	ds_model_wakeup(m, 65, 1, 100, "app");
 	ds_model_irq_exit(m, 66, 1, DS_IRQ_SOFT);
 	ds_model_sched_switch(m, 70, 0, 0, "swapper/0", 0, 100, "app");
-	ds_span_finish(m, span, 75);
+	sa_span_finish(m, span, 75);
 	UNIT_EQ_UINT(span->states[BL], 15 + 15, "softirq wake: blocked");
 	UNIT_EQ_UINT(span->states[WC], 15 + 5, "softirq wake: wait_cpu");
 	check_sum(span, "softirq wake: sum");
@@ -177,15 +176,15 @@ static void test_wake_from_softirq_and_timer(void)
 		ds_detail_format(&segment(span, 4)->detail, buf, sizeof(buf));
 		UNIT_EQ_STR(buf, "timer", "timer softirq wake detail is timer");
 	}
-	ds_span_free(span);
+	sa_span_free(span);
 	ds_model_destroy(m);
 }
 
 static void test_irq_in_syscall_nested_softirqs(void)
 {
 	struct ds_model *m = ds_model_create(DS_STATE_RULE_DEFAULT, true);
-	struct ds_span *span;
-	const struct ds_syscall_total *write;
+	struct sa_span *span;
+	const struct sa_syscall_total *write;
 
 	ds_model_sched_switch(m, 1, 0, 0, "swapper/0", 0, 100, "app");
 	span = span_on(m, 100, 10);
@@ -199,7 +198,7 @@ static void test_irq_in_syscall_nested_softirqs(void)
 	ds_model_irq_exit(m, 44, 0, DS_IRQ_SOFT);
 	ds_model_irq_exit(m, 46, 0, DS_IRQ_SOFT);		/* last softirq: back to the syscall */
 	ds_model_syscall_exit(m, 50, 0);
-	ds_span_finish(m, span, 60);
+	sa_span_finish(m, span, 60);
 	UNIT_EQ_UINT(span->states[U], 20, "irq in syscall: user");
 	UNIT_EQ_UINT(span->states[IN], 5 + 10, "irq in syscall: interrupted");
 	UNIT_EQ_UINT(span->states[SC], 10 + 1 + 4, "irq in syscall: syscall");
@@ -214,14 +213,14 @@ static void test_irq_in_syscall_nested_softirqs(void)
 		ds_detail_format(&segment(span, 4)->detail, buf, sizeof(buf));
 		UNIT_EQ_STR(buf, "softirq:NET_RX", "softirq segment detail");
 	}
-	ds_span_free(span);
+	sa_span_free(span);
 	ds_model_destroy(m);
 }
 
 static void test_migration_and_fork(void)
 {
 	struct ds_model *m = ds_model_create(DS_STATE_RULE_DEFAULT, false);
-	struct ds_span *span;
+	struct sa_span *span;
 	const int64_t vtids[] = { 1234, 7 };
 
 	ds_model_sched_switch(m, 1, 0, 0, "swapper/0", 0, 100, "app");
@@ -236,20 +235,20 @@ static void test_migration_and_fork(void)
 	ds_model_sched_switch(m, 12, 1, 0, "swapper/1", 0, 1234, "worker");
 	ds_model_syscall_entry(m, 14, 1, "read");
 	ds_model_syscall_exit(m, 15, 1);
-	ds_span_finish(m, span, 20);
+	sa_span_finish(m, span, 20);
 	UNIT_EQ_UINT(span->states[WC], 6, "fork/migrate: wait_cpu until scheduled");
 	UNIT_EQ_UINT(span->states[U], 7, "fork/migrate: user on the new CPU");
 	UNIT_EQ_UINT(span->states[SC], 1, "fork/migrate: syscall on the new CPU");
 	check_sum(span, "fork/migrate: sum");
 	UNIT_CHECK(span->segments == NULL, "segments not recorded when disabled");
-	ds_span_free(span);
+	sa_span_free(span);
 	ds_model_destroy(m);
 }
 
 static void test_free_and_reuse(void)
 {
 	struct ds_model *m = ds_model_create(DS_STATE_RULE_DEFAULT, true);
-	struct ds_span *span;
+	struct sa_span *span;
 
 	ds_model_sched_switch(m, 1, 0, 0, "swapper/0", 0, 100, "app");
 	span = span_on(m, 100, 10);
@@ -258,18 +257,18 @@ static void test_free_and_reuse(void)
 	UNIT_CHECK(ds_model_thread(m, 100, false) == NULL, "free forgets the thread");
 	UNIT_EQ_UINT(ds_model_thread_count(m), 0, "no thread left");
 	ds_model_sched_switch(m, 40, 0, 0, "swapper/0", 0, 100, "reused");
-	ds_span_finish(m, span, 50);
+	sa_span_finish(m, span, 50);
 	UNIT_EQ_UINT(span->states[U], 10, "free: user before exit");
 	UNIT_EQ_UINT(span->states[UN], 30, "free: exited and freed time is unknown, reused tid not charged");
 	check_sum(span, "free: sum");
-	ds_span_free(span);
+	sa_span_free(span);
 	ds_model_destroy(m);
 }
 
 static void test_statedump_and_unknown(void)
 {
 	struct ds_model *m = ds_model_create(DS_STATE_RULE_DEFAULT, true);
-	struct ds_span *span, *ghost;
+	struct sa_span *span, *ghost;
 
 	ds_model_sched_switch(m, 1, 0, 0, "swapper/0", 0, 100, "app");
 	span = span_on(m, 200, 5);
@@ -278,34 +277,34 @@ static void test_statedump_and_unknown(void)
 	ds_model_statedump_process(m, 11, 100, 100, 2, "app");		/* known: unchanged */
 	UNIT_EQ_INT(ds_model_thread(m, 100, false)->state, U, "statedump leaves known threads alone");
 	ds_model_wakeup(m, 20, 0, 200, NULL);
-	ds_span_finish(m, span, 30);
-	ds_span_finish(m, ghost, 30);
+	sa_span_finish(m, span, 30);
+	sa_span_finish(m, ghost, 30);
 	UNIT_EQ_UINT(span->states[UN], 5, "statedump: unknown before the statedump");
 	UNIT_EQ_UINT(span->states[BL], 10, "statedump: blocked from the statedump");
 	UNIT_EQ_UINT(span->states[WC], 10, "statedump: wait_cpu after the wakeup");
 	check_segment_detail(span, BL, "app/100", "statedump: waker");
 	UNIT_EQ_UINT(ghost->states[UN], 25, "thread absent from the kernel trace: all unknown");
 	check_sum(ghost, "ghost: sum");
-	ds_span_free(span);
-	ds_span_free(ghost);
+	sa_span_free(span);
+	sa_span_free(ghost);
 	ds_model_destroy(m);
 }
 
 static void test_discarded(void)
 {
 	struct ds_model *m = ds_model_create(DS_STATE_RULE_DEFAULT, true);
-	struct ds_span *span;
-	const struct ds_syscall_total *read;
+	struct sa_span *span;
+	const struct sa_syscall_total *read;
 
 	ds_model_sched_switch(m, 1, 0, 0, "swapper/0", 0, 100, "app");
 	span = span_on(m, 100, 10);
-	ds_span_free(span);	/* freeing an attached span unlinks it */
+	sa_span_free(span);	/* freeing an attached span unlinks it */
 	span = span_on(m, 100, 10);
 	ds_model_syscall_entry(m, 15, 0, "read");
 	ds_model_discarded(m, 20);
 	ds_model_syscall_exit(m, 25, 0);		/* current CPU thread unknown: ignored */
 	ds_model_sched_switch(m, 30, 0, 100, "app", 1, 0, "swapper/0");
-	ds_span_finish(m, span, 40);
+	sa_span_finish(m, span, 40);
 	UNIT_EQ_UINT(span->states[U], 5, "discarded: user before");
 	UNIT_EQ_UINT(span->states[SC], 5, "discarded: syscall before");
 	UNIT_EQ_UINT(span->states[UN], 10, "discarded: unknown until the next defining event");
@@ -313,14 +312,14 @@ static void test_discarded(void)
 	read = syscall_total(span, "read");
 	UNIT_CHECK(read && read->count == 1 && read->duration == 5, "discarded: syscall clipped at the loss");
 	check_sum(span, "discarded: sum");
-	ds_span_free(span);
+	sa_span_free(span);
 	ds_model_destroy(m);
 }
 
 static void test_nested_and_activation(void)
 {
 	struct ds_model *m = ds_model_create(DS_STATE_RULE_DEFAULT, true);
-	struct ds_span *outer, *inner, *async;
+	struct sa_span *outer, *inner, *async;
 	struct ds_thread *t100;
 
 	ds_model_sched_switch(m, 1, 0, 0, "swapper/0", 0, 100, "loop");
@@ -329,14 +328,14 @@ static void test_nested_and_activation(void)
 	inner = span_on(m, 100, 20);
 	async = span_on(m, 100, 20);
 	ds_model_syscall_entry(m, 25, 0, "epoll_wait");
-	ds_span_detach(m, async, 28, BL, "inactive");
+	sa_span_detach(m, async, 28, BL, "inactive");
 	ds_model_syscall_exit(m, 30, 0);
-	ds_span_finish(m, inner, 40);
-	ds_span_attach(m, async, t100, 45);
+	sa_span_finish(m, inner, 40);
+	sa_span_attach(m, async, t100, 45);
 	ds_model_syscall_entry(m, 46, 0, "write");
 	ds_model_syscall_exit(m, 48, 0);
-	ds_span_finish(m, async, 50);
-	ds_span_finish(m, outer, 60);
+	sa_span_finish(m, async, 50);
+	sa_span_finish(m, outer, 60);
 	UNIT_EQ_UINT(outer->states[U], 15 + 16 + 12, "nested: outer user");
 	UNIT_EQ_UINT(outer->states[SC], 5 + 2, "nested: outer syscall");
 	check_sum(outer, "nested: outer sum");
@@ -351,24 +350,24 @@ static void test_nested_and_activation(void)
 	UNIT_EQ_UINT(syscall_total(async, "epoll_wait")->duration, 3, "activation: syscall clipped to the active time");
 	UNIT_CHECK(syscall_total(async, "write") != NULL, "activation: syscall while re-activated");
 	UNIT_CHECK(t100->spans == NULL, "no span left attached");
-	ds_span_free(outer);
-	ds_span_free(inner);
-	ds_span_free(async);
+	sa_span_free(outer);
+	sa_span_free(inner);
+	sa_span_free(async);
 	ds_model_destroy(m);
 }
 
 static void test_out_of_order_clamped(void)
 {
 	struct ds_model *m = ds_model_create(DS_STATE_RULE_DEFAULT, false);
-	struct ds_span *span;
+	struct sa_span *span;
 
 	ds_model_sched_switch(m, 10, 0, 0, "swapper/0", 0, 100, "app");
 	span = span_on(m, 100, 10);
 	ds_model_syscall_entry(m, 20, 0, "read");
 	ds_model_syscall_exit(m, 15, 0);	/* earlier than the entry: clamped */
-	ds_span_finish(m, span, 30);
+	sa_span_finish(m, span, 30);
 	check_sum(span, "out of order: still sums exactly");
-	ds_span_free(span);
+	sa_span_free(span);
 	ds_model_destroy(m);
 }
 

@@ -5,8 +5,8 @@
  * exactly as int64 (epoch nanoseconds do not fit a double), other numbers as
  * double.  Errors say what was expected at which line and column.
  */
-#ifndef DEEPSPAN_COMMON_JSON_READER_H
-#define DEEPSPAN_COMMON_JSON_READER_H
+#ifndef DEEPSPAN_SYNC_JSON_READER_H
+#define DEEPSPAN_SYNC_JSON_READER_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -48,4 +48,4 @@ bool ds_json_get_int(const struct ds_json_value *obj, const char *key, int64_t *
 bool ds_json_get_double(const struct ds_json_value *obj, const char *key, double *out);
 const char *ds_json_get_string(const struct ds_json_value *obj, const char *key);
 
-#endif /* DEEPSPAN_COMMON_JSON_READER_H */
+#endif /* DEEPSPAN_SYNC_JSON_READER_H */

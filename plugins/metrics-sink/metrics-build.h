@@ -10,9 +10,9 @@
 
 #include <glib.h>
 
-#include "request-spill.h"
-#include "request-tree.h"
-#include "span-store.h"
+#include "span-consumer/request-spill.h"
+#include "span-consumer/request-tree.h"
+#include "span-consumer/span-store.h"
 #include "table.h"
 
 enum ds_metrics_by {

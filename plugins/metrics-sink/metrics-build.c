@@ -4,10 +4,10 @@
 #include <string.h>
 #include <xxhash.h>
 
-#include "attribution.h"
+#include "span-consumer/attribution.h"
 #include "duration-list.h"
-#include "request-record.h"
-#include "request-tree.h"
+#include "span-consumer/request-record.h"
+#include "span-consumer/request-tree.h"
 
 const char *const ds_metrics_by_names[] = {
 	"operation", "request", "syscall", "thread", NULL,
@@ -15,12 +15,12 @@ const char *const ds_metrics_by_names[] = {
 
 static const char *const operation_columns[] = {
 	"service", "operation", "count", "mean", "p50", "p95", "p99", "max",
-	"user", "syscall", "blocked", "wait_cpu", "interrupted", "unknown", NULL,
+	DS_STATE_NAMES, NULL,
 };
 
 static const char *const request_columns[] = {
 	"trace_id", "root", "spans", "latency", "truncated",
-	"user", "syscall", "blocked", "wait_cpu", "interrupted", "unknown", NULL,
+	DS_STATE_NAMES, NULL,
 };
 
 static const char *const syscall_columns[] = {
@@ -29,7 +29,7 @@ static const char *const syscall_columns[] = {
 
 static const char *const thread_columns[] = {
 	"host", "pid", "tid", "spans", "span_time",
-	"user", "syscall", "blocked", "wait_cpu", "interrupted", "unknown", NULL,
+	DS_STATE_NAMES, NULL,
 };
 
 int64_t ds_percentile(const int64_t *values, uint32_t n, double p)

@@ -2,7 +2,7 @@
  * sink.deepspan.metrics: reads deepspan:span events on port `in` and writes
  * one table (metrics-build.c) in the chosen format to a file or stdout.
  */
-#include "diff-sink.h"
+#include "component.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -11,9 +11,9 @@
 
 #include "metrics-build.h"
 #include "params.h"
-#include "progress.h"
-#include "span-reader.h"
-#include "request-stream.h"
+#include "span-consumer/progress.h"
+#include "span-consumer/span-reader.h"
+#include "span-consumer/request-stream.h"
 #include "table.h"
 
 #define CLASS_NAME "sink.deepspan.metrics"
@@ -87,7 +87,7 @@ static bool read_params(struct metrics_sink *sink, const bt_value *map)
 	return true;
 }
 
-bt_component_class_initialize_method_status ds_metrics_sink_initialize(
+bt_component_class_initialize_method_status metrics_component_initialize(
 		bt_self_component_sink *self_sink,
 		bt_self_component_sink_configuration *configuration,
 		const bt_value *params, void *init_data)
@@ -139,14 +139,14 @@ error:
 	return BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_ERROR;
 }
 
-void ds_metrics_sink_finalize(bt_self_component_sink *self_sink)
+void metrics_component_finalize(bt_self_component_sink *self_sink)
 {
 	destroy(bt_self_component_get_data(
 		bt_self_component_sink_as_self_component(self_sink)));
 }
 
 bt_component_class_sink_graph_is_configured_method_status
-ds_metrics_sink_graph_is_configured(bt_self_component_sink *self_sink)
+metrics_component_graph_is_configured(bt_self_component_sink *self_sink)
 {
 	struct metrics_sink *sink = bt_self_component_get_data(
 		bt_self_component_sink_as_self_component(self_sink));
@@ -196,7 +196,7 @@ static bt_component_class_sink_consume_method_status write_table(
 	return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_END;
 }
 
-bt_component_class_sink_consume_method_status ds_metrics_sink_consume(
+bt_component_class_sink_consume_method_status metrics_component_consume(
 		bt_self_component_sink *self_sink)
 {
 	struct metrics_sink *sink = bt_self_component_get_data(

@@ -262,7 +262,7 @@ static bool resolve_element(struct ds_span_reader *reader,
 			BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(
 				reader->self_comp,
 				"%s: event `" SPAN_EVENT_NAME "`: elements of `%s` need a member `%s` "
-				"that is %s (DESIGN §4); is the producer filter.deepspan.span-attrib?",
+				"that is %s (doc/span-attrib.md, \"Output: deepspan:span\"); is the producer filter.deepspan.span-attrib?",
 				reader->class_name, array_name, names[m],
 				kind_name(kinds[m]));
 			return false;
@@ -298,7 +298,7 @@ static struct ds_span_layout *resolve_layout(struct ds_span_reader *reader,
 	if (!payload_fc || bt_field_class_get_type(payload_fc) !=
 			BT_FIELD_CLASS_TYPE_STRUCTURE) {
 		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(reader->self_comp,
-			"%s: event `" SPAN_EVENT_NAME "` has no payload structure (DESIGN §4).",
+			"%s: event `" SPAN_EVENT_NAME "` has no payload structure (doc/span-attrib.md, \"Output: deepspan:span\").",
 			reader->class_name);
 		goto error;
 	}
@@ -320,7 +320,7 @@ static struct ds_span_layout *resolve_layout(struct ds_span_reader *reader,
 			if (!kind_matches(fc, member_specs[m].kind)) {
 				BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(
 					reader->self_comp,
-					"%s: event `" SPAN_EVENT_NAME "`: payload member `%s` must be %s (DESIGN §4).",
+					"%s: event `" SPAN_EVENT_NAME "`: payload member `%s` must be %s (doc/span-attrib.md, \"Output: deepspan:span\").",
 					reader->class_name, member_name,
 					kind_name(member_specs[m].kind));
 				goto error;
@@ -349,7 +349,7 @@ static struct ds_span_layout *resolve_layout(struct ds_span_reader *reader,
 	for (m = 0; m < M_COUNT; m++) {
 		if (member_specs[m].required && layout->index[m] == NO_MEMBER) {
 			BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(reader->self_comp,
-				"%s: event `" SPAN_EVENT_NAME "` lacks payload member `%s` (%s, DESIGN §4); "
+				"%s: event `" SPAN_EVENT_NAME "` lacks payload member `%s` (%s, doc/span-attrib.md, \"Output: deepspan:span\"); "
 				"produce spans with filter.deepspan.span-attrib.",
 				reader->class_name, member_specs[m].name,
 				kind_name(member_specs[m].kind));

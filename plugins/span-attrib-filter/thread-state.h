@@ -1,5 +1,5 @@
 /*
- * Per-host kernel thread state model (DESIGN.md §5).  Pure C + glib, no babeltrace2:
+ * Per-host kernel thread state model (doc/span-attrib.md, "The six states").  Pure C + glib, no babeltrace2:
  * unit tests drive it with hand-written event sequences.
  *
  * The model keeps, per CPU, the current thread, the stack of interrupt contexts (irq, softirq,
@@ -8,14 +8,14 @@
  * A thread's effective state (enum ds_state) is derived: running + interrupt active on its CPU
  * = Interrupted, running + open syscall = System call, running = User.
  *
- * Spans (span-account.h) attached to a thread are charged on every change of its effective
- * state, so each span's six totals sum exactly to its duration.
+ * Spans (struct sa_span, below) attached to a thread are charged on every change of its
+ * effective state, so each span's six totals sum exactly to its duration.
  *
  * All timestamps are int64 ns; callers must feed events in non-decreasing time (the model
  * clamps a timestamp lower than the last one to the last one).
  */
-#ifndef DEEPSPAN_COMMON_THREAD_STATE_H
-#define DEEPSPAN_COMMON_THREAD_STATE_H
+#ifndef DEEPSPAN_SPAN_ATTRIB_THREAD_STATE_H
+#define DEEPSPAN_SPAN_ATTRIB_THREAD_STATE_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -24,7 +24,7 @@
 #include "states.h"
 
 enum ds_state_rule {
-	DS_STATE_RULE_DEFAULT = 0,	/* reads raw task->state and the report encoding (DESIGN.md §3.1) */
+	DS_STATE_RULE_DEFAULT = 0,	/* reads raw task->state and the report encoding (doc/span-attrib.md) */
 	DS_STATE_RULE_TRACECOMPASS,	/* Trace Compass's decoding, bit for bit */
 };
 
@@ -64,7 +64,7 @@ enum ds_sched_state {
 	DS_SCHED_WAIT_CPU,
 };
 
-struct ds_span;
+struct sa_span;
 
 struct ds_thread {
 	int64_t tid;
@@ -79,7 +79,7 @@ struct ds_thread {
 	enum ds_state state;		/* effective state since `since` */
 	struct ds_detail detail;	/* detail of the effective state */
 	int64_t since;
-	struct ds_span *spans;		/* borrowed; spans charged to this thread (intrusive list) */
+	struct sa_span *spans;		/* borrowed; spans charged to this thread (intrusive list) */
 };
 
 /* An interrupt context kind on a CPU. */
@@ -139,7 +139,67 @@ void ds_model_statedump_pid_ns(struct ds_model *model, int64_t tid, int64_t vpid
 /* Discarded events: every thread of the host is Unknown until its next defining event. */
 void ds_model_discarded(struct ds_model *model, int64_t ts);
 
-/* Internal to the library (span-account.c): the effective state of `thread` has been charged up to `ts`. */
-bool ds_model_records_segments(const struct ds_model *model);
+/*
+ * Span accounting.  A span is charged, over [begin, end), the effective state of the thread it is
+ * attached to; while it is attached to no thread (deactivated, or its thread was freed) it is
+ * charged its `idle_state`.  Each charge advances `cursor`, so the six totals always sum exactly
+ * to cursor − begin, and to end − begin once finished.  Syscalls are counted and timed
+ * entry→exit, clipped to the time the span was attached.
+ *
+ *   struct sa_span *span = sa_span_new(model, begin);    fill identity fields
+ *   sa_span_attach(model, span, thread, ts);               start / activate
+ *   sa_span_detach(model, span, ts, DS_STATE_BLOCKED, "inactive");   deactivate
+ *   sa_span_finish(model, span, end);                      then read totals, syscalls, segments
+ *   sa_span_free(span);
+ */
+struct sa_segment {
+	int64_t begin, end;
+	enum ds_state state;
+	struct ds_detail detail;
+};
 
-#endif /* DEEPSPAN_COMMON_THREAD_STATE_H */
+struct sa_syscall_total {
+	const char *name;	/* borrowed (kernel-events) */
+	uint64_t count;
+	uint64_t duration;
+};
+
+struct sa_span {
+	/* identity (filled by the caller) */
+	uint64_t trace_id_high, trace_id_low, span_id, parent_span_id;
+	char *service;			/* owned, may be NULL */
+	char *operation;		/* owned, may be NULL */
+	int64_t pid, tid;		/* kernel ids of the start thread, -1 unknown */
+	int64_t begin, end;
+	bool truncated;			/* finished by the end of the stream, not by an end event */
+	/* accounting */
+	uint64_t states[DS_STATE_COUNT];
+	GArray *segments;		/* owned; struct sa_segment; NULL when not recorded */
+	GArray *syscalls;		/* owned; struct sa_syscall_total */
+	int64_t cursor;			/* charged up to here */
+	struct ds_thread *thread;	/* borrowed; thread charged now, NULL when detached */
+	struct sa_span *next_on_thread;	/* borrowed; list of thread->spans */
+	struct sa_span *prev_on_thread;	/* borrowed */
+	int64_t attached_since;
+	uint32_t syscall_seq_counted;	/* thread syscall_seq already counted */
+	bool syscall_counted;
+	enum ds_state idle_state;	/* charged while detached */
+	const char *idle_detail;	/* borrowed static text; NULL for none */
+};
+
+/* A new span beginning at `begin`, detached (idle state Unknown). */
+struct sa_span *sa_span_new(struct ds_model *model, int64_t begin);
+/* Frees the span (unlinking it from its thread when attached); NULL is accepted. */
+void sa_span_free(struct sa_span *span);
+
+/* Charges the idle state up to `ts`, then charges `thread` from `ts` on. */
+void sa_span_attach(struct ds_model *model, struct sa_span *span, struct ds_thread *thread, int64_t ts);
+
+/* Charges the thread up to `ts`; then the span is charged `idle_state` (`idle_detail`: static text or NULL). */
+void sa_span_detach(struct ds_model *model, struct sa_span *span, int64_t ts,
+		enum ds_state idle_state, const char *idle_detail);
+
+/* Ends the span at `end` (detaching it). */
+void sa_span_finish(struct ds_model *model, struct sa_span *span, int64_t end);
+
+#endif /* DEEPSPAN_SPAN_ATTRIB_THREAD_STATE_H */

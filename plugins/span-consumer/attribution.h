@@ -1,6 +1,6 @@
 /*
  * Attribution of a request's time to frames, in the three modes of
- * DESIGN §6.5, reported to a visitor:
+ * doc/diff.md, reported to a visitor:
  *
  * - critical-path: walking back from the root's end, the last-finishing child
  *   that ends at or before the cursor is on the path; the gap after it is the

@@ -1,5 +1,5 @@
 /*
- * lttng-modules kernel events used by the thread state model (DESIGN.md §3.1).
+ * lttng-modules kernel events used by the thread state model (doc/span-attrib.md, "Input").
  *
  * Use:
  *   struct ds_kernel_events *cache = ds_kernel_events_create();
@@ -14,8 +14,8 @@
  * per class and interned by the cache: pointers stay valid until ds_kernel_events_destroy(),
  * even after ds_kernel_events_forget() of their class.
  */
-#ifndef DEEPSPAN_COMMON_KERNEL_EVENTS_H
-#define DEEPSPAN_COMMON_KERNEL_EVENTS_H
+#ifndef DEEPSPAN_SPAN_ATTRIB_KERNEL_EVENTS_H
+#define DEEPSPAN_SPAN_ATTRIB_KERNEL_EVENTS_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -115,4 +115,4 @@ void ds_kernel_event_decode(const struct ds_kernel_class *cls, const bt_event *e
 /* Softirq vector name ("NET_RX" for 3), or "UNKNOWN". */
 const char *ds_softirq_name(int64_t vec);
 
-#endif /* DEEPSPAN_COMMON_KERNEL_EVENTS_H */
+#endif /* DEEPSPAN_SPAN_ATTRIB_KERNEL_EVENTS_H */

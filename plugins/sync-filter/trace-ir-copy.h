@@ -16,8 +16,8 @@
  * output stream class), or, when NULL, a mirror of each input clock class.
  * Every clock snapshot goes through the caller's `map_time` callback.
  */
-#ifndef DEEPSPAN_COMMON_TRACE_IR_COPY_H
-#define DEEPSPAN_COMMON_TRACE_IR_COPY_H
+#ifndef DEEPSPAN_SYNC_TRACE_IR_COPY_H
+#define DEEPSPAN_SYNC_TRACE_IR_COPY_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -94,4 +94,4 @@ bt_field_class *ds_ir_copy_field_class(struct ds_ir_copy *copy,
 /* Deep-copies the value of `in` into `out` (same shape). */
 enum ds_ir_copy_status ds_ir_copy_field(const bt_field *in, bt_field *out);
 
-#endif /* DEEPSPAN_COMMON_TRACE_IR_COPY_H */
+#endif /* DEEPSPAN_SYNC_TRACE_IR_COPY_H */

@@ -1,5 +1,5 @@
 /*
- * In-memory store of `deepspan:span` records (DESIGN §4) for the diff and
+ * In-memory store of `deepspan:span` records (doc/span-attrib.md) for the diff and
  * metrics sinks: compact span structs, their segments and syscall totals in
  * flat arrays, and interned strings (host, service, operation, details).
  */
@@ -188,7 +188,5 @@ static inline uint32_t ds_segment_detail(const struct ds_segment *segment)
 	return segment->detail_state >> 3;
 }
 
-/* Display title of a state ("User", "System call", ...); ds_state_name() (states.h) gives the tag. */
-const char *ds_state_title(unsigned int state);
 
 #endif /* DEEPSPAN_DIFF_SPAN_STORE_H */

@@ -4,11 +4,11 @@
 
 #include <babeltrace2/babeltrace.h>
 
-bt_component_class_initialize_method_status scenario_initialize(
+bt_component_class_initialize_method_status scenario_component_initialize(
 		bt_self_component_source *self_comp_src,
 		bt_self_component_source_configuration *config,
 		const bt_value *params, void *init_method_data);
-void scenario_finalize(bt_self_component_source *self_comp_src);
+void scenario_component_finalize(bt_self_component_source *self_comp_src);
 bt_message_iterator_class_initialize_method_status scenario_iterator_initialize(
 		bt_self_message_iterator *self_msg_iter,
 		bt_self_message_iterator_configuration *config,

@@ -3,16 +3,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const state_titles[DS_STATE_COUNT] = {
-	"User", "System call", "Waited blocked", "Waited CPU", "Interrupted",
-	"Unknown",
-};
-
-const char *ds_state_title(unsigned int state)
-{
-	return state < DS_STATE_COUNT ? state_titles[state] : "Unknown";
-}
-
 void ds_strings_init(struct ds_strings *strings)
 {
 	strings->ids = g_hash_table_new(g_str_hash, g_str_equal);

@@ -14,7 +14,7 @@
 #include <stdint.h>
 #include <glib.h>
 
-#include "request-spill.h"
+#include "span-consumer/request-spill.h"
 
 #define DS_DURATION_CHUNK 4096u
 

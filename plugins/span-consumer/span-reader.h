@@ -1,5 +1,5 @@
 /*
- * Reads `deepspan:span` events (DESIGN §4) into a ds_span_store.
+ * Reads `deepspan:span` events (doc/span-attrib.md, "Output: deepspan:span") into a ds_span_store.
  *
  * The payload layout of each event class is resolved once (member indices,
  * integer signedness, the state enumeration's labels) and cached by class

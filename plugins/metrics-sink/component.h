@@ -1,0 +1,17 @@
+/* Methods of sink.deepspan.metrics (registered by register.h). */
+#ifndef DEEPSPAN_METRICS_COMPONENT_H
+#define DEEPSPAN_METRICS_COMPONENT_H
+
+#include <babeltrace2/babeltrace.h>
+
+bt_component_class_initialize_method_status metrics_component_initialize(
+		bt_self_component_sink *self_sink,
+		bt_self_component_sink_configuration *configuration,
+		const bt_value *params, void *init_data);
+void metrics_component_finalize(bt_self_component_sink *self_sink);
+bt_component_class_sink_graph_is_configured_method_status
+metrics_component_graph_is_configured(bt_self_component_sink *self_sink);
+bt_component_class_sink_consume_method_status metrics_component_consume(
+		bt_self_component_sink *self_sink);
+
+#endif /* DEEPSPAN_METRICS_COMPONENT_H */

@@ -1,0 +1,16 @@
+# span-consumer: what both sinks (sink.deepspan.diff, sink.deepspan.metrics) share: reading
+# `deepspan:span` events, the span store, request trees, streaming complete requests, their records
+# and spill file, critical-path attribution and progress. A convenience library linked into the
+# plugin and the sinks' unit tests.
+noinst_LTLIBRARIES += plugins/span-consumer/libdeepspan-span-consumer.la
+plugins_span_consumer_libdeepspan_span_consumer_la_SOURCES = \
+	plugins/span-consumer/span-reader.c plugins/span-consumer/span-reader.h \
+	plugins/span-consumer/progress.c plugins/span-consumer/progress.h \
+	plugins/span-consumer/span-store.c plugins/span-consumer/span-store.h \
+	plugins/span-consumer/request-tree.c plugins/span-consumer/request-tree.h \
+	plugins/span-consumer/request-record.c plugins/span-consumer/request-record.h \
+	plugins/span-consumer/request-stream.c plugins/span-consumer/request-stream.h \
+	plugins/span-consumer/request-spill.c plugins/span-consumer/request-spill.h \
+	plugins/span-consumer/attribution-record.c plugins/span-consumer/attribution-record.h \
+	plugins/span-consumer/attribution.c plugins/span-consumer/attribution.h
+plugins_babeltrace_plugin_deepspan_la_LIBADD += plugins/span-consumer/libdeepspan-span-consumer.la
