@@ -45,6 +45,14 @@ int64_t ds_transform_apply(const struct ds_transform *tf, int64_t t)
 	return tf->y0 + d + (int64_t) llround((tf->slope - 1.0) * (double) d);
 }
 
+double ds_transform_offset_at_zero(const struct ds_transform *tf)
+{
+	/* y0 - x0 - (slope - 1) x0: the two large terms cancel exactly first */
+	long double d = (long double) ((i128) tf->y0 - tf->x0);
+
+	return (double) (d - ((long double) tf->slope - 1.0L) * (long double) tf->x0);
+}
+
 struct ds_transform ds_transform_compose(const struct ds_transform *outer,
 		const struct ds_transform *inner)
 {

@@ -50,6 +50,12 @@ struct ds_transform {
 
 int64_t ds_transform_apply(const struct ds_transform *tf, int64_t t);
 /* (outer ∘ inner)(t) = outer(inner(t)) */
+/*
+ * The offset b of the same line written t' = slope t + b (Trace Compass's
+ * TmfTimestampTransformLinear form): y0 - slope x0, in long double, rounded
+ * to a double (exact to a fraction of a ns for epoch times).
+ */
+double ds_transform_offset_at_zero(const struct ds_transform *tf);
 struct ds_transform ds_transform_compose(const struct ds_transform *outer,
 		const struct ds_transform *inner);
 struct ds_transform ds_transform_inverse(const struct ds_transform *tf);

@@ -40,13 +40,34 @@ int sync_choose_reference(struct sync_iter *it)
 	}
 	/* as Trace Compass does: the host whose clock UUID sorts first */
 	for (i = 1; i < it->hosts->len; i++) {
-		const char *a = host_at(it, i)->uuid, *b = host_at(it, it->reference)->uuid;
-
-		if (a[0] && (!b[0] || strcmp(a, b) < 0)) {
+		if (sync_host_sorts_before(host_at(it, i), host_at(it, it->reference))) {
 			it->reference = i;
 		}
 	}
 	return 0;
+}
+
+bool sync_host_sorts_before(const struct sync_host *a, const struct sync_host *b)
+{
+	return a->uuid[0] && (!b->uuid[0] || strcmp(a->uuid, b->uuid) < 0);
+}
+
+void sync_host_ranks(struct sync_iter *it, unsigned int *rank)
+{
+	guint i, j;
+
+	/* rank = number of hosts sorting before; ties (no UUID) by index */
+	for (i = 0; i < it->hosts->len; i++) {
+		rank[i] = 0;
+		for (j = 0; j < it->hosts->len; j++) {
+			const struct sync_host *a = host_at(it, j), *b = host_at(it, i);
+
+			if (sync_host_sorts_before(a, b) ||
+					(j < i && !sync_host_sorts_before(b, a))) {
+				rank[i]++;
+			}
+		}
+	}
 }
 
 /* ---- formula ---- */
@@ -199,6 +220,11 @@ static void write_host(struct sync_iter *it, struct ds_json_writer *w, guint i)
 	ds_json_int(w, "offset_ns", ds_transform_apply(&r->to_ref, at) - at);
 	ds_json_int(w, "offset_at_ns", at);
 	write_transform(w, "transform", &r->to_ref);
+	/* Trace Compass's TmfTimestampTransformLinear: t' = slope t + offset */
+	ds_json_begin_object(w, "linear");
+	ds_json_double(w, "slope", r->to_ref.slope);
+	ds_json_double(w, "offset_ns", ds_transform_offset_at_zero(&r->to_ref));
+	ds_json_end_object(w);
 	if (r->accuracy_ns >= 0) {
 		ds_json_int(w, "accuracy_ns", r->accuracy_ns);
 	} else {
@@ -239,10 +265,14 @@ static void write_host_pairs(struct sync_iter *it, struct ds_json_writer *w)
 
 	ds_json_begin_array(w, "host_pairs");
 	for (i = 0; it->solver_ready && i < it->hosts->len; i++) {
-		for (j = i + 1; j < it->hosts->len; j++) {
-			const struct ds_sync_pair *pair = ds_sync_solver_pair(&it->solver, i, j);
+		for (j = 0; j < it->hosts->len; j++) {
+			const struct ds_sync_pair *pair;
 			struct ds_sync_fit fit;
 
+			if (i == j || !ds_sync_solver_is_x(&it->solver, i, j)) {
+				continue;
+			}
+			pair = ds_sync_solver_pair(&it->solver, i, j);
 			if (pair->count_above + pair->count_below + pair->rejected == 0) {
 				continue;
 			}
@@ -259,6 +289,11 @@ static void write_host_pairs(struct sync_iter *it, struct ds_json_writer *w)
 			}
 			if (fit.has_max) {
 				ds_json_double(w, "slope_max", fit.slope_max);
+			}
+			if (fit.quality_of_kept != DS_SYNC_QUALITY_ABSENT) {
+				/* Trace Compass's form of the central line: t_b = alpha t_a + beta */
+				ds_json_double(w, "alpha", fit.central.slope);
+				ds_json_double(w, "beta_ns", ds_transform_offset_at_zero(&fit.central));
 			}
 			if (fit.accuracy_ns >= 0) {
 				ds_json_int(w, "accuracy_ns", fit.accuracy_ns);

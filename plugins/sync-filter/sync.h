@@ -211,6 +211,10 @@ void sync_http_add_pairs(struct sync_iter *it);
 
 /* sync-report.c */
 int sync_choose_reference(struct sync_iter *it);
+/* Trace Compass's host order: clock UUIDs in text order, hosts without one last. */
+bool sync_host_sorts_before(const struct sync_host *a, const struct sync_host *b);
+/* Each host's rank in that order (ties by index): the x host of a pair is the one ranked first. */
+void sync_host_ranks(struct sync_iter *it, unsigned int *rank);
 int sync_apply_formula(struct sync_iter *it);
 int sync_write_report(struct sync_iter *it, bool final);
 
