@@ -277,11 +277,11 @@ static void host_bounds(struct solve_ctx *ctx, unsigned int h)
 		res->lo[k] = lo;
 		res->hi[k] = hi;
 		c = ds_transform_apply(&res->to_ref, res->at[k]);
-		if (c - lo > res->accuracy_ns) {
-			res->accuracy_ns = c - lo;
+		if (ds_sat_sub(c, lo) > res->accuracy_ns) {
+			res->accuracy_ns = ds_sat_sub(c, lo);
 		}
-		if (hi - c > res->accuracy_ns) {
-			res->accuracy_ns = hi - c;
+		if (ds_sat_sub(hi, c) > res->accuracy_ns) {
+			res->accuracy_ns = ds_sat_sub(hi, c);
 		}
 	}
 	if (!res->bounded) {

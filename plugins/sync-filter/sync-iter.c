@@ -17,6 +17,25 @@
 
 /* ---- time ---- */
 
+/* Host-local ns -> reference ns, checked; false with the cause appended. */
+static bool map_host_time(struct sync_iter *it, int host, int64_t ns, int64_t *out)
+{
+	struct sync_host *h = g_ptr_array_index(it->hosts, host);
+
+	if (ds_transform_apply_checked(&h->result.to_ref, ns, out)) {
+		return true;
+	}
+	BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_MESSAGE_ITERATOR(it->self,
+		"%s: host `%s`: its clock transform (x0 %" PRId64 ", y0 %" PRId64 ", slope %.17g) "
+		"maps time %" PRId64 " ns outside the int64 nanosecond range%s%s%s.",
+		SYNC_CLASS_NAME, h->name, h->result.to_ref.x0, h->result.to_ref.y0,
+		h->result.to_ref.slope, ns, it->comp->formula ? " (from formula \"" : "",
+		it->comp->formula ? it->comp->formula_path : "",
+		it->comp->formula ? "\"): the formula does not fit this trace; re-run "
+			"filter.deepspan.sync with `report=` on these traces to regenerate it" : "");
+	return false;
+}
+
 static int64_t corrected_ns(struct sync_iter *it, struct sync_input *in,
 		const bt_clock_snapshot *cs, const bt_message *msg, bool *ok)
 {
@@ -28,8 +47,12 @@ static int64_t corrected_ns(struct sync_iter *it, struct sync_input *in,
 		return 0;
 	}
 	host = sync_host_of(it, in, bt_clock_snapshot_borrow_clock_class_const(cs), msg);
-	return ds_transform_apply(&((struct sync_host *)
-		g_ptr_array_index(it->hosts, host))->result.to_ref, ns);
+	if (host < 0 || !map_host_time(it, host, ns, &ns)) {
+		it->time_failed = true;
+		*ok = false;
+		return 0;
+	}
+	return ns;
 }
 
 /* ds_ir_copy's callback: the output clock counts ns since the reference origin. */
@@ -112,6 +135,9 @@ static bt_message_iterator_class_next_method_status push_copy(struct sync_iter *
 	bool timed;
 
 	key = message_key(it, in, msg, &timed);
+	if (it->time_failed) {
+		return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_ERROR;
+	}
 	it->map_floor = it->has_floor ? it->floor : INT64_MIN;
 	it->current_in = msg;
 	it->current_input = in;
@@ -119,7 +145,8 @@ static bt_message_iterator_class_next_method_status push_copy(struct sync_iter *
 	if (!timed) {
 		it->current_cs = NULL;
 	}
-	if (ds_ir_copy_message(&it->copy, it->self, msg, &out)) {
+	if (ds_ir_copy_message(&it->copy, it->self, msg, &out) || it->time_failed) {
+		bt_message_put_ref(out);
 		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_MESSAGE_ITERATOR(it->self,
 			"%s: cannot copy a %s message onto the synchronized clock.",
 			SYNC_CLASS_NAME, bt_message_get_type(msg) == BT_MESSAGE_TYPE_EVENT ?
@@ -231,6 +258,9 @@ static bt_message_iterator_class_next_method_status pass2_next(struct sync_iter 
 	}
 	if (st == BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK && *count == 0) {
 		it->phase = SYNC_PHASE_DONE;
+		if (it->comp->formula) {
+			sync_formula_warn_unused(it);
+		}
 		if (it->late) {
 			DS_LOG_WARN(it->comp->self_comp, SYNC_CLASS_NAME,
 				"%" PRIu64 " messages arrived later than the reorder window allowed "
@@ -273,6 +303,14 @@ static int seek_inputs(struct sync_iter *it)
 	return 0;
 }
 
+/* a + b for a, b >= 0, saturated */
+static int64_t sat_add(int64_t a, int64_t b)
+{
+	int64_t r;
+
+	return __builtin_add_overflow(a, b, &r) ? INT64_MAX : r;
+}
+
 /* Correction spread between the hosts of one input, plus its raw backsteps. */
 static void compute_windows(struct sync_iter *it)
 {
@@ -296,16 +334,17 @@ static void compute_windows(struct sync_iter *it)
 					continue;
 				}
 				t = end ? host->last_ns : host->first_ns;
-				corr = ds_transform_apply(&host->result.to_ref, t) - t;
+				corr = ds_sat_sub(ds_transform_apply(&host->result.to_ref, t), t);
 				lo = any && lo < corr ? lo : corr;
 				hi = any && hi > corr ? hi : corr;
 				any = true;
 			}
-			if (any && hi - lo > spread) {
-				spread = hi - lo;
+			if (any && ds_sat_sub(hi, lo) > spread) {
+				spread = ds_sat_sub(hi, lo);
 			}
 		}
-		in->window = spread + in->max_backstep + in->max_backstep / 1000 + 1;
+		in->window = sat_add(sat_add(spread, in->max_backstep),
+			in->max_backstep / 1000 + 1);
 		if (in->window > it->window_max) {
 			it->window_max = in->window;
 		}
