@@ -336,8 +336,8 @@ bool ds_sync_pair_add(struct ds_sync_pair *pair, bool above, struct ds_point pt,
 	struct ds_point min_l = pair->min_p, min_r = pair->min_q;
 
 	*oom = false;
-	if (pt.x < -DS_SYNC_POINT_LIMIT || pt.x > DS_SYNC_POINT_LIMIT ||
-			pt.y < -DS_SYNC_POINT_LIMIT || pt.y > DS_SYNC_POINT_LIMIT) {
+	if (pt.x <= -DS_SYNC_POINT_LIMIT || pt.x >= DS_SYNC_POINT_LIMIT ||
+			pt.y <= -DS_SYNC_POINT_LIMIT || pt.y >= DS_SYNC_POINT_LIMIT) {
 		pair->out_of_range++;
 		return false;
 	}
@@ -522,7 +522,7 @@ static long double band_middle(const struct ds_sync_pair *pair, double slope,
 
 	for (i = 0; i < pair->below.len; i++) {
 		struct ds_point p = pair->below.points[i];
-		long double v = (long double) p.y + slope * (long double) (x0 - p.x);
+		long double v = (long double) p.y + slope * (long double) ((i128) x0 - p.x);
 
 		if (!has_lo || v > lo) {
 			lo = v;
@@ -531,7 +531,7 @@ static long double band_middle(const struct ds_sync_pair *pair, double slope,
 	}
 	for (i = 0; i < pair->above.len; i++) {
 		struct ds_point q = pair->above.points[i];
-		long double v = (long double) q.y + slope * (long double) (x0 - q.x);
+		long double v = (long double) q.y + slope * (long double) ((i128) x0 - q.x);
 
 		if (!has_hi || v < hi) {
 			hi = v;
@@ -546,7 +546,7 @@ static long double band_middle(const struct ds_sync_pair *pair, double slope,
 
 static void fit_central(const struct ds_sync_pair *pair, struct ds_sync_fit *fit)
 {
-	int64_t x0 = pair->x_first + (pair->x_last - pair->x_first) / 2;
+	int64_t x0 = (int64_t) (((i128) pair->x_first + pair->x_last) / 2);
 	double slope;
 
 	fit->central.x0 = x0;

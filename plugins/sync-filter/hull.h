@@ -79,9 +79,9 @@ struct ds_hull {
 
 /* The state of one pair: x = host A, y = host B. */
 /*
- * Points are kept only within ±2^62 ns (±146 years around the clock origin):
- * there, every difference fits 63 bits and every product of two differences
- * 126, so the exact tests cannot overflow.
+ * Points are kept only strictly within ±2^62 ns (±146 years around the clock
+ * origin): there every difference of two coordinates is below 2^63 and every
+ * cross product below 2^127, so the exact tests cannot overflow.
  */
 #define DS_SYNC_POINT_LIMIT (INT64_C(1) << 62)
 
@@ -91,7 +91,7 @@ struct ds_sync_pair {
 	uint64_t count_above;		/* accepted points */
 	uint64_t count_below;
 	uint64_t rejected;		/* contradicting points (FAIL) */
-	uint64_t out_of_range;		/* points beyond ±DS_SYNC_POINT_LIMIT, ignored */
+	uint64_t out_of_range;		/* points not within ±DS_SYNC_POINT_LIMIT, ignored */
 	/*
 	 * Slope bounds of the separating lines so far: max_slope is the
 	 * smallest slope of (below point p, above point q) with p.x < q.x,
