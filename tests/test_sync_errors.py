@@ -279,3 +279,22 @@ def test_identity_formula_keeps_every_clock_quietly(shared_traces, tmp_path):
                            "-c", "out:sink.utils.dummy", "--connect", "src:sync.in0",
                            "--connect", "dst:sync.in1", "--connect", "sync:out")
     assert proc.stderr == ""
+
+
+def test_unseekable_upstream_fails_before_pass_one(shared_traces, tmp_path):
+    """filter.utils.trimmer (2.0.4) cannot seek: two passes are refused at once, before reading
+    anything (no report written), with the way out (`formula`)."""
+    report = tmp_path / "sync.json"
+    base = shared_traces / "synctraces"
+    proc = run_babeltrace2("run", "-c", "src:source.ctf.fs", "-p", f'inputs=["{base / "scp_src"}"]',
+                           "-c", "trim:filter.utils.trimmer", "-p", 'begin="2013-02-18 19:01:00"',
+                           "-c", "sync:filter.deepspan.sync", "-p", f'report="{report}"',
+                           "-c", "out:sink.utils.dummy", "--connect", "src:trim",
+                           "--connect", "trim:sync", "--connect", "sync:out", check=False)
+    assert proc.returncode != 0
+    err = " ".join(proc.stderr.split())
+    assert ("filter.deepspan.sync: the upstream of input port `in0` cannot seek back to its beginning, "
+            'which the second pass needs. Run once with `report="sync.json"` on a seekable source '
+            '(e.g. source.ctf.fs), then apply it with `formula="sync.json"` (one pass, no seeking; '
+            'doc/sync.md, "Sources that cannot seek").') in err
+    assert not report.exists()

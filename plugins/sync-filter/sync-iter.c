@@ -276,7 +276,8 @@ static bt_message_iterator_class_next_method_status pass2_next(struct sync_iter 
 
 /* ---- between the passes ---- */
 
-static int seek_inputs(struct sync_iter *it)
+/* Can every upstream seek back to its beginning? -1 with the cause when one cannot. */
+static int check_seekable(struct sync_iter *it)
 {
 	unsigned int i;
 
@@ -288,10 +289,23 @@ static int seek_inputs(struct sync_iter *it)
 				"%s: the upstream of input port `in%u` cannot seek back to its "
 				"beginning, which the second pass needs. Run once with "
 				"`report=\"sync.json\"` on a seekable source (e.g. source.ctf.fs), "
-				"then apply it with `formula=\"sync.json\"` (one pass, no seeking).",
+				"then apply it with `formula=\"sync.json\"` (one pass, no seeking; "
+				"doc/sync.md, \"Sources that cannot seek\").",
 				SYNC_CLASS_NAME, i);
 			return -1;
 		}
+	}
+	return 0;
+}
+
+static int seek_inputs(struct sync_iter *it)
+{
+	unsigned int i;
+
+	if (check_seekable(it)) {
+		return -1;
+	}
+	for (i = 0; i < it->input_count; i++) {
 		if (bt_message_iterator_seek_beginning(it->inputs[i].iter)) {
 			BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_MESSAGE_ITERATOR(it->self,
 				"%s: seeking input port `in%u` to its beginning failed.",
@@ -569,6 +583,10 @@ bt_message_iterator_class_initialize_method_status sync_iter_init(
 		put_stream_key, g_free);
 	ds_reorder_init(&it->reorder);
 	if (create_inputs(it) || sync_pass1_init(it)) {
+		goto error;
+	}
+	/* two passes: fail now rather than after reading everything once */
+	if (!it->comp->formula && check_seekable(it)) {
 		goto error;
 	}
 	if (it->comp->formula) {

@@ -566,7 +566,8 @@ static void write_host_pairs(struct sync_iter *it, struct ds_json_writer *w)
 				continue;
 			}
 			pair = ds_sync_solver_pair(&it->solver, i, j);
-			if (pair->count_above + pair->count_below + pair->rejected == 0) {
+			if (pair->count_above + pair->count_below + pair->rejected +
+					pair->out_of_range == 0) {
 				continue;
 			}
 			ds_sync_pair_fit(pair, &fit);
@@ -577,6 +578,7 @@ static void write_host_pairs(struct sync_iter *it, struct ds_json_writer *w)
 			ds_json_uint(w, "a_to_b", pair->count_above);
 			ds_json_uint(w, "b_to_a", pair->count_below);
 			ds_json_uint(w, "rejected", pair->rejected);
+			ds_json_uint(w, "out_of_range", pair->out_of_range);
 			if (fit.has_min) {
 				ds_json_double(w, "slope_min", fit.slope_min);
 			}
