@@ -139,9 +139,9 @@ def test_formula_applies_cleanly(shared_traces, tmp_path):
     ({"tf_slope": -1.0}, "`transform.slope` must be a number within 1000 ppm of 1"),
     ({"tf_slope": "1"}, "`transform.slope` must be a number within 1000 ppm of 1 ([0.999, 1.001]: "
                         "no real clock drifts more), got a string; "),
-    ({"tf_y0": -5}, "host #0 (`VM1`): `y0` must be an integer (ns) in [0, 9223372036854775807], got -5; "),
-    ({"tf_x0": 1.5}, "`x0` must be an integer (ns) in [0, 9223372036854775807], got 1.5; "),
-    ({"tf_x0": 9223372036854775808}, "`x0` must be an integer (ns) in [0, 9223372036854775807], "
+    ({"tf_y0": -5}, "host #0 (`VM1`): `transform.y0` must be an integer (ns) in [0, 9223372036854775807], got -5; "),
+    ({"tf_x0": 1.5}, "`transform.x0` must be an integer (ns) in [0, 9223372036854775807], got 1.5; "),
+    ({"tf_x0": 9223372036854775808}, "`transform.x0` must be an integer (ns) in [0, 9223372036854775807], "
                                      "got 9.2233720368547758e+18; "),
     ({"tf_y0": 9223372036854775807, "tf_x0": 0, "last_ns": 1361214092915325958},
      "host #0 (`VM1`): `transform` maps `last_ns` (1361214092915325958 ns) outside the int64 "
@@ -162,8 +162,8 @@ def test_formula_field_out_of_range(shared_traces, tmp_path, fields, text):
 
 
 @pytest.mark.parametrize("top, text", [
-    ({"reorder": {"window_ns": -1}}, "`window_ns` must be an integer (ns) in [0, 86400000000000], got -1; "),
-    ({"reorder": {"window_ns": 1e20}}, "`window_ns` must be an integer (ns) in [0, 86400000000000], "
+    ({"reorder": {"window_ns": -1}}, "`reorder.window_ns` must be an integer (ns) in [0, 86400000000000], got -1; "),
+    ({"reorder": {"window_ns": 1e20}}, "`reorder.window_ns` must be an integer (ns) in [0, 86400000000000], "
                                        "got 1e+20; "),
     ({"reorder": 5}, "`reorder` must be an object; "),
     ({"reference": "VM9"}, "`reference` `VM9` names none of its hosts (`VM1`, `VM3`); "),

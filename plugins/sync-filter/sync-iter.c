@@ -8,6 +8,7 @@
  * timestamps, both measured in pass 1).
  */
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <xxhash.h>
@@ -438,7 +439,15 @@ static int finish_pass1(struct sync_iter *it)
 				"host %s: no usable send/receive pair joins it to reference host %s: "
 				"it keeps its own clock (quality ABSENT)", host->name,
 				((struct sync_host *) g_ptr_array_index(it->hosts, it->reference))->name);
-		} else if (host->result.fail_on_path) {
+		} else if (fabs(host->result.to_ref.slope - 1.0) > SYNC_MAX_SLOPE_DEVIATION) {
+			DS_LOG_WARN(it->comp->self_comp, SYNC_CLASS_NAME,
+				"host %s: its clock slope %.9f is more than %.0f ppm from 1, beyond a "
+				"real clock's drift (quality %s: check its pairs); the report cannot be "
+				"applied as a `formula` (doc/sync.md, \"Formula\")", host->name,
+				host->result.to_ref.slope, SYNC_MAX_SLOPE_DEVIATION * 1e6,
+				ds_sync_quality_name(host->result.quality));
+		}
+		if (host->result.quality != DS_SYNC_QUALITY_ABSENT && host->result.fail_on_path) {
 			DS_LOG_WARN(it->comp->self_comp, SYNC_CLASS_NAME,
 				"host %s: contradicting pairs on its path to the reference (quality FAIL): "
 				"the last good formula is kept (%" PRIu64 " pairs rejected)",

@@ -120,7 +120,7 @@ static void describe_json(const struct ds_json_value *v, char *out, size_t size)
  * `optional`) leaves *out and *present false.  -1 with the cause appended
  * otherwise.
  */
-static int formula_int(struct sync_iter *it, const char *where,
+static int formula_int(struct sync_iter *it, const char *where, const char *parent,
 		const struct ds_json_value *obj, const char *key, bool optional,
 		int64_t lo, int64_t hi, int64_t *out, bool *present)
 {
@@ -138,8 +138,8 @@ static int formula_int(struct sync_iter *it, const char *where,
 		return 0;
 	}
 	describe_json(v, got, sizeof(got));
-	return formula_fail(it, "%s`%s` must be an integer (ns) in [%" PRId64 ", %" PRId64
-		"], got %s; " REGENERATE, where, key, lo, hi, got);
+	return formula_fail(it, "%s`%s%s` must be an integer (ns) in [%" PRId64 ", %" PRId64
+		"], got %s; " REGENERATE, where, parent, key, lo, hi, got);
 }
 
 static bool is_uuid_text(const char *s)
@@ -191,8 +191,10 @@ static int formula_transform(struct sync_iter *it, const char *where,
 		return formula_fail(it, "%smissing or invalid `transform` (want {\"x0\": int, "
 			"\"y0\": int, \"slope\": number})", where);
 	}
-	if (formula_int(it, where, jt, "x0", false, 0, INT64_MAX, &tf->x0, &present) ||
-			formula_int(it, where, jt, "y0", false, 0, INT64_MAX, &tf->y0, &present)) {
+	if (formula_int(it, where, "transform.", jt, "x0", false, 0, INT64_MAX, &tf->x0,
+				&present) ||
+			formula_int(it, where, "transform.", jt, "y0", false, 0, INT64_MAX, &tf->y0,
+				&present)) {
 		return -1;
 	}
 	if (slope->type != DS_JSON_NUMBER || !isfinite(slope->number) ||
@@ -215,8 +217,8 @@ static int formula_range(struct sync_iter *it, const char *where,
 	bool present[2];
 	int k;
 
-	if (formula_int(it, where, jh, "first_ns", true, 0, INT64_MAX, &t[0], &present[0]) ||
-			formula_int(it, where, jh, "last_ns", true, 0, INT64_MAX, &t[1],
+	if (formula_int(it, where, "", jh, "first_ns", true, 0, INT64_MAX, &t[0], &present[0]) ||
+			formula_int(it, where, "", jh, "last_ns", true, 0, INT64_MAX, &t[1],
 				&present[1])) {
 		return -1;
 	}
@@ -259,7 +261,7 @@ static int formula_host(struct sync_iter *it, const struct ds_json_value *jh, si
 			formula_string(it, where, jh, "clock_name", &clock_name) ||
 			formula_transform(it, where, jh, &tf) ||
 			formula_range(it, where, jh, &tf) ||
-			formula_int(it, where, jh, "accuracy_ns", true, 0, INT64_MAX, &accuracy,
+			formula_int(it, where, "", jh, "accuracy_ns", true, 0, INT64_MAX, &accuracy,
 				&present)) {
 		goto end;
 	}
@@ -422,8 +424,8 @@ int sync_apply_formula(struct sync_iter *it)
 	if (reorder && reorder->type != DS_JSON_NULL && reorder->type != DS_JSON_OBJECT) {
 		return formula_fail(it, "`reorder` must be an object; " REGENERATE);
 	}
-	if (formula_int(it, "", reorder, "window_ns", true, 0, SYNC_MAX_WINDOW_NS, &window,
-			&has_window)) {
+	if (formula_int(it, "", "reorder.", reorder, "window_ns", true, 0, SYNC_MAX_WINDOW_NS,
+			&window, &has_window)) {
 		return -1;
 	}
 	if (!has_window) {
