@@ -239,7 +239,7 @@ def test_formula_transform_overflows_on_the_input(shared_traces, tmp_path):
 @pytest.mark.parametrize("text, what", [
     ('{"hosts": ' + "[" * 70 + "]" * 70 + "}", "nesting too deep (more than 64 levels) at line 1, column 74"),
     ('{"hosts": [], "x": 1e999}', "number out of range (beyond a double) at line 1, column 20"),
-    ('{"hosts": [], "x": 012}', "expected ',' or '}' at line 1, column 21"),
+    ('{"hosts": [], "x": 012}', "malformed number (no leading zero allowed) at line 1, column 21"),
     (r'{"hosts": [], "x": "\u0000"}', "invalid escape in a string (\\u0000 and unpaired surrogates "
                                      "are refused) at line 1, column 27"),
     (b'{"hosts": [], "x": "\xff"}', "invalid UTF-8 in a string at line 1, column 21"),

@@ -280,6 +280,9 @@ static struct ds_json_value *parse_number(struct parser *ps)
 		while (is_digit(ps)) {
 			ps->p++;
 		}
+	} else if (is_digit(ps)) {
+		fail(ps, "malformed number (no leading zero allowed)");
+		return NULL;
 	}
 	if (ps->p < ps->end && *ps->p == '.') {
 		integer = false;

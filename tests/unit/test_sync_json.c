@@ -108,6 +108,8 @@ static void test_numbers(void)
 		UNIT_CHECK(v == NULL && err[0], bad[i]);
 		ds_json_free(v);
 	}
+	UNIT_CHECK(refused_with("[0, 012]", "malformed number (no leading zero allowed) at line 1, column 6"),
+		"leading zero named");
 	UNIT_CHECK(refused_with("[1e400]", "number out of range (beyond a double) at line 1, column 2"),
 		"1e400 refused");
 	UNIT_CHECK(refused_with("-1e400", "number out of range"), "-1e400 refused");
