@@ -1,4 +1,6 @@
 """filter.deepspan.sync refuses bad parameters and bad formulas with errors that say what is wrong."""
+import json
+
 import pytest
 
 from conftest import run_babeltrace2
@@ -65,7 +67,7 @@ def test_formula_host_without_transform(shared_traces, tmp_path):
     f = tmp_path / "notf.json"
     f.write_text('{"hosts": [{"name": "VM1", "transform": {"x0": 1, "y0": 2}}]}')
     err = _run_sync(shared_traces, f'formula="{f}"')
-    assert (f'parameter `formula`: "{f}": host #0: missing or invalid `transform` '
+    assert (f'parameter `formula`: "{f}": host #0 (`VM1`): missing or invalid `transform` '
             '(want {"x0": int, "y0": int, "slope": number}).') in err
 
 
@@ -83,16 +85,216 @@ def test_reference_conflicting_with_formula(shared_traces, tmp_path):
             "drop `reference` or write a new report with it.") in err
 
 
-def test_host_missing_from_formula_warns(shared_traces, tmp_path):
-    f = tmp_path / "f.json"
-    f.write_text('{"reference": "VM3", "hosts": [{"name": "VM3", '
-                 '"clock_uuid": "1a9a454c-b8e8-4c19-b95d-65840be0962f", '
-                 '"transform": {"x0": 0, "y0": 0, "slope": 1.0}}]}')
+VM1_UUID = "74715693-28c1-4d0d-bee9-24790a4942b0"
+VM3_UUID = "1a9a454c-b8e8-4c19-b95d-65840be0962f"
+REGENERATE = ("re-run filter.deepspan.sync with `report=` on these traces to regenerate it "
+              '(doc/sync.md, "Formula").')
+
+
+def _host(name, uuid, **fields):
+    host = {"name": name, "clock_uuid": uuid,
+            "transform": {"x0": 1361214092915325958, "y0": 1361214092834760756,
+                          "slope": 0.9999413783703139}}
+    host.update(fields)
+    return host
+
+
+def _formula(tmp_path, hosts=None, **top):
+    doc = {"reference": "VM3", "reorder": {"window_ns": 1700},
+           "hosts": hosts if hosts is not None else
+           [_host("VM1", VM1_UUID), _host("VM3", VM3_UUID,
+                                          transform={"x0": 0, "y0": 0, "slope": 1.0})]}
+    doc.update(top)
+    path = tmp_path / "formula.json"
+    path.write_text(json.dumps(doc))
+    return path
+
+
+def _vm1(tmp_path, **fields):
+    """A formula whose host #0 (VM1) has `fields` replaced (transform members by `tf_<name>`)."""
+    tf = {"x0": 1361214092915325958, "y0": 1361214092834760756, "slope": 0.9999413783703139}
+    for k in list(fields):
+        if k.startswith("tf_"):
+            tf[k[3:]] = fields.pop(k)
+    return _formula(tmp_path, [_host("VM1", VM1_UUID, transform=tf, **fields),
+                               _host("VM3", VM3_UUID, transform={"x0": 0, "y0": 0, "slope": 1.0})])
+
+
+def test_formula_applies_cleanly(shared_traces, tmp_path):
+    """The valid base of the cases below runs without a word."""
+    f = _formula(tmp_path)
+    base = shared_traces / "synctraces"
+    proc = run_babeltrace2("run", "-c", "src:source.ctf.fs", "-p", f'inputs=["{base / "scp_src"}"]',
+                           "-c", "dst:source.ctf.fs", "-p", f'inputs=["{base / "scp_dest"}"]',
+                           "-c", "sync:filter.deepspan.sync", "-p", f'formula="{f}"',
+                           "-c", "out:sink.utils.dummy", "--connect", "src:sync.in0",
+                           "--connect", "dst:sync.in1", "--connect", "sync:out")
+    assert proc.stderr == ""
+
+
+@pytest.mark.parametrize("fields, text", [
+    ({"tf_slope": 1e300}, "host #0 (`VM1`): `transform.slope` must be a number within 1000 ppm of 1 "
+                          "([0.999, 1.001]: no real clock drifts more), got 1.0000000000000001e+300; "),
+    ({"tf_slope": 1.0011}, "got 1.0011000000000001; "),
+    ({"tf_slope": -1.0}, "`transform.slope` must be a number within 1000 ppm of 1"),
+    ({"tf_slope": "1"}, "`transform.slope` must be a number within 1000 ppm of 1 ([0.999, 1.001]: "
+                        "no real clock drifts more), got a string; "),
+    ({"tf_y0": -5}, "host #0 (`VM1`): `transform.y0` must be an integer (ns) in [0, 9223372036854775807], got -5; "),
+    ({"tf_x0": 1.5}, "`transform.x0` must be an integer (ns) in [0, 9223372036854775807], got 1.5; "),
+    ({"tf_x0": 9223372036854775808}, "`transform.x0` must be an integer (ns) in [0, 9223372036854775807], "
+                                     "got 9.2233720368547758e+18; "),
+    ({"tf_y0": 9223372036854775807, "tf_x0": 0, "last_ns": 1361214092915325958},
+     "host #0 (`VM1`): `transform` maps `last_ns` (1361214092915325958 ns) outside the int64 "
+     "nanosecond range; "),
+    ({"first_ns": 20, "last_ns": 10}, "`first_ns` (20) is after `last_ns` (10); "),
+    ({"accuracy_ns": -3}, "`accuracy_ns` must be an integer (ns) in [0, 9223372036854775807], got -3; "),
+    ({"clock_uuid": "not-a-uuid"}, '`clock_uuid` "not-a-uuid" is not a UUID (want 8-4-4-4-12 hex '
+                                   'digits, or "" for a clock without one); '),
+    ({"clock_uuid": 7}, "host #0 (`VM1`): `clock_uuid` must be a string, got 7; "),
+    ({"origin_is_unix_epoch": "yes"}, "`origin_is_unix_epoch` must be true or false; "),
+])
+def test_formula_field_out_of_range(shared_traces, tmp_path, fields, text):
+    f = _vm1(tmp_path, **fields)
+    err = _run_sync(shared_traces, f'formula="{f}"')
+    assert f'filter.deepspan.sync: parameter `formula`: "{f}": ' in err
+    assert text in err
+    assert REGENERATE in err
+
+
+@pytest.mark.parametrize("top, text", [
+    ({"reorder": {"window_ns": -1}}, "`reorder.window_ns` must be an integer (ns) in [0, 86400000000000], got -1; "),
+    ({"reorder": {"window_ns": 1e20}}, "`reorder.window_ns` must be an integer (ns) in [0, 86400000000000], "
+                                       "got 1e+20; "),
+    ({"reorder": 5}, "`reorder` must be an object; "),
+    ({"reference": "VM9"}, "`reference` `VM9` names none of its hosts (`VM1`, `VM3`); "),
+    ({"reference": 3}, "`reference` must be a string, got 3; "),
+])
+def test_formula_top_level_out_of_range(shared_traces, tmp_path, top, text):
+    f = _formula(tmp_path, **top)
+    err = _run_sync(shared_traces, f'formula="{f}"')
+    assert f'parameter `formula`: "{f}": {text}' in err and REGENERATE in err
+
+
+def test_formula_duplicate_hosts(shared_traces, tmp_path):
+    f = _formula(tmp_path, [_host("VM1", VM1_UUID), _host("VM1", VM3_UUID)])
+    err = _run_sync(shared_traces, f'formula="{f}"')
+    assert f'"{f}": hosts #0 and #1 are both named `VM1`; ' + REGENERATE in err
+    f = _formula(tmp_path, [_host("VM1", VM1_UUID), _host("VM3", VM1_UUID.upper())])
+    err = _run_sync(shared_traces, f'formula="{f}"')
+    assert f'"{f}": hosts #0 and #1 have the same `clock_uuid` {VM1_UUID}; ' + REGENERATE in err
+
+
+def test_formula_host_not_an_object(shared_traces, tmp_path):
+    f = _formula(tmp_path, [_host("VM1", VM1_UUID), 42])
+    err = _run_sync(shared_traces, f'formula="{f}"')
+    assert f'"{f}": host #1: not an object; ' + REGENERATE in err
+
+
+def test_formula_of_other_traces(shared_traces, tmp_path):
+    """Same host names, other clocks (another recording): refused, naming both UUIDs."""
+    other = "0b1c2d3e-0000-4000-8000-000000000001"
+    f = _formula(tmp_path, [_host("VM1", other), _host("VM3", VM3_UUID)])
+    err = _run_sync(shared_traces, f'formula="{f}"')
+    assert (f'parameter `formula`: "{f}": host `VM1` has clock {VM1_UUID} in the input but {other} '
+            "in the formula: the formula was computed on other traces; " + REGENERATE) in err
+
+
+def test_host_missing_from_formula(shared_traces, tmp_path):
+    """A formula lists every host of its traces: an input host it lacks is an error naming both sides."""
+    f = _formula(tmp_path, [_host("VM3", VM3_UUID, transform={"x0": 0, "y0": 0, "slope": 1.0})])
+    base = shared_traces / "synctraces"
+    proc = run_babeltrace2("run", "-c", "src:source.ctf.fs", "-p", f'inputs=["{base / "scp_src"}"]',
+                           "-c", "sync:filter.deepspan.sync", "-p", f'formula="{f}"',
+                           "-c", "out:sink.utils.dummy", "--connect", "src:sync",
+                           "--connect", "sync:out", check=False)
+    assert proc.returncode != 0
+    err = " ".join(proc.stderr.split())
+    assert (f'parameter `formula`: "{f}": host `VM1` (clock {VM1_UUID}) of the input is not in the '
+            "formula (its hosts: `VM3`): the formula was computed on other traces; " + REGENERATE) in err
+
+
+def test_formula_host_absent_from_input_warns(shared_traces, tmp_path):
+    """Applying a formula to a subset of its traces is fine: the unused hosts are named in a warning."""
+    f = _formula(tmp_path)
     base = shared_traces / "synctraces"
     proc = run_babeltrace2("run", "-c", "src:source.ctf.fs", "-p", f'inputs=["{base / "scp_src"}"]',
                            "-c", "sync:filter.deepspan.sync", "-p", f'formula="{f}"',
                            "-c", "out:sink.utils.dummy", "--connect", "src:sync",
                            "--connect", "sync:out")
     err = " ".join(proc.stderr.split())
-    assert (f'host VM1 (clock 74715693-28c1-4d0d-bee9-24790a4942b0) is not in formula "{f}": '
-            "it keeps its own clock (quality ABSENT)") in err
+    assert (f'formula "{f}": 1 host of the formula did not appear in the input, its transform was '
+            f"unused: `VM3` (clock {VM3_UUID})") in err
+
+
+def test_formula_transform_overflows_on_the_input(shared_traces, tmp_path):
+    """A transform valid at its own x0 that overflows on this input's times: the run stops, naming it."""
+    f = _vm1(tmp_path, tf_x0=0, tf_y0=9223372036854775000, tf_slope=1.0)
+    err = _run_sync(shared_traces, f'formula="{f}"')
+    assert ("filter.deepspan.sync: host `VM1`: its clock transform (x0 0, y0 9223372036854775000, "
+            "slope 1) maps time ") in err
+    assert (f' ns outside the int64 nanosecond range (from formula "{f}"): the formula does not fit '
+            "this trace; re-run filter.deepspan.sync with `report=` on these traces to regenerate it.") in err
+
+
+@pytest.mark.parametrize("text, what", [
+    ('{"hosts": ' + "[" * 70 + "]" * 70 + "}", "nesting too deep (more than 64 levels) at line 1, column 74"),
+    ('{"hosts": [], "x": 1e999}', "number out of range (beyond a double) at line 1, column 20"),
+    ('{"hosts": [], "x": 012}', "malformed number (no leading zero allowed) at line 1, column 21"),
+    (r'{"hosts": [], "x": "\u0000"}', "invalid escape in a string (\\u0000 and unpaired surrogates "
+                                     "are refused) at line 1, column 27"),
+    (b'{"hosts": [], "x": "\xff"}', "invalid UTF-8 in a string at line 1, column 21"),
+])
+def test_malformed_formula_json(shared_traces, tmp_path, text, what):
+    bad = tmp_path / "bad.json"
+    if isinstance(text, bytes):
+        bad.write_bytes(text)
+    else:
+        bad.write_text(text)
+    err = _run_sync(shared_traces, f'formula="{bad}"')
+    assert f'parameter `formula`: "{bad}" is not valid JSON: {what}.' in err
+
+
+def test_formula_not_a_regular_file(shared_traces, tmp_path):
+    err = _run_sync(shared_traces, f'formula="{tmp_path}"')
+    assert f'parameter `formula`: "{tmp_path}" is not a regular file.' in err
+
+
+def test_huge_formula_file(shared_traces, tmp_path):
+    big = tmp_path / "big.json"
+    with open(big, "wb") as f:
+        f.truncate(16 * 1024 * 1024 + 1)
+    err = _run_sync(shared_traces, f'formula="{big}"')
+    assert (f'parameter `formula`: "{big}" is larger than 16 MiB (16777217 bytes): not a file '
+            "deepspan wrote.") in err
+
+
+def test_identity_formula_keeps_every_clock_quietly(shared_traces, tmp_path):
+    """`{"hosts": []}` is the identity formula: both hosts keep their clocks, no error, no warning."""
+    f = tmp_path / "identity.json"
+    f.write_text('{"hosts": [], "reorder": {"window_ns": 1000000}}')
+    base = shared_traces / "synctraces"
+    proc = run_babeltrace2("run", "-c", "src:source.ctf.fs", "-p", f'inputs=["{base / "scp_src"}"]',
+                           "-c", "dst:source.ctf.fs", "-p", f'inputs=["{base / "scp_dest"}"]',
+                           "-c", "sync:filter.deepspan.sync", "-p", f'formula="{f}"',
+                           "-c", "out:sink.utils.dummy", "--connect", "src:sync.in0",
+                           "--connect", "dst:sync.in1", "--connect", "sync:out")
+    assert proc.stderr == ""
+
+
+def test_unseekable_upstream_fails_before_pass_one(shared_traces, tmp_path):
+    """filter.utils.trimmer (2.0.4) cannot seek: two passes are refused at once, before reading
+    anything (no report written), with the way out (`formula`)."""
+    report = tmp_path / "sync.json"
+    base = shared_traces / "synctraces"
+    proc = run_babeltrace2("run", "-c", "src:source.ctf.fs", "-p", f'inputs=["{base / "scp_src"}"]',
+                           "-c", "trim:filter.utils.trimmer", "-p", 'begin="2013-02-18 19:01:00"',
+                           "-c", "sync:filter.deepspan.sync", "-p", f'report="{report}"',
+                           "-c", "out:sink.utils.dummy", "--connect", "src:trim",
+                           "--connect", "trim:sync", "--connect", "sync:out", check=False)
+    assert proc.returncode != 0
+    err = " ".join(proc.stderr.split())
+    assert ("filter.deepspan.sync: the upstream of input port `in0` cannot seek back to its beginning, "
+            'which the second pass needs. Run once with `report="sync.json"` on a seekable source '
+            '(e.g. source.ctf.fs), then apply it with `formula="sync.json"` (one pass, no seeking; '
+            'doc/sync.md, "Sources that cannot seek").') in err
+    assert not report.exists()

@@ -18,11 +18,11 @@ def web_clock(true):
     return true + WEB_OFFSET
 
 
-def api_clock(true):
-    return true + API_OFFSET + round((true - BASE) * API_DRIFT)
+def api_clock(true, drift=API_DRIFT):
+    return true + API_OFFSET + round((true - BASE) * drift)
 
 
-def _exchange(n=60, contradiction=False):
+def _exchange(n=60, contradiction=False, drift=API_DRIFT):
     """Per host, the (event, local time, port, local_port) list of n requests.
 
     With `contradiction`, the last request reaches the server 5 ms before it was sent."""
@@ -34,8 +34,9 @@ def _exchange(n=60, contradiction=False):
         if contradiction and i == n - 1:
             lat_req = -5_000_000
         web.append(("vnode:http_client_request", web_clock(t), 8080, cport))
-        api.append(("vnode:http_server_request", api_clock(t + lat_req), cport, 8080))
-        api.append(("vnode:http_server_response", api_clock(t + lat_req + 2_000_000), cport, 8080))
+        api.append(("vnode:http_server_request", api_clock(t + lat_req, drift), cport, 8080))
+        api.append(("vnode:http_server_response", api_clock(t + lat_req + 2_000_000, drift),
+                    cport, 8080))
         web.append(("vnode:http_client_response",
                     web_clock(t + lat_req + 2_000_000 + lat_resp), 8080, cport))
     return {"web": sorted(web, key=lambda e: e[1]), "api": sorted(api, key=lambda e: e[1])}
@@ -71,7 +72,9 @@ class _Iter(bt2._UserMessageIterator):
 
 class _VnodeSource(bt2._UserSourceComponent, message_iterator_class=_Iter):
     def __init__(self, config, params, obj):
-        for host, events in _exchange(contradiction=bool(params.get("contradiction"))).items():
+        drift = float(params["drift"]) if "drift" in params else API_DRIFT
+        for host, events in _exchange(contradiction=bool(params.get("contradiction")),
+                                      drift=drift).items():
             tc = self._create_trace_class()
             cc = self._create_clock_class(frequency=1_000_000_000, name="monotonic",
                                           origin_is_unix_epoch=True,
@@ -159,3 +162,22 @@ def test_formula_needs_no_seek(bt2_plugin, tmp_path):
     state = run_sync(bt2_plugin, [(_VnodeSource, {"unseekable": True})], {"formula": str(report)},
                      keep=lambda m: m.default_clock_snapshot.ns_from_origin)
     assert state["count"] == 240 and state["decreases"] == 0
+
+
+def test_slope_beyond_formula_range_warns_and_formula_refuses(bt2_plugin, tmp_path, capfd):
+    """A clock drifting 2000 ppm: two passes sync it but warn that the report is no valid formula;
+    applying it as one is refused on `transform.slope`."""
+    report = tmp_path / "sync.json"
+    run_sync(bt2_plugin, [(_VnodeSource, {"drift": 2e-3})],
+             {"report": str(report), "reference": "web", "match": ["http"]})
+    err = " ".join(capfd.readouterr().err.split())
+    api = next(h for h in load_json(report)["hosts"] if h["name"] == "api")
+    assert api["quality"] == "ACCURATE" and abs(1 / api["slope"] - 1.002) < 1e-5
+    assert (f"host api: its clock slope {api['slope']:.9f} is more than 1000 ppm from 1, beyond a real "
+            "clock's drift (quality ACCURATE: check its pairs); the report cannot be applied as a "
+            '`formula` (doc/sync.md, "Formula")') in err
+    with pytest.raises(bt2._Error) as failure:
+        run_sync(bt2_plugin, [(_VnodeSource, {"drift": 2e-3})], {"formula": str(report)})
+    err = " ".join(str(failure.value).split())
+    index = [h["name"] for h in load_json(report)["hosts"]].index("api")
+    assert f"host #{index} (`api`): `transform.slope` must be a number within 1000 ppm of 1" in err

@@ -1,6 +1,7 @@
 """filter.deepspan.sync on the real two-host LTTng trace (scp between VM1 and VM3, inet_sock_local_* events)."""
 import json
 import subprocess
+from fractions import Fraction
 
 import pytest
 
@@ -49,7 +50,42 @@ def test_cli_run_clean_and_report(scp, tmp_path):
         assert b["lo"] <= b["hi"]
     pair = rep["host_pairs"][0]
     assert pair["quality"] == "ACCURATE" and pair["a_to_b"] + pair["b_to_a"] == 46
-    assert pair["slope_min"] <= vm1["slope"] <= pair["slope_max"]
+    # the pair's x host is the reference (VM3) as in Trace Compass: its hull slopes map VM3 -> VM1
+    assert (pair["a"], pair["b"]) == ("VM3", "VM1")
+    assert pair["slope_min"] <= pair["alpha"] <= pair["slope_max"]
+    assert pair["slope_min"] <= 1 / vm1["slope"] <= pair["slope_max"]
+
+
+# Trace Compass's own expectation for these two traces (org.eclipse.tracecompass, lttng/
+# org.eclipse.tracecompass.lttng2.kernel.core.tests/.../matchandsync/ExperimentSyncTest.java,
+# testExperimentSync): trace1 = SYNC_SRC (scp_src, VM1) gets
+# "TmfTimestampTransformLinearFast [ slope = 0.9999413783703139011056845831168394,
+#  offset = 79796507913179.33347660124688298171 ]" and trace2 (scp_dest, VM3, the reference)
+# the identity.  t' = slope t + offset, t in ns from the clock's origin.
+TC_SLOPE = Fraction("0.9999413783703139011056845831168394")
+TC_OFFSET = Fraction("79796507913179.33347660124688298171")
+
+
+def test_formula_equals_trace_compass(scp, tmp_path):
+    report = tmp_path / "sync.json"
+    src, dst = scp
+    run_babeltrace2(
+        "run", "-c", "src:source.ctf.fs", "-p", f'inputs=["{src}"]',
+        "-c", "dst:source.ctf.fs", "-p", f'inputs=["{dst}"]',
+        "-c", "sync:filter.deepspan.sync", "-p", f'report="{report}"',
+        "-c", "out:sink.utils.dummy",
+        "--connect", "src:sync.in0", "--connect", "dst:sync.in1", "--connect", "sync:out")
+    hosts = {h["name"]: h for h in load_json(report)["hosts"]}
+    vm1, vm3 = hosts["VM1"], hosts["VM3"]
+    assert vm3["reference"] and vm3["linear"] == {"slope": 1, "offset_ns": 0}
+    assert abs(vm1["linear"]["slope"] - float(TC_SLOPE)) < 1e-9
+    assert abs(vm1["linear"]["offset_ns"] - float(TC_OFFSET)) < 1000
+    assert vm1["slope"] == vm1["linear"]["slope"] == vm1["transform"]["slope"]
+    # the applied transform agrees with Trace Compass's over VM1's whole time range
+    tf = vm1["transform"]
+    for t in (vm1["first_ns"], tf["x0"], vm1["last_ns"]):
+        ours = tf["y0"] + (t - tf["x0"]) + round((tf["slope"] - 1) * (t - tf["x0"]))
+        assert abs(ours - (TC_SLOPE * t + TC_OFFSET)) < 1000, t
 
 
 def test_every_receive_after_its_send(bt2_plugin, scp):

@@ -37,12 +37,67 @@ bool ds_sync_quality_from_name(const char *name, enum ds_sync_quality *out)
 
 /* ---- transforms ---- */
 
+bool ds_transform_apply_checked(const struct ds_transform *tf, int64_t t, int64_t *out)
+{
+	int64_t d, r;
+	double corr;
+
+	if (__builtin_sub_overflow(t, tf->x0, &d)) {
+		return false;
+	}
+	/* y0 + d + (slope - 1) d: exact for slope 1, and the product stays small */
+	corr = (tf->slope - 1.0) * (double) d;
+	if (!(corr > -0x1p63 && corr < 0x1p63)) {
+		return false;	/* also NaN */
+	}
+	return !__builtin_add_overflow(tf->y0, d, &r) &&
+		!__builtin_add_overflow(r, (int64_t) llround(corr), out);
+}
+
 int64_t ds_transform_apply(const struct ds_transform *tf, int64_t t)
 {
-	int64_t d = t - tf->x0;
+	int64_t out;
+	long double v;
 
-	/* y0 + d + (slope - 1) d: exact for slope 1, and the product stays small */
-	return tf->y0 + d + (int64_t) llround((tf->slope - 1.0) * (double) d);
+	if (ds_transform_apply_checked(tf, t, &out)) {
+		return out;
+	}
+	/* only the direction matters when saturating */
+	v = (long double) tf->y0 + (long double) tf->slope * ((long double) t - tf->x0);
+	return v > 0 || isnan(v) ? INT64_MAX : INT64_MIN;
+}
+
+int64_t ds_sat_sub(int64_t a, int64_t b)
+{
+	int64_t r;
+
+	if (__builtin_sub_overflow(a, b, &r)) {
+		return a > b ? INT64_MAX : INT64_MIN;
+	}
+	return r;
+}
+
+/* nearest int64 of v, saturated (llroundl is unspecified beyond the range) */
+static int64_t round_saturated(long double v)
+{
+	if (isnan(v)) {
+		return 0;
+	}
+	if (v >= 0x1p63L) {
+		return INT64_MAX;
+	}
+	if (v <= -0x1p63L) {
+		return INT64_MIN;
+	}
+	return (int64_t) llroundl(v);
+}
+
+double ds_transform_offset_at_zero(const struct ds_transform *tf)
+{
+	/* y0 - x0 - (slope - 1) x0: the two large terms cancel exactly first */
+	long double d = (long double) ((i128) tf->y0 - tf->x0);
+
+	return (double) (d - ((long double) tf->slope - 1.0L) * (long double) tf->x0);
 }
 
 struct ds_transform ds_transform_compose(const struct ds_transform *outer,
@@ -100,13 +155,23 @@ static struct frac slope_of(struct ds_point left, struct ds_point right)
 	return f;
 }
 
-/* < 0, 0, > 0 as a <, ==, > b; products of 64-bit-range values fit */
+/*
+ * < 0, 0, > 0 as a <, ==, > b (den > 0).  Exact when both products fit 127
+ * bits (always for differences of points within DS_SYNC_POINT_LIMIT); the
+ * envelope search probes lines a little beyond that, compared in long double.
+ */
 static int frac_cmp(struct frac a, struct frac b)
 {
-	i128 l = a.num * b.den;
-	i128 r = b.num * a.den;
+	i128 l, r;
+	long double lv, rv;
 
-	return l < r ? -1 : (l > r ? 1 : 0);
+	if (!__builtin_mul_overflow(a.num, b.den, &l) &&
+			!__builtin_mul_overflow(b.num, a.den, &r)) {
+		return l < r ? -1 : (l > r ? 1 : 0);
+	}
+	lv = (long double) a.num / (long double) a.den;
+	rv = (long double) b.num / (long double) b.den;
+	return lv < rv ? -1 : (lv > rv ? 1 : 0);
 }
 
 static double frac_value(struct frac f)
@@ -271,6 +336,11 @@ bool ds_sync_pair_add(struct ds_sync_pair *pair, bool above, struct ds_point pt,
 	struct ds_point min_l = pair->min_p, min_r = pair->min_q;
 
 	*oom = false;
+	if (pt.x <= -DS_SYNC_POINT_LIMIT || pt.x >= DS_SYNC_POINT_LIMIT ||
+			pt.y <= -DS_SYNC_POINT_LIMIT || pt.y >= DS_SYNC_POINT_LIMIT) {
+		pair->out_of_range++;
+		return false;
+	}
 	if (!tighten(pair, above, pt, &has_max, &max_l, &max_r, &has_min,
 			&min_l, &min_r)) {
 		pair->rejected++;
@@ -393,6 +463,13 @@ static void envelope(const struct ds_sync_pair *pair, bool vary_x, int64_t fixed
 	static const int64_t nudges[] = { 0, -1, 1, -2, 2 };
 	size_t i;
 
+	if (fixed < -DS_SYNC_POINT_LIMIT || fixed > DS_SYNC_POINT_LIMIT ||
+			guess < -DS_SYNC_POINT_LIMIT || guess > DS_SYNC_POINT_LIMIT) {
+		/* beyond the data's domain: the search steps (up to 2^61) could overflow */
+		*has_lo = *has_hi = false;
+		*lo = *hi = guess;
+		return;
+	}
 	for (i = 0; i < sizeof(nudges) / sizeof(nudges[0]); i++) {
 		if (feasible_at(pair, vary_x, fixed, guess + nudges[i])) {
 			guess += nudges[i];
@@ -445,7 +522,7 @@ static long double band_middle(const struct ds_sync_pair *pair, double slope,
 
 	for (i = 0; i < pair->below.len; i++) {
 		struct ds_point p = pair->below.points[i];
-		long double v = (long double) p.y + slope * (long double) (x0 - p.x);
+		long double v = (long double) p.y + slope * (long double) ((i128) x0 - p.x);
 
 		if (!has_lo || v > lo) {
 			lo = v;
@@ -454,7 +531,7 @@ static long double band_middle(const struct ds_sync_pair *pair, double slope,
 	}
 	for (i = 0; i < pair->above.len; i++) {
 		struct ds_point q = pair->above.points[i];
-		long double v = (long double) q.y + slope * (long double) (x0 - q.x);
+		long double v = (long double) q.y + slope * (long double) ((i128) x0 - q.x);
 
 		if (!has_hi || v < hi) {
 			hi = v;
@@ -469,7 +546,7 @@ static long double band_middle(const struct ds_sync_pair *pair, double slope,
 
 static void fit_central(const struct ds_sync_pair *pair, struct ds_sync_fit *fit)
 {
-	int64_t x0 = pair->x_first + (pair->x_last - pair->x_first) / 2;
+	int64_t x0 = (int64_t) (((i128) pair->x_first + pair->x_last) / 2);
 	double slope;
 
 	fit->central.x0 = x0;
@@ -478,7 +555,7 @@ static void fit_central(const struct ds_sync_pair *pair, struct ds_sync_fit *fit
 			line_at(pair->max_p, pair->max_q, x0)) / 2;
 
 		fit->central.slope = (fit->slope_min + fit->slope_max) / 2;
-		fit->central.y0 = (int64_t) llroundl(y);
+		fit->central.y0 = round_saturated(y);
 		return;
 	}
 	/* one extreme line or one direction: the slope closest to 1 allowed */
@@ -490,7 +567,7 @@ static void fit_central(const struct ds_sync_pair *pair, struct ds_sync_fit *fit
 		slope = fit->slope_min;
 	}
 	fit->central.slope = slope;
-	fit->central.y0 = (int64_t) llroundl(band_middle(pair, slope, x0));
+	fit->central.y0 = round_saturated(band_middle(pair, slope, x0));
 }
 
 static void fit_bounds(const struct ds_sync_pair *pair, struct ds_sync_fit *fit)
@@ -509,8 +586,8 @@ static void fit_bounds(const struct ds_sync_pair *pair, struct ds_sync_fit *fit)
 	if (fit->bounded_low && fit->bounded_high) {
 		int64_t acc = 0;
 		int64_t d[4] = {
-			c1 - fit->lo_first, fit->hi_first - c1,
-			c2 - fit->lo_last, fit->hi_last - c2,
+			ds_sat_sub(c1, fit->lo_first), ds_sat_sub(fit->hi_first, c1),
+			ds_sat_sub(c2, fit->lo_last), ds_sat_sub(fit->hi_last, c2),
 		};
 		size_t i;
 

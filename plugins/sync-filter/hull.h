@@ -48,7 +48,21 @@ struct ds_transform {
 	double slope;
 };
 
+/*
+ * The image of t in checked arithmetic: false, *out unchanged, when it does
+ * not fit int64 (or the slope is not finite).
+ */
+bool ds_transform_apply_checked(const struct ds_transform *tf, int64_t t, int64_t *out);
+/* The image of t, saturated to INT64_MIN / INT64_MAX when it does not fit. */
 int64_t ds_transform_apply(const struct ds_transform *tf, int64_t t);
+/* a - b saturated to the int64 range */
+int64_t ds_sat_sub(int64_t a, int64_t b);
+/*
+ * The offset b of the same line written t' = slope t + b (Trace Compass's
+ * TmfTimestampTransformLinear form): y0 - slope x0, in long double, rounded
+ * to a double (exact to a fraction of a ns for epoch times).
+ */
+double ds_transform_offset_at_zero(const struct ds_transform *tf);
 /* (outer ∘ inner)(t) = outer(inner(t)) */
 struct ds_transform ds_transform_compose(const struct ds_transform *outer,
 		const struct ds_transform *inner);
@@ -64,12 +78,20 @@ struct ds_hull {
 };
 
 /* The state of one pair: x = host A, y = host B. */
+/*
+ * Points are kept only strictly within ±2^62 ns (±146 years around the clock
+ * origin): there every difference of two coordinates is below 2^63 and every
+ * cross product below 2^127, so the exact tests cannot overflow.
+ */
+#define DS_SYNC_POINT_LIMIT (INT64_C(1) << 62)
+
 struct ds_sync_pair {
 	struct ds_hull above;		/* A→B messages: (send on A, receive on B) */
 	struct ds_hull below;		/* B→A messages: (receive on A, send on B) */
 	uint64_t count_above;		/* accepted points */
 	uint64_t count_below;
 	uint64_t rejected;		/* contradicting points (FAIL) */
+	uint64_t out_of_range;		/* points not within ±DS_SYNC_POINT_LIMIT, ignored */
 	/*
 	 * Slope bounds of the separating lines so far: max_slope is the
 	 * smallest slope of (below point p, above point q) with p.x < q.x,

@@ -6,10 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "json-reader.h"
-
-#define MAX_DEPTH 64
 
 struct parser {
 	const char *p;
@@ -18,6 +17,7 @@ struct parser {
 	char *err;
 	size_t err_size;
 	bool failed;
+	size_t values;			/* values made so far (DS_JSON_MAX_VALUES) */
 };
 
 /* A growable byte buffer for strings. */
@@ -143,6 +143,10 @@ static bool read_escape(struct parser *ps, struct buf *b)
 	if (*ps->p++ != 'u' || !read_hex4(ps, &cp)) {
 		return false;
 	}
+	if (cp == 0 || (cp >= 0xdc00 && cp < 0xe000)) {
+		/* a NUL would cut the C string; a low surrogate needs a high one first */
+		return false;
+	}
 	if (cp >= 0xd800 && cp < 0xdc00) {
 		if (ps->end - ps->p < 2 || ps->p[0] != '\\' || ps->p[1] != 'u') {
 			return false;
@@ -154,6 +158,39 @@ static bool read_escape(struct parser *ps, struct buf *b)
 		cp = 0x10000 + ((cp - 0xd800) << 10) + (low - 0xdc00);
 	}
 	return push_utf8(b, cp);
+}
+
+/*
+ * Length of the well-formed UTF-8 sequence at p (RFC 3629: no overlong form,
+ * no surrogate, at most U+10FFFF), 0 when ill-formed or cut by `end`.
+ */
+static size_t utf8_length(const unsigned char *p, const unsigned char *end)
+{
+	size_t len, i;
+	unsigned char lo = 0x80, hi = 0xbf;
+
+	if (p[0] >= 0xc2 && p[0] <= 0xdf) {
+		len = 2;
+	} else if (p[0] >= 0xe0 && p[0] <= 0xef) {
+		len = 3;
+		lo = p[0] == 0xe0 ? 0xa0 : 0x80;
+		hi = p[0] == 0xed ? 0x9f : 0xbf;
+	} else if (p[0] >= 0xf0 && p[0] <= 0xf4) {
+		len = 4;
+		lo = p[0] == 0xf0 ? 0x90 : 0x80;
+		hi = p[0] == 0xf4 ? 0x8f : 0xbf;
+	} else {
+		return 0;
+	}
+	if ((size_t) (end - p) < len || p[1] < lo || p[1] > hi) {
+		return 0;
+	}
+	for (i = 2; i < len; i++) {
+		if (p[i] < 0x80 || p[i] > 0xbf) {
+			return 0;
+		}
+	}
+	return len;
 }
 
 /* Reads a string after its opening quote; returns an owned C string. */
@@ -176,9 +213,26 @@ static char *read_string(struct parser *ps)
 		if (c == '\\') {
 			ps->p++;
 			if (!read_escape(ps, &b)) {
-				fail(ps, "invalid escape in a string");
+				fail(ps, "invalid escape in a string (\\u0000 and unpaired surrogates "
+					"are refused)");
 				goto error;
 			}
+			continue;
+		}
+		if (c >= 0x80) {
+			size_t n = utf8_length((const unsigned char *) ps->p,
+				(const unsigned char *) ps->end), k;
+
+			if (n == 0) {
+				fail(ps, "invalid UTF-8 in a string");
+				goto error;
+			}
+			for (k = 0; k < n; k++) {
+				if (!buf_push(&b, ps->p[k])) {
+					goto error;
+				}
+			}
+			ps->p += n;
 			continue;
 		}
 		if (!buf_push(&b, (char) c)) {
@@ -201,6 +255,12 @@ error:
 
 static struct ds_json_value *parse_value(struct parser *ps, int depth);
 
+static bool is_digit(const struct parser *ps)
+{
+	return ps->p < ps->end && *ps->p >= '0' && *ps->p <= '9';
+}
+
+/* RFC 8259 number: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)? */
 static struct ds_json_value *parse_number(struct parser *ps)
 {
 	const char *s = ps->p;
@@ -212,20 +272,47 @@ static struct ds_json_value *parse_number(struct parser *ps)
 	if (ps->p < ps->end && *ps->p == '-') {
 		ps->p++;
 	}
-	if (ps->p >= ps->end || *ps->p < '0' || *ps->p > '9') {
+	if (!is_digit(ps)) {
 		fail(ps, "expected a value");
 		return NULL;
 	}
-	while (ps->p < ps->end && ((*ps->p >= '0' && *ps->p <= '9') || *ps->p == '.' ||
-			*ps->p == 'e' || *ps->p == 'E' || *ps->p == '+' || *ps->p == '-')) {
-		if (*ps->p == '.' || *ps->p == 'e' || *ps->p == 'E') {
-			integer = false;
+	if (*ps->p++ != '0') {
+		while (is_digit(ps)) {
+			ps->p++;
 		}
+	} else if (is_digit(ps)) {
+		fail(ps, "malformed number (no leading zero allowed)");
+		return NULL;
+	}
+	if (ps->p < ps->end && *ps->p == '.') {
+		integer = false;
 		ps->p++;
+		if (!is_digit(ps)) {
+			fail(ps, "malformed number (a digit must follow '.')");
+			return NULL;
+		}
+		while (is_digit(ps)) {
+			ps->p++;
+		}
+	}
+	if (ps->p < ps->end && (*ps->p == 'e' || *ps->p == 'E')) {
+		integer = false;
+		ps->p++;
+		if (ps->p < ps->end && (*ps->p == '+' || *ps->p == '-')) {
+			ps->p++;
+		}
+		if (!is_digit(ps)) {
+			fail(ps, "malformed number (a digit must follow the exponent mark)");
+			return NULL;
+		}
+		while (is_digit(ps)) {
+			ps->p++;
+		}
 	}
 	len = (size_t) (ps->p - s);
 	if (len >= sizeof(tmp)) {
-		fail(ps, "number too long");
+		ps->p = s;
+		fail(ps, "number too long (more than 63 characters)");
 		return NULL;
 	}
 	memcpy(tmp, s, len);
@@ -235,11 +322,10 @@ static struct ds_json_value *parse_number(struct parser *ps)
 		fail(ps, "out of memory");
 		return NULL;
 	}
-	errno = 0;
 	v->number = strtod(tmp, &endp);
-	if (*endp != '\0') {
+	if (*endp != '\0' || !isfinite(v->number)) {
 		ps->p = s;
-		fail(ps, "malformed number");
+		fail(ps, *endp ? "malformed number" : "number out of range (beyond a double)");
 		free(v);
 		return NULL;
 	}
@@ -251,21 +337,30 @@ static struct ds_json_value *parse_number(struct parser *ps)
 	return v;
 }
 
+/*
+ * Appends an item; the arrays grow to the next power of two when `count`
+ * reaches one (the capacity is implied by the count: linear total copying).
+ */
 static bool add_item(struct ds_json_value *v, char *key, struct ds_json_value *item)
 {
-	struct ds_json_value **items = realloc(v->items, (v->count + 1) * sizeof(*items));
+	if (v->count == 0 || (v->count & (v->count - 1)) == 0) {
+		size_t cap = v->count ? v->count * 2 : 1;
+		struct ds_json_value **items = realloc(v->items, cap * sizeof(*items));
 
-	if (!items) {
-		return false;
-	}
-	v->items = items;
-	if (v->type == DS_JSON_OBJECT) {
-		char **keys = realloc(v->keys, (v->count + 1) * sizeof(*keys));
-
-		if (!keys) {
+		if (!items) {
 			return false;
 		}
-		v->keys = keys;
+		v->items = items;
+		if (v->type == DS_JSON_OBJECT) {
+			char **keys = realloc(v->keys, cap * sizeof(*keys));
+
+			if (!keys) {
+				return false;
+			}
+			v->keys = keys;
+		}
+	}
+	if (v->type == DS_JSON_OBJECT) {
 		v->keys[v->count] = key;
 	}
 	v->items[v->count++] = item;
@@ -346,8 +441,8 @@ static struct ds_json_value *parse_value(struct parser *ps, int depth)
 {
 	struct ds_json_value *v;
 
-	if (depth > MAX_DEPTH) {
-		fail(ps, "nesting too deep");
+	if (++ps->values > DS_JSON_MAX_VALUES) {
+		fail(ps, "too many values (more than 1000000)");
 		return NULL;
 	}
 	skip_ws(ps);
@@ -358,6 +453,11 @@ static struct ds_json_value *parse_value(struct parser *ps, int depth)
 	switch (*ps->p) {
 	case '{':
 	case '[':
+		/* `depth` containers enclose this one */
+		if (depth >= DS_JSON_MAX_DEPTH) {
+			fail(ps, "nesting too deep (more than 64 levels)");
+			return NULL;
+		}
 		return parse_container(ps, depth, *ps->p++ == '{');
 	case '"':
 		ps->p++;
@@ -407,24 +507,44 @@ struct ds_json_value *ds_json_parse_file(const char *path, char *err, size_t err
 {
 	FILE *f = fopen(path, "rb");
 	char *text = NULL;
-	long size;
+	size_t size = 0, got, cap;
 	struct ds_json_value *v = NULL;
+	struct stat st;
 	char inner[256];
 
 	if (!f) {
 		snprintf(err, err_size, "cannot open \"%s\": %s", path, strerror(errno));
 		return NULL;
 	}
-	if (fseek(f, 0, SEEK_END) || (size = ftell(f)) < 0 || fseek(f, 0, SEEK_SET)) {
+	if (fstat(fileno(f), &st)) {
 		snprintf(err, err_size, "cannot read \"%s\": %s", path, strerror(errno));
 		goto end;
 	}
-	text = malloc((size_t) size + 1);
-	if (!text || fread(text, 1, (size_t) size, f) != (size_t) size) {
-		snprintf(err, err_size, "cannot read \"%s\"", path);
+	if (!S_ISREG(st.st_mode)) {
+		snprintf(err, err_size, "\"%s\" is not a regular file", path);
 		goto end;
 	}
-	v = ds_json_parse(text, (size_t) size, inner, sizeof(inner));
+	if (st.st_size > DS_JSON_MAX_FILE_SIZE) {
+		snprintf(err, err_size, "\"%s\" is larger than %d MiB (%lld bytes): not a file "
+			"deepspan wrote", path, DS_JSON_MAX_FILE_SIZE >> 20, (long long) st.st_size);
+		goto end;
+	}
+	/* one byte more than the size, to see a file that grew since fstat() */
+	cap = (size_t) st.st_size + 1;
+	text = malloc(cap);
+	if (!text) {
+		snprintf(err, err_size, "cannot read \"%s\": out of memory", path);
+		goto end;
+	}
+	while (size < cap && (got = fread(text + size, 1, cap - size, f)) > 0) {
+		size += got;
+	}
+	if (ferror(f) || size == cap) {
+		snprintf(err, err_size, "cannot read \"%s\"%s", path,
+			size == cap ? ": it changed while being read" : "");
+		goto end;
+	}
+	v = ds_json_parse(text, size, inner, sizeof(inner));
 	if (!v) {
 		snprintf(err, err_size, "\"%s\" is not valid JSON: %s", path, inner);
 	}

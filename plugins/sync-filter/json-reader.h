@@ -12,6 +12,16 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/*
+ * Limits: a document nests at most DS_JSON_MAX_DEPTH arrays/objects and holds
+ * at most DS_JSON_MAX_VALUES values; a file is at most DS_JSON_MAX_FILE_SIZE
+ * bytes.  Strings must be UTF-8 without NUL (not even as \u0000); numbers
+ * follow RFC 8259 strictly and must fit a double.
+ */
+#define DS_JSON_MAX_DEPTH 64
+#define DS_JSON_MAX_VALUES 1000000
+#define DS_JSON_MAX_FILE_SIZE (16 << 20)
+
 enum ds_json_type {
 	DS_JSON_NULL,
 	DS_JSON_BOOL,

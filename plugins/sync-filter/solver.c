@@ -11,14 +11,46 @@ bool ds_sync_solver_init(struct ds_sync_solver *solver, unsigned int host_count)
 	size_t i, n = (size_t) host_count * host_count;
 
 	solver->host_count = host_count;
+	solver->rank = calloc(host_count ? host_count : 1, sizeof(*solver->rank));
 	solver->pairs = calloc(n ? n : 1, sizeof(*solver->pairs));
-	if (!solver->pairs) {
+	if (!solver->pairs || !solver->rank) {
+		free(solver->rank);
+		free(solver->pairs);
+		solver->rank = NULL;
+		solver->pairs = NULL;
 		return false;
+	}
+	for (i = 0; i < host_count; i++) {
+		solver->rank[i] = (unsigned int) i;
 	}
 	for (i = 0; i < n; i++) {
 		ds_sync_pair_init(&solver->pairs[i]);
 	}
 	return true;
+}
+
+bool ds_sync_solver_set_rank(struct ds_sync_solver *solver, const unsigned int *rank)
+{
+	unsigned int n = solver->host_count, i;
+	bool *seen = calloc(n ? n : 1, sizeof(*seen));
+	bool ok = seen != NULL;
+
+	for (i = 0; ok && i < n; i++) {
+		ok = rank[i] < n && !seen[rank[i]];
+		if (ok) {
+			seen[rank[i]] = true;
+		}
+	}
+	if (ok) {
+		memcpy(solver->rank, rank, n * sizeof(*rank));
+	}
+	free(seen);
+	return ok;
+}
+
+bool ds_sync_solver_is_x(const struct ds_sync_solver *solver, unsigned int a, unsigned int b)
+{
+	return solver->rank[a] < solver->rank[b];
 }
 
 void ds_sync_solver_fini(struct ds_sync_solver *solver)
@@ -32,19 +64,21 @@ void ds_sync_solver_fini(struct ds_sync_solver *solver)
 		ds_sync_pair_fini(&solver->pairs[i]);
 	}
 	free(solver->pairs);
+	free(solver->rank);
 	solver->pairs = NULL;
+	solver->rank = NULL;
 }
 
 struct ds_sync_pair *ds_sync_solver_pair(struct ds_sync_solver *solver,
-		unsigned int i, unsigned int j)
+		unsigned int x, unsigned int y)
 {
-	return &solver->pairs[(size_t) i * solver->host_count + j];
+	return &solver->pairs[(size_t) x * solver->host_count + y];
 }
 
 static const struct ds_sync_pair *pair_const(const struct ds_sync_solver *solver,
-		unsigned int i, unsigned int j)
+		unsigned int x, unsigned int y)
 {
-	return &solver->pairs[(size_t) i * solver->host_count + j];
+	return &solver->pairs[(size_t) x * solver->host_count + y];
 }
 
 bool ds_sync_solver_add(struct ds_sync_solver *solver, unsigned int send_host,
@@ -52,7 +86,7 @@ bool ds_sync_solver_add(struct ds_sync_solver *solver, unsigned int send_host,
 {
 	struct ds_point pt;
 
-	if (send_host < recv_host) {
+	if (ds_sync_solver_is_x(solver, send_host, recv_host)) {
 		pt.x = send_ts;
 		pt.y = recv_ts;
 		return ds_sync_pair_add(ds_sync_solver_pair(solver, send_host,
@@ -97,7 +131,7 @@ static int edge_tier(const struct ds_sync_fit *fit)
 
 struct solve_ctx {
 	const struct ds_sync_solver *solver;
-	struct ds_sync_fit *fits;	/* host_count², i < j */
+	struct ds_sync_fit *fits;	/* host_count², at [x][y] */
 	struct ds_sync_host_result *results;
 	bool *reached;
 };
@@ -105,9 +139,10 @@ struct solve_ctx {
 static const struct ds_sync_fit *fit_of(const struct solve_ctx *ctx,
 		unsigned int a, unsigned int b)
 {
-	unsigned int i = a < b ? a : b, j = a < b ? b : a;
+	bool a_is_x = ds_sync_solver_is_x(ctx->solver, a, b);
+	unsigned int x = a_is_x ? a : b, y = a_is_x ? b : a;
 
-	return &ctx->fits[(size_t) i * ctx->solver->host_count + j];
+	return &ctx->fits[(size_t) x * ctx->solver->host_count + y];
 }
 
 /* child-local ns -> parent ns, along the central line */
@@ -116,7 +151,8 @@ static struct ds_transform edge_transform(const struct solve_ctx *ctx,
 {
 	const struct ds_sync_fit *fit = fit_of(ctx, child, parent);
 
-	return child < parent ? fit->central : ds_transform_inverse(&fit->central);
+	return ds_sync_solver_is_x(ctx->solver, child, parent) ? fit->central :
+		ds_transform_inverse(&fit->central);
 }
 
 /* Envelope in the parent's clock of the true image of child-local time v. */
@@ -127,7 +163,7 @@ static void edge_envelope(const struct solve_ctx *ctx, unsigned int child,
 	struct ds_transform tf = edge_transform(ctx, child, parent);
 	int64_t guess = ds_transform_apply(&tf, v);
 
-	if (child < parent) {
+	if (ds_sync_solver_is_x(ctx->solver, child, parent)) {
 		ds_sync_pair_envelope_at(pair_const(ctx->solver, child, parent), v,
 			guess, has_lo, lo, has_hi, hi);
 	} else {
@@ -215,7 +251,7 @@ static void host_bounds(struct solve_ctx *ctx, unsigned int h)
 
 	res->at[0] = fit->x_first;
 	res->at[1] = fit->x_last;
-	if (h > parent) {
+	if (!ds_sync_solver_is_x(ctx->solver, h, parent)) {
 		res->at[0] = ds_transform_apply(&edge, fit->x_first);
 		res->at[1] = ds_transform_apply(&edge, fit->x_last);
 	}
@@ -241,11 +277,11 @@ static void host_bounds(struct solve_ctx *ctx, unsigned int h)
 		res->lo[k] = lo;
 		res->hi[k] = hi;
 		c = ds_transform_apply(&res->to_ref, res->at[k]);
-		if (c - lo > res->accuracy_ns) {
-			res->accuracy_ns = c - lo;
+		if (ds_sat_sub(c, lo) > res->accuracy_ns) {
+			res->accuracy_ns = ds_sat_sub(c, lo);
 		}
-		if (hi - c > res->accuracy_ns) {
-			res->accuracy_ns = hi - c;
+		if (ds_sat_sub(hi, c) > res->accuracy_ns) {
+			res->accuracy_ns = ds_sat_sub(hi, c);
 		}
 	}
 	if (!res->bounded) {
@@ -272,8 +308,11 @@ void ds_sync_solver_solve(const struct ds_sync_solver *solver,
 		goto end;
 	}
 	for (i = 0; i < n; i++) {
-		for (j = i + 1; j < n; j++) {
-			ds_sync_pair_fit(pair_const(solver, i, j), &ctx.fits[(size_t) i * n + j]);
+		for (j = 0; j < n; j++) {
+			if (i != j && ds_sync_solver_is_x(solver, i, j)) {
+				ds_sync_pair_fit(pair_const(solver, i, j),
+					&ctx.fits[(size_t) i * n + j]);
+			}
 		}
 	}
 	results[reference].quality = DS_SYNC_QUALITY_ACCURATE;

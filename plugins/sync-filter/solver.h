@@ -11,9 +11,17 @@
 
 #include "hull.h"
 
+/*
+ * In the pair of hosts a and b, the host of lower rank is x (its clock is the
+ * abscissa) and the other y, as Trace Compass orders the two hosts of a convex
+ * hull (the host whose clock UUID sorts first is x).  The central line is
+ * fitted in that orientation, so which host is x changes the result (by
+ * several ppm when the hull is wide).
+ */
 struct ds_sync_solver {
 	unsigned int host_count;
-	struct ds_sync_pair *pairs;	/* owned; host_count² entries, used for i < j */
+	unsigned int *rank;		/* owned; host_count entries, a permutation; default: the index */
+	struct ds_sync_pair *pairs;	/* owned; host_count² entries, used at [x][y] */
 };
 
 /* Per host: how its clock maps onto the reference clock. */
@@ -34,9 +42,18 @@ struct ds_sync_host_result {
 bool ds_sync_solver_init(struct ds_sync_solver *solver, unsigned int host_count);
 void ds_sync_solver_fini(struct ds_sync_solver *solver);
 
-/* The pair of hosts i < j (x = i, y = j). */
+/*
+ * Sets the ranks (a permutation of 0..host_count-1, copied) before any pair is
+ * added; false, nothing changed, when `rank` is not a permutation.
+ */
+bool ds_sync_solver_set_rank(struct ds_sync_solver *solver, const unsigned int *rank);
+
+/* Is host a the x of the pair of hosts a and b (a != b)? */
+bool ds_sync_solver_is_x(const struct ds_sync_solver *solver, unsigned int a, unsigned int b);
+
+/* The pair of hosts x and y, x the host of lower rank (see ds_sync_solver_is_x()). */
 struct ds_sync_pair *ds_sync_solver_pair(struct ds_sync_solver *solver,
-		unsigned int i, unsigned int j);
+		unsigned int x, unsigned int y);
 
 /*
  * Records a message sent by `send_host` at `send_ts` and received by

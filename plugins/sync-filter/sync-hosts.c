@@ -102,15 +102,16 @@ int sync_host_of(struct sync_iter *it, struct sync_input *in, const bt_clock_cla
 			name = uuid[0] ? uuid : "unknown-host";
 		}
 		host = find_host(it, uuid, name);
-		if (host < 0) {
-			host = new_host(it, uuid, name, cc);
-			if (it->comp->formula) {
-				DS_LOG_WARN(it->comp->self_comp, SYNC_CLASS_NAME,
-					"host %s (clock %s) is not in formula \"%s\": it keeps its "
-					"own clock (quality ABSENT)", name, uuid[0] ? uuid : "without UUID",
-					it->comp->formula_path);
-			}
+		if (host < 0 && it->comp->formula &&
+				ds_json_get(it->comp->formula, "hosts")->count > 0) {
+			/* a formula that lists hosts lists every host of its traces */
+			return sync_formula_unknown_host(it, name, uuid);
 		}
+		if (host < 0) {
+			/* two passes, or the identity formula (no hosts): it keeps its clock */
+			host = new_host(it, uuid, name, cc);
+		}
+		((struct sync_host *) g_ptr_array_index(it->hosts, host))->seen = true;
 		bt_clock_class_get_ref(cc);
 		g_hash_table_insert(it->clock_hosts, (gpointer) cc, GINT_TO_POINTER(host + 1));
 	}

@@ -8,6 +8,7 @@
  * timestamps, both measured in pass 1).
  */
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <xxhash.h>
@@ -17,6 +18,25 @@
 #include "component.h"
 
 /* ---- time ---- */
+
+/* Host-local ns -> reference ns, checked; false with the cause appended. */
+static bool map_host_time(struct sync_iter *it, int host, int64_t ns, int64_t *out)
+{
+	struct sync_host *h = g_ptr_array_index(it->hosts, host);
+
+	if (ds_transform_apply_checked(&h->result.to_ref, ns, out)) {
+		return true;
+	}
+	BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_MESSAGE_ITERATOR(it->self,
+		"%s: host `%s`: its clock transform (x0 %" PRId64 ", y0 %" PRId64 ", slope %.17g) "
+		"maps time %" PRId64 " ns outside the int64 nanosecond range%s%s%s.",
+		SYNC_CLASS_NAME, h->name, h->result.to_ref.x0, h->result.to_ref.y0,
+		h->result.to_ref.slope, ns, it->comp->formula ? " (from formula \"" : "",
+		it->comp->formula ? it->comp->formula_path : "",
+		it->comp->formula ? "\"): the formula does not fit this trace; re-run "
+			"filter.deepspan.sync with `report=` on these traces to regenerate it" : "");
+	return false;
+}
 
 static int64_t corrected_ns(struct sync_iter *it, struct sync_input *in,
 		const bt_clock_snapshot *cs, const bt_message *msg, bool *ok)
@@ -29,8 +49,12 @@ static int64_t corrected_ns(struct sync_iter *it, struct sync_input *in,
 		return 0;
 	}
 	host = sync_host_of(it, in, bt_clock_snapshot_borrow_clock_class_const(cs), msg);
-	return ds_transform_apply(&((struct sync_host *)
-		g_ptr_array_index(it->hosts, host))->result.to_ref, ns);
+	if (host < 0 || !map_host_time(it, host, ns, &ns)) {
+		it->time_failed = true;
+		*ok = false;
+		return 0;
+	}
+	return ns;
 }
 
 /* ds_ir_copy's callback: the output clock counts ns since the reference origin. */
@@ -113,6 +137,9 @@ static bt_message_iterator_class_next_method_status push_copy(struct sync_iter *
 	bool timed;
 
 	key = message_key(it, in, msg, &timed);
+	if (it->time_failed) {
+		return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_ERROR;
+	}
 	it->map_floor = it->has_floor ? it->floor : INT64_MIN;
 	it->current_in = msg;
 	it->current_input = in;
@@ -120,7 +147,8 @@ static bt_message_iterator_class_next_method_status push_copy(struct sync_iter *
 	if (!timed) {
 		it->current_cs = NULL;
 	}
-	if (ds_ir_copy_message(&it->copy, it->self, msg, &out)) {
+	if (ds_ir_copy_message(&it->copy, it->self, msg, &out) || it->time_failed) {
+		bt_message_put_ref(out);
 		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_MESSAGE_ITERATOR(it->self,
 			"%s: cannot copy a %s message onto the synchronized clock.",
 			SYNC_CLASS_NAME, bt_message_get_type(msg) == BT_MESSAGE_TYPE_EVENT ?
@@ -232,6 +260,9 @@ static bt_message_iterator_class_next_method_status pass2_next(struct sync_iter 
 	}
 	if (st == BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK && *count == 0) {
 		it->phase = SYNC_PHASE_DONE;
+		if (it->comp->formula) {
+			sync_formula_warn_unused(it);
+		}
 		if (it->late) {
 			DS_LOG_WARN(it->comp->self_comp, SYNC_CLASS_NAME,
 				"%" PRIu64 " messages arrived later than the reorder window allowed "
@@ -247,7 +278,8 @@ static bt_message_iterator_class_next_method_status pass2_next(struct sync_iter 
 
 /* ---- between the passes ---- */
 
-static int seek_inputs(struct sync_iter *it)
+/* Can every upstream seek back to its beginning? -1 with the cause when one cannot. */
+static int check_seekable(struct sync_iter *it)
 {
 	unsigned int i;
 
@@ -259,10 +291,23 @@ static int seek_inputs(struct sync_iter *it)
 				"%s: the upstream of input port `in%u` cannot seek back to its "
 				"beginning, which the second pass needs. Run once with "
 				"`report=\"sync.json\"` on a seekable source (e.g. source.ctf.fs), "
-				"then apply it with `formula=\"sync.json\"` (one pass, no seeking).",
+				"then apply it with `formula=\"sync.json\"` (one pass, no seeking; "
+				"doc/sync.md, \"Sources that cannot seek\").",
 				SYNC_CLASS_NAME, i);
 			return -1;
 		}
+	}
+	return 0;
+}
+
+static int seek_inputs(struct sync_iter *it)
+{
+	unsigned int i;
+
+	if (check_seekable(it)) {
+		return -1;
+	}
+	for (i = 0; i < it->input_count; i++) {
 		if (bt_message_iterator_seek_beginning(it->inputs[i].iter)) {
 			BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_MESSAGE_ITERATOR(it->self,
 				"%s: seeking input port `in%u` to its beginning failed.",
@@ -272,6 +317,14 @@ static int seek_inputs(struct sync_iter *it)
 		it->inputs[i].ended = false;
 	}
 	return 0;
+}
+
+/* a + b for a, b >= 0, saturated */
+static int64_t sat_add(int64_t a, int64_t b)
+{
+	int64_t r;
+
+	return __builtin_add_overflow(a, b, &r) ? INT64_MAX : r;
 }
 
 /* Correction spread between the hosts of one input, plus its raw backsteps. */
@@ -297,16 +350,17 @@ static void compute_windows(struct sync_iter *it)
 					continue;
 				}
 				t = end ? host->last_ns : host->first_ns;
-				corr = ds_transform_apply(&host->result.to_ref, t) - t;
+				corr = ds_sat_sub(ds_transform_apply(&host->result.to_ref, t), t);
 				lo = any && lo < corr ? lo : corr;
 				hi = any && hi > corr ? hi : corr;
 				any = true;
 			}
-			if (any && hi - lo > spread) {
-				spread = hi - lo;
+			if (any && ds_sat_sub(hi, lo) > spread) {
+				spread = ds_sat_sub(hi, lo);
 			}
 		}
-		in->window = spread + in->max_backstep + in->max_backstep / 1000 + 1;
+		in->window = sat_add(sat_add(spread, in->max_backstep),
+			in->max_backstep / 1000 + 1);
 		if (in->window > it->window_max) {
 			it->window_max = in->window;
 		}
@@ -386,7 +440,15 @@ static int finish_pass1(struct sync_iter *it)
 				"host %s: no usable send/receive pair joins it to reference host %s: "
 				"it keeps its own clock (quality ABSENT)", host->name,
 				((struct sync_host *) g_ptr_array_index(it->hosts, it->reference))->name);
-		} else if (host->result.fail_on_path) {
+		} else if (fabs(host->result.to_ref.slope - 1.0) > SYNC_MAX_SLOPE_DEVIATION) {
+			DS_LOG_WARN(it->comp->self_comp, SYNC_CLASS_NAME,
+				"host %s: its clock slope %.9f is more than %.0f ppm from 1, beyond a "
+				"real clock's drift (quality %s: check its pairs); the report cannot be "
+				"applied as a `formula` (doc/sync.md, \"Formula\")", host->name,
+				host->result.to_ref.slope, SYNC_MAX_SLOPE_DEVIATION * 1e6,
+				ds_sync_quality_name(host->result.quality));
+		}
+		if (host->result.quality != DS_SYNC_QUALITY_ABSENT && host->result.fail_on_path) {
 			DS_LOG_WARN(it->comp->self_comp, SYNC_CLASS_NAME,
 				"host %s: contradicting pairs on its path to the reference (quality FAIL): "
 				"the last good formula is kept (%" PRIu64 " pairs rejected)",
@@ -531,6 +593,10 @@ bt_message_iterator_class_initialize_method_status sync_iterator_initialize(
 		put_stream_key, g_free);
 	ds_reorder_init(&it->reorder);
 	if (create_inputs(it) || sync_pass1_init(it)) {
+		goto error;
+	}
+	/* two passes: fail now rather than after reading everything once */
+	if (!it->comp->formula && check_seekable(it)) {
 		goto error;
 	}
 	if (it->comp->formula) {

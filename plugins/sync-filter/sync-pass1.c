@@ -522,6 +522,7 @@ static gint compare_pairs(gconstpointer a, gconstpointer b)
 
 int sync_pass1_solve(struct sync_iter *it)
 {
+	unsigned int *rank;
 	guint i;
 
 	add_span_edges(it);
@@ -531,6 +532,16 @@ int sync_pass1_solve(struct sync_iter *it)
 		return -1;
 	}
 	it->solver_ready = true;
+	rank = g_new(unsigned int, it->hosts->len ? it->hosts->len : 1);
+	sync_host_ranks(it, rank);
+	if (!ds_sync_solver_set_rank(&it->solver, rank)) {
+		g_free(rank);
+		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_MESSAGE_ITERATOR(it->self,
+			"%s: internal error: the host order is not a permutation of the %u hosts.",
+			SYNC_CLASS_NAME, it->hosts->len);
+		return -1;
+	}
+	g_free(rank);
 	for (i = 0; i < it->pair_recs->len; i++) {
 		const struct sync_pair_rec *r = &g_array_index(it->pair_recs, struct sync_pair_rec, i);
 		struct sync_host *s = g_ptr_array_index(it->hosts, r->send_host);

@@ -28,6 +28,10 @@
 /* Pass 1 forgets an open send/receive key this long after its first event. */
 #define SYNC_DEFAULT_PAIR_EXPIRY_NS INT64_C(1000000000)
 #define SYNC_MAX_PAIR_EXPIRY_NS (INT64_C(86400) * INT64_C(1000000000))
+/* A formula's slopes are within this of 1 (1000 ppm: no real clock drifts more). */
+#define SYNC_MAX_SLOPE_DEVIATION 1e-3
+/* A formula's reorder window is at most this (1 day). */
+#define SYNC_MAX_WINDOW_NS SYNC_MAX_PAIR_EXPIRY_NS
 
 enum sync_pair_kind {
 	SYNC_PAIR_TCP,
@@ -61,6 +65,7 @@ struct sync_host {
 	uint64_t rejected;			/* contradicting pairs involving this host */
 	struct ds_sync_host_result result;	/* transform to the reference */
 	bool in_formula;			/* formula mode: found in the formula */
+	bool seen;				/* formula mode: its clock appeared in the input */
 };
 
 enum sync_http_role {
@@ -154,9 +159,14 @@ struct sync_iter {
 	struct sync_input *current_input;	/* borrowed: its input */
 	const bt_clock_snapshot *current_cs;	/* borrowed: the snapshot its key came from */
 	int64_t current_key;
+	bool time_failed;			/* a time could not be mapped (cause appended) */
 };
 
-/* sync-hosts.c: host of a clock class (created on first sight, named from msg's trace) */
+/*
+ * sync-hosts.c: host of a clock class (created on first sight, named from msg's
+ * trace); -1 (cause appended) in formula mode when the formula lists hosts but
+ * not this one.
+ */
 int sync_host_of(struct sync_iter *it, struct sync_input *in, const bt_clock_class *cc,
 		const bt_message *msg);
 void sync_host_destroy(gpointer host);
@@ -192,7 +202,16 @@ void sync_http_add_pairs(struct sync_iter *it);
 
 /* sync-report.c */
 int sync_choose_reference(struct sync_iter *it);
+/* Trace Compass's host order: clock UUIDs in text order, hosts without one last. */
+bool sync_host_sorts_before(const struct sync_host *a, const struct sync_host *b);
+/* Each host's rank in that order (ties by index): the x host of a pair is the one ranked first. */
+void sync_host_ranks(struct sync_iter *it, unsigned int *rank);
+/* Validates the formula (every field and its range) and makes its hosts; -1 with the cause. */
 int sync_apply_formula(struct sync_iter *it);
+/* Appends the error for an input host the formula lacks; returns -1. */
+int sync_formula_unknown_host(struct sync_iter *it, const char *name, const char *uuid);
+/* Warns about the formula's hosts that did not appear in the input (at the end). */
+void sync_formula_warn_unused(struct sync_iter *it);
 int sync_write_report(struct sync_iter *it, bool final);
 
 #endif /* DEEPSPAN_SYNC_SYNC_H */

@@ -280,6 +280,100 @@ static void test_solver_incomplete(void)
 	ds_sync_solver_fini(&solver);
 }
 
+/* Checked and saturating transforms at the int64 limits. */
+static void test_transform_limits(void)
+{
+	struct ds_transform tf = { .x0 = 0, .y0 = INT64_MAX - 10, .slope = 1.0 };
+	struct ds_transform huge = { .x0 = INT64_MIN, .y0 = 0, .slope = 1.0 };
+	struct ds_transform steep = { .x0 = 0, .y0 = 0, .slope = 1e300 };
+	struct ds_transform nan_slope = { .x0 = 0, .y0 = 0, .slope = NAN };
+	int64_t out = 7;
+
+	UNIT_CHECK(ds_transform_apply_checked(&tf, 10, &out) && out == INT64_MAX,
+		"y0 + d exactly at INT64_MAX fits");
+	out = 7;
+	UNIT_CHECK(!ds_transform_apply_checked(&tf, 11, &out) && out == 7,
+		"one past INT64_MAX refused, output untouched");
+	UNIT_EQ_INT(ds_transform_apply(&tf, EPOCH), INT64_MAX, "saturates up");
+	UNIT_CHECK(!ds_transform_apply_checked(&huge, EPOCH, &out), "t - x0 overflow refused");
+	UNIT_EQ_INT(ds_transform_apply(&huge, EPOCH), INT64_MAX, "t - INT64_MIN saturates up");
+	UNIT_CHECK(!ds_transform_apply_checked(&steep, EPOCH, &out), "slope 1e300 refused");
+	UNIT_EQ_INT(ds_transform_apply(&steep, -EPOCH), INT64_MIN, "slope 1e300 saturates down");
+	UNIT_CHECK(!ds_transform_apply_checked(&nan_slope, EPOCH, &out), "NaN slope refused");
+	UNIT_EQ_INT(ds_sat_sub(INT64_MAX, -1), INT64_MAX, "sat_sub up");
+	UNIT_EQ_INT(ds_sat_sub(INT64_MIN, 1), INT64_MIN, "sat_sub down");
+	UNIT_EQ_INT(ds_sat_sub(5, 7), -2, "sat_sub in range");
+}
+
+/* Points at and beyond the exact domain: counted, never undefined (UBSan in the ASan tree). */
+static void test_extreme_points(void)
+{
+	struct ds_sync_pair pair;
+	struct ds_sync_fit fit;
+	const int64_t L = DS_SYNC_POINT_LIMIT - 1;
+
+	ds_sync_pair_init(&pair);
+	UNIT_CHECK(!add(&pair, true, INT64_MIN, INT64_MAX), "(INT64_MIN, INT64_MAX) ignored");
+	UNIT_CHECK(!add(&pair, false, INT64_MAX, INT64_MIN), "(INT64_MAX, INT64_MIN) ignored");
+	UNIT_CHECK(!add(&pair, true, 0, DS_SYNC_POINT_LIMIT), "y = 2^62 ignored");
+	UNIT_EQ_UINT(pair.out_of_range, 3, "counted out of range, not rejected");
+	UNIT_EQ_UINT(pair.rejected, 0, "no contradiction counted");
+	UNIT_CHECK(add(&pair, true, -L, L), "(-2^62 + 1, 2^62 - 1) kept");
+	UNIT_CHECK(add(&pair, false, L, -L), "(2^62 - 1, -2^62 + 1) kept");
+	UNIT_CHECK(add(&pair, true, L, L), "(2^62 - 1, 2^62 - 1) kept");
+	UNIT_CHECK(add(&pair, false, -L, -L), "(-2^62 + 1, -2^62 + 1) kept");
+	ds_sync_pair_fit(&pair, &fit);
+	UNIT_CHECK(fit.quality == DS_SYNC_QUALITY_ACCURATE || fit.quality == DS_SYNC_QUALITY_APPROXIMATE,
+		"extreme corners fit");
+	UNIT_CHECK(fit.accuracy_ns >= -1, "bounds computed without overflow");
+	ds_sync_pair_fini(&pair);
+}
+
+/*
+ * Which host is x changes the central line: a wide hull (slopes 0.997..1.003)
+ * fitted with host 1 as x (rank) gives host 0 the inverse of the mean slope
+ * of host 1 -> host 0, not the mean slope of host 0 -> host 1.
+ */
+static void test_solver_rank(void)
+{
+	static const unsigned int swapped[2] = { 1, 0 }, bad[2] = { 0, 0 };
+	struct ds_sync_solver solver;
+	struct ds_sync_host_result res[2];
+	struct ds_sync_fit fit;
+	double slopes[2];
+	int order;
+	bool oom;
+
+	for (order = 0; order < 2; order++) {
+		UNIT_CHECK(ds_sync_solver_init(&solver, 2), "solver init");
+		UNIT_CHECK(!ds_sync_solver_set_rank(&solver, bad), "a rank that is no permutation is refused");
+		if (order) {
+			UNIT_CHECK(ds_sync_solver_set_rank(&solver, swapped), "swapped ranks accepted");
+		}
+		UNIT_CHECK(ds_sync_solver_is_x(&solver, 0, 1) == !order, "x host follows the rank");
+		/* host 0 -> 1 latency 10 µs; 1 -> 0 likewise, 0.12 s of data: a wide hull */
+		ds_sync_solver_add(&solver, 0, EPOCH, 1, EPOCH + 10000 + 78000000, &oom);
+		ds_sync_solver_add(&solver, 1, EPOCH + 50000 + 78000000, 0, EPOCH + 70000, &oom);
+		ds_sync_solver_add(&solver, 0, EPOCH + 120000000, 1, EPOCH + 120020000 + 78000000, &oom);
+		ds_sync_solver_add(&solver, 1, EPOCH + 120050000 + 78000000, 0, EPOCH + 120080000, &oom);
+		ds_sync_solver_solve(&solver, 1, res);
+		slopes[order] = res[0].to_ref.slope;
+		ds_sync_pair_fit(order ? ds_sync_solver_pair(&solver, 1, 0) :
+			ds_sync_solver_pair(&solver, 0, 1), &fit);
+		UNIT_EQ_INT(fit.quality, DS_SYNC_QUALITY_ACCURATE, "two-sided pair");
+		if (order) {
+			UNIT_NEAR(res[0].to_ref.slope, 1.0 / ((fit.slope_min + fit.slope_max) / 2), 1e-15,
+				"host 0 (y) gets the inverse of the central line fitted from host 1 (x)");
+		} else {
+			UNIT_NEAR(res[0].to_ref.slope, (fit.slope_min + fit.slope_max) / 2, 1e-15,
+				"host 0 (x) gets the central line itself");
+		}
+		ds_sync_solver_fini(&solver);
+	}
+	UNIT_CHECK(fabs(slopes[0] - slopes[1]) > 1e-8,
+		"the orientation changes the slope (wide hull)");
+}
+
 int main(void)
 {
 	enum ds_sync_quality q;
@@ -293,6 +387,9 @@ int main(void)
 	test_transform();
 	test_solver_chain();
 	test_solver_incomplete();
+	test_transform_limits();
+	test_extreme_points();
+	test_solver_rank();
 	UNIT_CHECK(ds_sync_quality_from_name("APPROXIMATE", &q) &&
 		q == DS_SYNC_QUALITY_APPROXIMATE, "quality names round-trip");
 	UNIT_CHECK(!ds_sync_quality_from_name("GOOD", &q), "unknown quality name refused");
