@@ -113,6 +113,15 @@ void ds_aggregate_fini(struct ds_aggregate *agg)
 	memset(agg, 0, sizeof(*agg));
 }
 
+/* *sum += value, flagging an overflow instead of wrapping (the sum saturates). */
+static void add_checked(struct ds_aggregate *agg, int64_t *sum, int64_t value)
+{
+	if (__builtin_add_overflow(*sum, value, sum)) {
+		*sum = value > 0 ? INT64_MAX : INT64_MIN;
+		agg->overflow = true;
+	}
+}
+
 static uint32_t visit_enter(void *data, uint32_t parent_handle,
 		const struct ds_span *span)
 {
@@ -128,7 +137,8 @@ static void visit_value(void *data, uint32_t handle, int64_t width)
 {
 	struct ds_aggregate *agg = data;
 
-	g_array_index(agg->frames, struct ds_frame, handle).sum[agg->group] += width;
+	add_checked(agg, &g_array_index(agg->frames, struct ds_frame, handle).sum[agg->group],
+		width);
 }
 
 static void visit_leaf(void *data, uint32_t handle, unsigned int state,
@@ -139,7 +149,7 @@ static void visit_leaf(void *data, uint32_t handle, unsigned int state,
 		DS_FRAME_LEAF, state);
 	struct ds_frame *frame = &g_array_index(agg->frames, struct ds_frame, index);
 
-	frame->sum[agg->group] += width;
+	add_checked(agg, &frame->sum[agg->group], width);
 	frame->count[agg->group]++;
 }
 
@@ -153,7 +163,7 @@ static void start_request(struct ds_aggregate *agg, int64_t latency, enum ds_gro
 {
 	agg->group = group;
 	agg->requests[group]++;
-	agg->latency_sum[group] += latency;
+	add_checked(agg, &agg->latency_sum[group], latency);
 }
 
 void ds_aggregate_add(struct ds_aggregate *agg, const struct ds_span_store *store,
@@ -209,10 +219,10 @@ void ds_aggregate_finish(struct ds_aggregate *agg)
 				frame->state_sum[g][frame->state] = frame->sum[g];
 			}
 			for (s = 0; s < DS_STATE_COUNT; s++) {
-				parent->state_sum[g][s] += frame->state_sum[g][s];
+				add_checked(agg, &parent->state_sum[g][s], frame->state_sum[g][s]);
 			}
 			if (frame->parent == 0) {
-				top->sum[g] += frame->sum[g];
+				add_checked(agg, &top->sum[g], frame->sum[g]);
 			}
 		}
 		parent->child_count++;

@@ -110,6 +110,7 @@ void ds_metrics_acc_fini(struct ds_metrics_acc *acc)
 	if (acc->spill.buffer) {
 		ds_spill_close(&acc->spill);
 	}
+	g_free(acc->overflow_row);
 	memset(acc, 0, sizeof(*acc));
 }
 
@@ -125,12 +126,35 @@ static struct bucket *bucket_for(struct ds_metrics_acc *acc, const struct bucket
 	return bucket;
 }
 
-static void add_states(uint64_t *sums, const uint64_t *states)
+/* Notes the first row whose totals overflow (the table then fails, naming it). */
+static void note_overflow(struct ds_metrics_acc *acc, const struct ds_span *span)
+{
+	if (acc->overflow) {
+		return;
+	}
+	acc->overflow = true;
+	acc->overflow_row = g_strdup_printf("%s: %s", ds_strings_get(acc->strings, span->service),
+		ds_strings_get(acc->strings, span->operation));
+}
+
+static void add_total(struct ds_metrics_acc *acc, const struct ds_span *span, int64_t *sum,
+		int64_t value)
+{
+	if (__builtin_add_overflow(*sum, value, sum)) {
+		*sum = INT64_MAX;
+		note_overflow(acc, span);
+	}
+}
+
+static void add_states(struct ds_metrics_acc *acc, const struct ds_span *span, uint64_t *sums)
 {
 	unsigned int s;
 
 	for (s = 0; s < DS_STATE_COUNT; s++) {
-		sums[s] += states[s];
+		if (__builtin_add_overflow(sums[s], span->states[s], &sums[s])) {
+			sums[s] = UINT64_MAX;
+			note_overflow(acc, span);
+		}
 	}
 }
 
@@ -146,8 +170,8 @@ static void add_operation(struct ds_metrics_acc *acc, const struct ds_span *span
 	}
 	ds_duration_list_add(b->durations, duration);
 	b->count++;
-	b->total += duration;
-	add_states(b->states, span->states);
+	add_total(acc, span, &b->total, duration);
+	add_states(acc, span, b->states);
 }
 
 static void add_syscalls(struct ds_metrics_acc *acc, const struct ds_span *span)
@@ -163,8 +187,12 @@ static void add_syscalls(struct ds_metrics_acc *acc, const struct ds_span *span)
 		};
 		struct bucket *b = bucket_for(acc, &key);
 
-		b->count += call->count;
-		b->total += (int64_t) call->duration;
+		/* The reader made every duration <= the span's length (< 2^63). */
+		if (__builtin_add_overflow(b->count, call->count, &b->count)) {
+			b->count = UINT64_MAX;
+			note_overflow(acc, span);
+		}
+		add_total(acc, span, &b->total, (int64_t) call->duration);
 		b->max = MAX(b->max, (int64_t) call->duration);
 	}
 }
@@ -175,8 +203,8 @@ static void add_thread(struct ds_metrics_acc *acc, const struct ds_span *span)
 	struct bucket *b = bucket_for(acc, &key);
 
 	b->count++;
-	b->total += span->end - span->begin;
-	add_states(b->states, span->states);
+	add_total(acc, span, &b->total, span->end - span->begin);
+	add_states(acc, span, b->states);
 }
 
 void ds_metrics_add_span(void *data, const struct ds_span_store *store,
@@ -185,6 +213,10 @@ void ds_metrics_add_span(void *data, const struct ds_span_store *store,
 	struct ds_metrics_acc *acc = data;
 
 	(void) store;
+	if (span->invalid) {
+		acc->invalid_spans++;
+		return;
+	}
 	switch (acc->by) {
 	case DS_METRICS_BY_OPERATION:
 		add_operation(acc, span);
@@ -232,6 +264,10 @@ void ds_metrics_add_request(void *data, const struct ds_span_store *store,
 	const struct ds_visitor visitor = { sum_enter, sum_value, sum_leaf, row.states };
 
 	ds_request_record_make(store, requests, index, &row.record);
+	if (row.record.invalid) {
+		acc->invalid_requests++;
+		return;
+	}
 	ds_attribute_request(store, requests, index, DS_MODE_CRITICAL_PATH, &visitor);
 	g_array_append_val(acc->rows, row);
 }
@@ -391,7 +427,7 @@ bool ds_metrics_write(struct ds_metrics_acc *acc, struct ds_table *table)
 	ds_table_init(table, columns_of(acc->by));
 	if (acc->by == DS_METRICS_BY_REQUEST) {
 		write_request_rows(acc, table);
-		return true;
+		return !acc->overflow;
 	}
 	buckets = sorted_buckets(acc);
 	for (i = 0; i < buckets->len; i++) {
@@ -406,5 +442,5 @@ bool ds_metrics_write(struct ds_metrics_acc *acc, struct ds_table *table)
 		}
 	}
 	g_ptr_array_free(buckets, TRUE);
-	return acc->spill.error == 0;
+	return acc->spill.error == 0 && !acc->overflow;
 }

@@ -38,6 +38,7 @@ static void esc(FILE *file, const char *text)
 static void write_groups(FILE *file, const struct ds_report *r)
 {
 	const struct ds_aggregate *agg = r->agg;
+	GString *left_out = g_string_new(NULL);
 	unsigned int g;
 
 	fputs("<h2>Groups</h2>\n<table><tr><th>group</th><th>requests</th><th>pool</th>"
@@ -55,11 +56,24 @@ static void write_groups(FILE *file, const struct ds_report *r)
 	fputs("</table>\n", file);
 	fprintf(file, "<p>Input: %" PRIu64 " spans in %" PRIu64 " requests; mode <b>%s</b>.",
 		r->facts->spans, r->facts->requests, r->mode_name);
-	if (r->facts->truncated_requests) {
-		fprintf(file, " Left out: %" PRIu64 " requests with truncated spans.",
-			r->facts->truncated_requests);
+	if (ds_facts_left_out(r->facts, ", ", left_out)) {
+		fputs(" Left out: ", file);
+		esc(file, left_out->str);
+		fputc('.', file);
 	}
 	fputs("</p>\n", file);
+	g_string_free(left_out, TRUE);
+	if (r->facts->invalid_spans) {
+		fprintf(file, "<p class=\"warn\">%" PRIu64 " spans have bounds out of range "
+			"(begin &lt; 0, end &lt; begin, or state or syscall totals longer than the span) "
+			"and were left out with their requests: the trace is corrupt.</p>\n",
+			r->facts->invalid_spans);
+	}
+	if (r->facts->deep_requests) {
+		fprintf(file, "<p class=\"warn\">%" PRIu64 " requests are deeper than %u spans: "
+			"their %" PRIu64 " spans below that depth are folded into their ancestor.</p>\n",
+			r->facts->deep_requests, DS_REQUEST_MAX_DEPTH, r->facts->folded_spans);
+	}
 	if (r->facts->late_spans) {
 		fprintf(file, "<p class=\"warn\">%" PRIu64 " spans arrived after their request was "
 			"complete and were left out: raise parameter <code>grace</code>.</p>\n",

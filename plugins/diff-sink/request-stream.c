@@ -147,6 +147,11 @@ static void add_facts(struct ds_request_stream *stream, const struct ds_span_sto
 {
 	stream->requests += requests->requests->len;
 	stream->truncated_requests += requests->truncated_requests;
+	stream->invalid_requests += requests->invalid_requests;
+	stream->cycle_spans += requests->cycle_spans;
+	stream->cycle_requests += requests->cycle_requests;
+	stream->deep_requests += requests->deep_requests;
+	stream->folded_spans += requests->folded_spans;
 	stream->duplicate_spans += requests->duplicate_spans;
 	stream->skewed_children += requests->skewed_children;
 	if (requests->worst_skew_span != DS_NO_SPAN &&
