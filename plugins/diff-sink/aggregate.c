@@ -2,6 +2,8 @@
 
 #include <string.h>
 
+#include "sanitize.h"
+
 #define KEY(hi, lo) ((gpointer) (uintptr_t) (((uint64_t) (hi) << 32) | (uint32_t) (lo)))
 
 static uint32_t new_frame(struct ds_aggregate *agg, uint32_t parent,
@@ -37,16 +39,19 @@ static uint32_t span_label(struct ds_aggregate *agg, const struct ds_span *span)
 {
 	gpointer key = KEY(span->service, span->operation);
 	gpointer found = g_hash_table_lookup(agg->span_labels, key);
-	char *text;
+	GString *text;
 	uint32_t label;
 
 	if (found) {
 		return GPOINTER_TO_UINT(found) - 1;
 	}
-	text = g_strdup_printf("%s: %s", ds_strings_get(agg->strings, span->service),
-		ds_strings_get(agg->strings, span->operation));
-	label = ds_strings_intern(&agg->labels, text);
-	g_free(text);
+	/* Labels are made safe once here (sanitize.h): every output writes them. */
+	text = g_string_new(NULL);
+	ds_sanitize_text(text, ds_strings_get(agg->strings, span->service));
+	g_string_append(text, ": ");
+	ds_sanitize_text(text, ds_strings_get(agg->strings, span->operation));
+	label = ds_strings_intern(&agg->labels, text->str);
+	g_string_free(text, TRUE);
 	g_hash_table_insert(agg->span_labels, key, GUINT_TO_POINTER(label + 1));
 	return label;
 }
@@ -57,17 +62,20 @@ static uint32_t leaf_label(struct ds_aggregate *agg, unsigned int state,
 	gpointer key = KEY(state, detail);
 	gpointer found = g_hash_table_lookup(agg->leaf_labels, key);
 	const char *detail_text = ds_strings_get(agg->strings, detail);
-	char *text;
+	GString *text;
 	uint32_t label;
 
 	if (found) {
 		return GPOINTER_TO_UINT(found) - 1;
 	}
-	text = *detail_text ?
-		g_strdup_printf("[%s] %s", ds_state_title(state), detail_text) :
-		g_strdup_printf("[%s]", ds_state_title(state));
-	label = ds_strings_intern(&agg->labels, text);
-	g_free(text);
+	text = g_string_new(NULL);
+	g_string_append_printf(text, "[%s]", ds_state_title(state));
+	if (*detail_text) {
+		g_string_append_c(text, ' ');
+		ds_sanitize_text(text, detail_text);
+	}
+	label = ds_strings_intern(&agg->labels, text->str);
+	g_string_free(text, TRUE);
 	g_hash_table_insert(agg->leaf_labels, key, GUINT_TO_POINTER(label + 1));
 	return label;
 }

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "colour.h"
+#include "sanitize.h"
 
 static gint compare_delta_desc(gconstpointer a, gconstpointer b, gpointer data)
 {
@@ -278,20 +279,26 @@ static int64_t rounded_mean(int64_t sum, uint64_t n)
 	return (int64_t) (((__int128) sum * 2 + (__int128) n) / ((__int128) n * 2));
 }
 
+/* The frames of the path, each in the folded form (sanitize.h), joined by `;`. */
 static void folded_path(const struct ds_aggregate *agg, uint32_t frame, GString *path)
 {
-	gsize i;
+	uint32_t chain[1024];
+	unsigned int n = 0;
 
 	g_string_truncate(path, 0);
-	ds_frame_path(agg, frame, "\x1f", path);
-	for (i = 0; i < path->len; i++) {
-		if (path->str[i] == ';') {
-			path->str[i] = ',';
-		} else if (path->str[i] == '\x1f') {
-			path->str[i] = ';';
-		} else if (path->str[i] == ' ' && i + 1 == path->len) {
-			path->str[i] = '_';
+	while (frame != 0 && n < G_N_ELEMENTS(chain)) {
+		chain[n++] = frame;
+		frame = ds_frame_at(agg, frame)->parent;
+	}
+	while (n-- > 0) {
+		ds_sanitize_folded(path, ds_frame_label(agg, ds_frame_at(agg, chain[n])));
+		if (n > 0) {
+			g_string_append_c(path, ';');
 		}
+	}
+	/* The value follows the last space: a trailing space would read as an empty frame. */
+	if (path->len > 0 && path->str[path->len - 1] == ' ') {
+		path->str[path->len - 1] = '_';
 	}
 }
 

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sanitize.h"
+
 static const char *const group_keys[] = {
 	"min-duration", "max-duration", "min-self", "max-self", "percentiles",
 	"begin", "end", "root", "trace-id", NULL,
@@ -236,9 +238,11 @@ static bool within(int64_t value, int64_t min, int64_t max)
 static void describe(GString *text, const struct ds_group_spec *spec,
 		const char *root, bool percentiles_default, double lo, double hi)
 {
-	g_string_append_printf(text, "root %s", root ? root : "(any)");
+	g_string_append(text, "root ");
+	/* The description reaches the terminal and every output: made safe (sanitize.h). */
+	ds_sanitize_text(text, root ? root : "(any)");
 	if (spec->has_trace_id) {
-		g_string_append_printf(text, ", trace id 0x%" PRIx64 "%016" PRIx64,
+		g_string_append_printf(text, ", trace id 0x%016" PRIx64 "%016" PRIx64,
 			spec->trace_id_high, spec->trace_id_low);
 	}
 	if (spec->has_percentiles || percentiles_default) {

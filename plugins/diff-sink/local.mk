@@ -26,6 +26,7 @@ plugins_diff_sink_libdeepspan_diff_la_SOURCES = \
 	plugins/diff-sink/groups.c plugins/diff-sink/groups.h \
 	plugins/diff-sink/explain.c plugins/diff-sink/explain.h \
 	plugins/diff-sink/colour.c plugins/diff-sink/colour.h \
+	plugins/diff-sink/sanitize.c plugins/diff-sink/sanitize.h \
 	plugins/diff-sink/table.c plugins/diff-sink/table.h \
 	plugins/diff-sink/metrics-build.c plugins/diff-sink/metrics-build.h
 plugins_babeltrace_plugin_deepspan_la_LIBADD += plugins/diff-sink/libdeepspan-diff.la

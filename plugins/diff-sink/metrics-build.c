@@ -8,6 +8,7 @@
 #include "duration-list.h"
 #include "request-record.h"
 #include "request-tree.h"
+#include "sanitize.h"
 
 const char *const ds_metrics_by_names[] = {
 	"operation", "request", "syscall", "thread", NULL,
@@ -129,12 +130,17 @@ static struct bucket *bucket_for(struct ds_metrics_acc *acc, const struct bucket
 /* Notes the first row whose totals overflow (the table then fails, naming it). */
 static void note_overflow(struct ds_metrics_acc *acc, const struct ds_span *span)
 {
+	GString *row;
+
 	if (acc->overflow) {
 		return;
 	}
+	row = g_string_new(NULL);
 	acc->overflow = true;
-	acc->overflow_row = g_strdup_printf("%s: %s", ds_strings_get(acc->strings, span->service),
-		ds_strings_get(acc->strings, span->operation));
+	ds_sanitize_text(row, ds_strings_get(acc->strings, span->service));
+	g_string_append(row, ": ");
+	ds_sanitize_text(row, ds_strings_get(acc->strings, span->operation));
+	acc->overflow_row = g_string_free(row, FALSE);
 }
 
 static void add_total(struct ds_metrics_acc *acc, const struct ds_span *span, int64_t *sum,
