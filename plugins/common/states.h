@@ -17,6 +17,15 @@ enum ds_state {
 	DS_STATE_COUNT,
 };
 
+/*
+ * What a `deepspan:span` string field holds for "none" (a segment without a
+ * detail, a span without a service name): never an empty string, which
+ * babeltrace2 2.0.4's CTF decoder may fill with an earlier event's text when
+ * a trace saved with sink.ctf.fs is read back (doc/span-attrib.md).  Readers
+ * take both this and "" (traces written before) as "none".
+ */
+#define DS_SPAN_NONE "-"
+
 /* Label of a state as in the output enum: "user", "syscall", "blocked", "wait_cpu", "interrupted", "unknown". */
 const char *ds_state_name(enum ds_state state);
 

@@ -481,6 +481,9 @@ static void read_segments(const struct ds_span_layout *layout,
 				layout->state_of_value[value] : DS_STATE_UNKNOWN,
 		};
 
+		if (detail[0] == DS_SPAN_NONE[0] && detail[1] == '\0') {
+			detail = "";	/* "none" (states.h); older traces wrote "" */
+		}
 		segment.detail = segment.state == DS_STATE_BLOCKED ?
 			blocked_detail(store, reader->scratch, previous, detail) :
 			intern_recent(store, reader->recent_detail, segment.state, detail);
