@@ -3,6 +3,7 @@ range, parent cycles, trees deeper than the fold depth, durations that overflow,
 say what was left out and why."""
 import csv
 import io
+import xml.etree.ElementTree as ET
 
 import bt2
 import pytest
@@ -218,3 +219,43 @@ def test_largest_duration_accepted(bt2_plugin, tmp_path):
     run_sink(bt2_plugin, "diff", {"output-dir": str(out), "grace": "9223372036854775807", "summary": False},
              fast_and_one_slow(5))
     assert "Group B" in (out / "explain.txt").read_text()
+
+
+def test_new_and_gone_sorted_by_magnitude(bt2_plugin, tmp_path):
+    """explain.txt lists "New in B" and "Gone in B" largest first (the critical path meets them smallest first)."""
+    def request(trace, prefix):
+        t = trace * 200 * MS
+        spans = [Span(trace, 1, 0, "api", "GET /", t, t + 100 * MS)]
+        for span_id, (name, begin, end) in enumerate([("small", 90, 99), ("large", 10, 60), ("mid", 65, 85)], 2):
+            spans.append(Span(trace, span_id, 1, "svc", f"{prefix}{name}", t + begin * MS, t + end * MS))
+        return spans
+
+    out = tmp_path / "ng"
+    run_sink(bt2_plugin, "diff", {"output-dir": str(out), "summary": False},
+             request(1, "old-") + request(2, "old-"), spans_b=request(3, "new-") + request(4, "new-"))
+    explain = (out / "explain.txt").read_text()
+    new = explain.split("New in B (mean per B request):\n")[1].split("\n\n")[0].splitlines()
+    gone = explain.split("Gone in B (mean per A request):\n")[1].split("\n\n")[0].splitlines()
+    assert [line.split()[-1] for line in new] == ["new-large", "new-mid", "new-small"], new
+    assert [line.split()[-1] for line in gone] == ["old-large", "old-mid", "old-small"], gone
+    assert new[0].strip().startswith("50.0 ms")
+
+
+def test_histogram_shows_a_handful_of_b_requests(bt2_plugin, tmp_path):
+    """report.html's latency histogram has a logarithmic count axis: one B request next to hundreds of A
+    requests in a bin is still a bar of readable height."""
+    import re
+    spans = []
+    for i in range(400):
+        spans += dispatch_request(i + 1, (i + 1) * 100 * MS)
+    spans += dispatch_request(9000, 500 * 100 * MS, mysql_block=100 * MS)
+    out = tmp_path / "hist"
+    run_sink(bt2_plugin, "diff", {"output-dir": str(out), "summary": False}, spans)
+    page = (out / "report.html").read_text()
+    histogram = page.split('<svg class="histogram"')[1].split("</svg>")[0]
+    bars = re.findall(r'height="([\d.]+)" fill="[^"]+"><title>group ([AB]): (\d+) requests', histogram)
+    heights = {(group, int(count)): float(h) for h, group, count in bars}
+    assert ("B", 1) in heights and ("A", 201) in heights, heights
+    assert heights[("B", 1)] >= 0.1 * heights[("A", 201)]  # linear: 1/201 of it, under one pixel
+    assert ">1</text>" in histogram and ">100</text>" in histogram  # the log axis' ticks
+    ET.fromstring('<svg class="histogram"' + histogram + "</svg>")

@@ -19,6 +19,32 @@ static gint compare_delta_desc(gconstpointer a, gconstpointer b, gpointer data)
 	return *(const uint32_t *) a < *(const uint32_t *) b ? -1 : 1;
 }
 
+/* Largest width in group B first (the mean per B request, N_B fixed); ties by frame order. */
+static gint compare_sum_b_desc(gconstpointer a, gconstpointer b, gpointer data)
+{
+	const struct ds_aggregate *agg = data;
+	int64_t x = ds_frame_at(agg, *(const uint32_t *) a)->sum[DS_GROUP_B];
+	int64_t y = ds_frame_at(agg, *(const uint32_t *) b)->sum[DS_GROUP_B];
+
+	if (x != y) {
+		return x > y ? -1 : 1;
+	}
+	return *(const uint32_t *) a < *(const uint32_t *) b ? -1 : 1;
+}
+
+/* Largest width in group A first. */
+static gint compare_sum_a_desc(gconstpointer a, gconstpointer b, gpointer data)
+{
+	const struct ds_aggregate *agg = data;
+	int64_t x = ds_frame_at(agg, *(const uint32_t *) a)->sum[DS_GROUP_A];
+	int64_t y = ds_frame_at(agg, *(const uint32_t *) b)->sum[DS_GROUP_A];
+
+	if (x != y) {
+		return x > y ? -1 : 1;
+	}
+	return *(const uint32_t *) a < *(const uint32_t *) b ? -1 : 1;
+}
+
 void ds_explain(const struct ds_aggregate *agg, struct ds_explanation *out)
 {
 	uint32_t i;
@@ -46,6 +72,11 @@ void ds_explain(const struct ds_aggregate *agg, struct ds_explanation *out)
 	}
 	g_qsort_with_data(out->ranked->data, out->ranked->len, sizeof(uint32_t),
 		compare_delta_desc, (gpointer) agg);
+	/* "New in B" and "Gone in B" by magnitude, largest first. */
+	g_qsort_with_data(out->added->data, out->added->len, sizeof(uint32_t),
+		compare_sum_b_desc, (gpointer) agg);
+	g_qsort_with_data(out->gone->data, out->gone->len, sizeof(uint32_t),
+		compare_sum_a_desc, (gpointer) agg);
 	out->exact = ds_aggregate_check_exact(agg, &out->leaf_total,
 		&out->latency_total) && agg->mode == DS_MODE_CRITICAL_PATH;
 }

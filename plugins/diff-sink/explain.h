@@ -14,8 +14,8 @@
 
 struct ds_explanation {
 	GArray *ranked;		/* owned: uint32_t leaf frames, largest W_B − W_A first */
-	GArray *gone;		/* owned: uint32_t frames present only in A (topmost) */
-	GArray *added;		/* owned: uint32_t frames present only in B (topmost) */
+	GArray *gone;		/* owned: uint32_t frames present only in A (topmost), largest W_A first */
+	GArray *added;		/* owned: uint32_t frames present only in B (topmost), largest W_B first */
 	__int128 leaf_total;	/* Σ leaf numerators (over N_A·N_B) */
 	__int128 latency_total;	/* numerator of the mean latency difference */
 	bool exact;		/* critical-path mode and leaf_total == latency_total */
