@@ -65,6 +65,7 @@ def test_invalid_spans_left_out_and_counted(bt2_plugin, tmp_path, capfd):
     err = capfd.readouterr().err
     assert "3 spans have bounds out of range" in err and "3 requests were left out of both groups" in err
     assert "duplicate" not in err and "parent cycles" not in err  # only non-zero counts are listed
+    assert "end before they begin" not in err
 
 
 def test_reversed_span_left_out(bt2_plugin, tmp_path):
@@ -259,3 +260,34 @@ def test_histogram_shows_a_handful_of_b_requests(bt2_plugin, tmp_path):
     assert heights[("B", 1)] >= 0.1 * heights[("A", 201)]  # linear: 1/201 of it, under one pixel
     assert ">1</text>" in histogram and ">100</text>" in histogram  # the log axis' ticks
     ET.fromstring('<svg class="histogram"' + histogram + "</svg>")
+
+
+def test_cycle_warning_without_rootless_requests(bt2_plugin, tmp_path, capfd):
+    t = 300 * 100 * MS
+    spans = fast_and_one_slow() + [Span(8001, 1, 0, "api", "GET /", t, t + 10 * MS),
+                                   Span(8001, 3, 4, "db", "q", t + MS, t + 2 * MS),
+                                   Span(8001, 4, 3, "db", "q", t + 3 * MS, t + 4 * MS)]
+    out = tmp_path / "cyc"
+    run_sink(bt2_plugin, "diff", {"output-dir": str(out), "summary": False}, spans,
+             logging_level=bt2.LoggingLevel.WARNING)
+    err = capfd.readouterr().err
+    assert "2 spans are in parent cycles (a span is its own ancestor) and were left out: check" in err
+    assert "no root span" not in err and "no root span" not in (out / "explain.txt").read_text()
+
+
+def test_trace_ids_print_as_32_hex_digits(bt2_plugin, tmp_path, capfd):
+    """Issue 11, defect 11: a 128-bit trace id whose high half is 0 printed as 0x0 + 16 digits (17)."""
+    import re
+    out = tmp_path / "ids"
+    spans = fast_and_one_slow()
+    spans += dispatch_request(0xab, 400 * 100 * MS, host_skew=-1500_000)  # a skewed child: the skew fact
+    run_sink(bt2_plugin, "diff", {"output-dir": str(out), "summary": False, "group-b": {"trace-id": "0x3e8"}},
+             spans, logging_level=bt2.LoggingLevel.WARNING)
+    explain = (out / "explain.txt").read_text()
+    assert "trace id 0x000000000000000000000000000003e8" in explain
+    assert "trace 0x000000000000000000000000000000ab" in explain  # the worst skew's request
+    page = (out / "report.html").read_text()
+    assert "trace 0x000000000000000000000000000003e8, latency" in page  # the waterfall of the B request
+    for text in (explain, page, capfd.readouterr().err):
+        for digits in re.findall(r"\b0x([0-9a-f]+)\b", text):
+            assert len(digits) == 32, digits

@@ -152,12 +152,18 @@ static void collect_facts(struct run *run)
 	run->facts.duplicate_spans = stream->duplicate_spans;
 	run->facts.late_spans = stream->late_spans;
 	if (run->facts.invalid_spans) {
+		char reversed[64] = "";
+
+		/* Only non-zero counts are listed. */
+		if (run->facts.reversed_spans) {
+			snprintf(reversed, sizeof(reversed), "; %" PRIu64 " of them end before they begin",
+				run->facts.reversed_spans);
+		}
 		DS_LOG_WARN(run->self_comp, run->class_name,
 			"%" PRIu64 " spans have bounds out of range (begin < 0, end < begin, or state "
-			"or syscall totals longer than the span; %" PRIu64 " of them end before they "
-			"begin): %" PRIu64 " requests were left out of both groups. The trace is "
-			"corrupt: re-record it or check the span producer (doc/diff.md, \"Invalid spans\").",
-			run->facts.invalid_spans, run->facts.reversed_spans,
+			"or syscall totals longer than the span%s): %" PRIu64 " requests were left out "
+			"of both groups. The trace is corrupt: re-record it or check the span producer "
+			"(doc/diff.md, \"Invalid spans\").", run->facts.invalid_spans, reversed,
 			run->facts.invalid_requests);
 	}
 	if (run->facts.duplicate_spans) {
@@ -166,11 +172,16 @@ static void collect_facts(struct run *run)
 			run->facts.duplicate_spans);
 	}
 	if (stream->cycle_spans) {
+		char rootless[80] = "";
+
+		if (stream->cycle_requests) {
+			snprintf(rootless, sizeof(rootless), "; %" PRIu64 " requests had no root span "
+				"at all and were left out", stream->cycle_requests);
+		}
 		DS_LOG_WARN(run->self_comp, run->class_name,
 			"%" PRIu64 " spans are in parent cycles (a span is its own ancestor) and were "
-			"left out; %" PRIu64 " requests had no root span at all and were left out: "
-			"check the producer's `parent_span_id` values.", stream->cycle_spans,
-			stream->cycle_requests);
+			"left out%s: check the producer's `parent_span_id` values.", stream->cycle_spans,
+			rootless);
 	}
 	if (stream->deep_requests) {
 		DS_LOG_WARN(run->self_comp, run->class_name,

@@ -178,11 +178,17 @@ static void warn_left_out(struct metrics_sink *sink)
 				" with their requests" : "");
 	}
 	if (stream->cycle_spans) {
+		char rootless[80] = "";
+
+		/* Only non-zero counts are listed. */
+		if (stream->cycle_requests) {
+			snprintf(rootless, sizeof(rootless), "; %" PRIu64 " requests had no root span",
+				stream->cycle_requests);
+		}
 		DS_LOG_WARN(sink->self_comp, CLASS_NAME,
 			"%" PRIu64 " spans are in parent cycles (a span is its own ancestor) and were "
-			"left out of the request table; %" PRIu64 " requests had no root span: check "
-			"the producer's `parent_span_id` values.", stream->cycle_spans,
-			stream->cycle_requests);
+			"left out of the request table%s: check the producer's `parent_span_id` values.",
+			stream->cycle_spans, rootless);
 	}
 }
 
