@@ -291,3 +291,13 @@ def test_trace_ids_print_as_32_hex_digits(bt2_plugin, tmp_path, capfd):
     for text in (explain, page, capfd.readouterr().err):
         for digits in re.findall(r"\b0x([0-9a-f]+)\b", text):
             assert len(digits) == 32, digits
+
+
+def test_thread_table_extreme_ids(bt2_plugin, tmp_path):
+    """pid and tid are any int64 in the payload: the thread table sorts them numerically (no overflow)."""
+    ids = [INT64_MAX, -1, 5, INT64_MIN, 0]
+    spans = [Span(i + 1, 1, 0, "api", "GET", i * MS, i * MS + 100, pid=pid, tid=pid) for i, pid in enumerate(ids)]
+    path = tmp_path / "thread.csv"
+    run_sink(bt2_plugin, "metrics", {"by": "thread", "format": "csv", "output": str(path)}, spans)
+    rows = list(csv.DictReader(io.StringIO(path.read_text())))
+    assert [int(r["pid"]) for r in rows] == sorted(ids)

@@ -296,10 +296,13 @@ static char *sort_key(const struct ds_metrics_acc *acc, const struct bucket_key 
 		return g_strdup_printf("%s\x1f%s\x1f%s", ds_strings_get(s, key->service),
 			ds_strings_get(s, key->operation), ds_strings_get(s, key->name));
 	case DS_METRICS_BY_THREAD:
-		/* Zero-padded so that the key order is the numeric order. */
-		return g_strdup_printf("%s\x1f%020" PRId64 "\x1f%020" PRId64,
-			ds_strings_get(s, key->host), key->pid + INT64_MAX / 2,
-			key->tid + INT64_MAX / 2);
+		/*
+		 * Zero-padded so that the key order is the numeric order; the sign bit
+		 * flipped maps int64 order onto uint64 order without overflow (any pid).
+		 */
+		return g_strdup_printf("%s\x1f%020" PRIu64 "\x1f%020" PRIu64,
+			ds_strings_get(s, key->host), (uint64_t) key->pid ^ (UINT64_C(1) << 63),
+			(uint64_t) key->tid ^ (UINT64_C(1) << 63));
 	default:
 		return g_strdup_printf("%s\x1f%s", ds_strings_get(s, key->service),
 			ds_strings_get(s, key->operation));
