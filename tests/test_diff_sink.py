@@ -88,7 +88,9 @@ def test_group_maps_percentiles_trace_id_window(bt2_plugin, tmp_path):
     run_sink(bt2_plugin, "diff", {"output-dir": str(out), "group-a": {"trace-id": 1},
                                   "group-b": {"trace-id": "0xa"}}, spans)
     explain = (out / "explain.txt").read_text()
-    assert "trace id 0x00000000000000001" in explain and "trace id 0x0000000000000000a" in explain
+    # 128-bit ids as 32 hex digits (they used to print the high half unpadded: 17 digits)
+    assert "trace id 0x00000000000000000000000000000001)" in explain
+    assert "trace id 0x0000000000000000000000000000000a)" in explain
     assert "Group A: 1 request " in explain and "Group B: 1 request " in explain
     assert f"+9.0 ms (100%)  frontend: /dispatch > customer: GET /customer > mysql: SELECT > {BLOCKED}" \
         in explain
