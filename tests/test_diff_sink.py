@@ -88,7 +88,9 @@ def test_group_maps_percentiles_trace_id_window(bt2_plugin, tmp_path):
     run_sink(bt2_plugin, "diff", {"output-dir": str(out), "group-a": {"trace-id": 1},
                                   "group-b": {"trace-id": "0xa"}}, spans)
     explain = (out / "explain.txt").read_text()
-    assert "trace id 0x00000000000000001" in explain and "trace id 0x0000000000000000a" in explain
+    # 128-bit ids as 32 hex digits (they used to print the high half unpadded: 17 digits)
+    assert "trace id 0x00000000000000000000000000000001)" in explain
+    assert "trace id 0x0000000000000000000000000000000a)" in explain
     assert "Group A: 1 request " in explain and "Group B: 1 request " in explain
     assert f"+9.0 ms (100%)  frontend: /dispatch > customer: GET /customer > mysql: SELECT > {BLOCKED}" \
         in explain
@@ -299,7 +301,9 @@ def test_corrupt_and_duplicated_spans_counted(bt2_plugin, tmp_path, capfd):
     run_sink(bt2_plugin, "diff", {"output-dir": str(out), "summary": False}, spans + bad + dup,
              logging_level=bt2.LoggingLevel.WARNING)
     explain = (out / "explain.txt").read_text()
-    assert "Warning: 1 span ending before its beginning (left out with their requests), " \
-           "1 duplicated span id (only the first is a parent)" in explain
-    assert "Left out: 1 request with truncated spans" in explain
-    assert "1 spans end before they begin" in capfd.readouterr().err
+    assert "Warning: 1 span with bounds out of range (left out with its request;" in explain
+    assert "Warning: 1 duplicated span id (only the first is a parent)" in explain
+    assert "Left out: 1 request with an invalid span (begin < 0, end < begin" in explain
+    err = capfd.readouterr().err
+    assert "1 spans have bounds out of range" in err and "1 of them end before they begin" in err
+    assert "1 span ids appear twice" in err

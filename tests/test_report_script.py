@@ -71,3 +71,28 @@ def test_bad_arguments(args, text):
 def test_directory_without_trace(tmp_path):
     proc = report(tmp_path, check=False)
     assert proc.returncode == 2 and f"no CTF trace (no 'metadata' file) under {tmp_path}" in proc.stderr
+
+
+def test_kernel_only_trace_says_there_are_no_spans(shared_traces, tmp_path):
+    """Issue 11, defect 10: span-attrib is in the graph, the trace has kernel events but no spans."""
+    proc = report("-o", tmp_path / "k", shared_traces / "cat-kern-ust" / "cat-kernel", check=False)
+    stderr = " ".join(proc.stderr.split())  # the CLI wraps long causes
+    assert proc.returncode != 0
+    assert "put filter.deepspan.span-attrib before it" not in stderr
+    assert "the input has no spans: filter.deepspan.span-attrib (upstream of this sink) found no span events" \
+        in stderr
+    for provider in ("`jaeger_ust:start_span` / `jaeger_ust:end_span`",
+                     "`deepspan_ust:span_start` / `deepspan_ust:span_end`", "Node.js `vnode:*` events"):
+        assert provider in stderr
+    assert "filter.deepspan.nodejs-ctx is not in the graph: add it before span-attrib" in stderr
+    proc = report("--nodejs", "-o", tmp_path / "n", shared_traces / "cat-kern-ust" / "cat-kernel", check=False)
+    stderr = " ".join(proc.stderr.split())
+    assert proc.returncode != 0 and "(filter.deepspan.nodejs-ctx is in the graph)" in stderr
+
+
+def test_no_span_attrib_upstream_says_so(shared_traces, tmp_path):
+    proc = run_babeltrace2(shared_traces / "cat-kern-ust" / "cat-kernel", "-c", "sink.deepspan.diff",
+                           "-p", f'output-dir="{tmp_path}"', check=False)
+    stderr = " ".join(proc.stderr.split())
+    assert proc.returncode != 0
+    assert "no `deepspan:span` event reached this sink: put filter.deepspan.span-attrib before it" in stderr

@@ -73,9 +73,9 @@ def test_block_wake_states_syscalls_segments(bt2_plugin):
     check_sum(span)
     assert span["syscalls"] == [{"name": "futex", "count": 1, "duration": 55}]
     assert [(s["begin"], s["end"], s["state"], s["detail"]) for s in span["segments"]] == [
-        (1005, 1010, "user", ""), (1010, 1020, "syscall", "futex"), (1020, 1050, "blocked", "mysqld/300"),
-        (1050, 1060, "wait_cpu", ""), (1060, 1065, "syscall", "futex"), (1065, 1070, "user", ""),
-        (1070, 1072, "interrupted", "irq:eth0"), (1072, 1080, "user", "")]
+        (1005, 1010, "user", "-"), (1010, 1020, "syscall", "futex"), (1020, 1050, "blocked", "mysqld/300"),
+        (1050, 1060, "wait_cpu", "-"), (1060, 1065, "syscall", "futex"), (1065, 1070, "user", "-"),
+        (1070, 1072, "interrupted", "irq:eth0"), (1072, 1080, "user", "-")]
     # every upstream message passed through, the span event right after its end event
     names = [m["name"] for m in msgs if "name" in m]
     assert names[-2:] == ["deepspan_ust:span_end", "deepspan:span"]

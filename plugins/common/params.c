@@ -281,52 +281,109 @@ enum ds_param_status ds_params_get_choice(const struct ds_params *params,
 	return status;
 }
 
-bool ds_parse_duration(const char *text, int64_t *out_ns)
+/* `text` is only decimal digits (with leading spaces and `+`, as strtoull takes them). */
+static bool all_digits(const char *text, const char *end)
+{
+	const char *p = text;
+
+	while (*p == ' ') {
+		p++;
+	}
+	if (*p == '+') {
+		p++;
+	}
+	if (p == end) {
+		return false;
+	}
+	for (; p < end; p++) {
+		if (*p < '0' || *p > '9') {
+			return false;
+		}
+	}
+	return true;
+}
+
+/* `number` (ns, finite, >= 0) rounded, when it fits. */
+static enum ds_duration_status round_ns(double ns, int64_t *out_ns)
+{
+	/* 0x1p63 = 2^63: every double below it rounds to an int64 (the largest is 2^63 - 1024). */
+	if (!(ns < 0x1p63)) {
+		return DS_DURATION_OUT_OF_RANGE;
+	}
+	*out_ns = (int64_t) llround(ns);
+	return DS_DURATION_OK;
+}
+
+enum ds_duration_status ds_parse_duration_status(const char *text, int64_t *out_ns)
 {
 	static const struct { const char *suffix; double ns; } units[] = {
 		{ "ns", 1.0 }, { "us", 1e3 }, { "µs", 1e3 }, { "ms", 1e6 },
 		{ "s", 1e9 }, { "m", 60e9 }, { "min", 60e9 }, { "h", 3600e9 },
 	};
 	char *end = NULL;
+	const char *unit;
 	double number;
 	size_t index;
 
 	if (!text || !*text) {
-		return false;
+		return DS_DURATION_INVALID;
 	}
 	errno = 0;
 	number = strtod(text, &end);
-	if (errno || end == text || !isfinite(number) || number < 0) {
-		return false;
+	if (end == text || isnan(number) || number < 0 || (errno && errno != ERANGE)) {
+		return DS_DURATION_INVALID;
 	}
-	while (*end == ' ') {
-		end++;
+	if (errno == ERANGE && number != 0) {
+		/* HUGE_VAL: "1e999". (An underflow to 0 is 0 ns.) */
+		number = INFINITY;
 	}
-	if (*end == '\0') {
-		*out_ns = (int64_t) llround(number);
-		return true;
+	unit = end;
+	while (*unit == ' ') {
+		unit++;
 	}
 	for (index = 0; index < sizeof(units) / sizeof(units[0]); index++) {
-		if (strcmp(end, units[index].suffix) == 0) {
-			double ns = number * units[index].ns;
-
-			if (ns > (double) INT64_MAX) {
-				return false;
-			}
-			*out_ns = (int64_t) llround(ns);
-			return true;
+		if (*unit == '\0' || strcmp(unit, units[index].suffix) == 0) {
+			break;
 		}
 	}
-	return false;
+	if (index == sizeof(units) / sizeof(units[0])) {
+		return DS_DURATION_INVALID;
+	}
+	if ((*unit == '\0' || index == 0) && all_digits(text, end)) {
+		/* Whole nanoseconds: exact up to 2^63 - 1, which a double cannot hold. */
+		unsigned long long whole;
+
+		errno = 0;
+		whole = strtoull(text, NULL, 10);
+		if (errno == ERANGE || whole > (unsigned long long) DS_DURATION_MAX_NS) {
+			return DS_DURATION_OUT_OF_RANGE;
+		}
+		*out_ns = (int64_t) whole;
+		return DS_DURATION_OK;
+	}
+	if (isinf(number)) {
+		return DS_DURATION_OUT_OF_RANGE;
+	}
+	return round_ns(*unit == '\0' ? number : number * units[index].ns, out_ns);
+}
+
+bool ds_parse_duration(const char *text, int64_t *out_ns)
+{
+	return ds_parse_duration_status(text, out_ns) == DS_DURATION_OK;
 }
 
 enum ds_param_status ds_params_get_duration(const struct ds_params *params,
 		const char *name, int64_t default_ns, int64_t *out_ns)
 {
 	static const char expected[] =
-		"a duration: nanoseconds as an integer, or a string such as "
+		"a duration from 0 to 9223372036854775807 ns (2^63 - 1, about 292 years): "
+		"nanoseconds as an integer, or a string such as "
 		"\"800ns\", \"250us\", \"12ms\", \"1.5s\"";
+	static const char out_of_range[] =
+		"a duration of at most 9223372036854775807 ns (2^63 - 1, about 292 years; "
+		"the accepted range is 0 to 9223372036854775807 ns)";
 	const bt_value *value = ds_params_borrow(params, name);
+	enum ds_duration_status parsed;
 
 	if (!value) {
 		*out_ns = default_ns;
@@ -342,9 +399,16 @@ enum ds_param_status ds_params_get_duration(const struct ds_params *params,
 		*out_ns = bt_value_integer_signed_get(value);
 		return DS_PARAM_STATUS_OK;
 	}
-	if (bt_value_is_string(value) &&
-			ds_parse_duration(bt_value_string_get(value), out_ns)) {
+	if (bt_value_is_unsigned_integer(value)) {
+		return report_bad_value(params, name, out_of_range, value);
+	}
+	if (!bt_value_is_string(value)) {
+		return report_bad_value(params, name, expected, value);
+	}
+	parsed = ds_parse_duration_status(bt_value_string_get(value), out_ns);
+	if (parsed == DS_DURATION_OK) {
 		return DS_PARAM_STATUS_OK;
 	}
-	return report_bad_value(params, name, expected, value);
+	return report_bad_value(params, name,
+		parsed == DS_DURATION_OUT_OF_RANGE ? out_of_range : expected, value);
 }

@@ -64,12 +64,26 @@ enum ds_param_status ds_params_get_choice(const struct ds_params *params,
 
 /*
  * A duration: an integer (nanoseconds) or a string with a unit
- * (`250us`, `12ms`, `1.5s`, `800ns`, `2m`).  Negative durations are refused.
+ * (`250us`, `12ms`, `1.5s`, `800ns`, `2m`), from 0 to DS_DURATION_MAX_NS.
+ * Negative durations and durations that do not fit in 64-bit signed
+ * nanoseconds are refused (the error names the accepted range).
  */
 enum ds_param_status ds_params_get_duration(const struct ds_params *params,
 		const char *name, int64_t default_ns, int64_t *out_ns);
 
-/* Parses a duration string as above; returns false when it is not one. */
+/* The largest duration accepted: 2^63 - 1 ns (about 292 years). */
+#define DS_DURATION_MAX_NS INT64_MAX
+
+enum ds_duration_status {
+	DS_DURATION_OK = 0,
+	DS_DURATION_INVALID,		/* not a duration (syntax, unit, negative) */
+	DS_DURATION_OUT_OF_RANGE,	/* a duration above DS_DURATION_MAX_NS */
+};
+
+/* Parses a duration string as above. */
+enum ds_duration_status ds_parse_duration_status(const char *text, int64_t *out_ns);
+
+/* Parses a duration string as above; returns false when it is not one or is out of range. */
 bool ds_parse_duration(const char *text, int64_t *out_ns);
 
 /* Writes a short human description of `value` ("string \"abc\"", "unsigned integer 42"). */

@@ -18,6 +18,15 @@ enum ds_state {
 };
 
 /*
+ * What a `deepspan:span` string field holds for "none" (a segment without a
+ * detail, a span without a service name): never an empty string, which
+ * babeltrace2 2.0.4's CTF decoder may fill with an earlier event's text when
+ * a trace saved with sink.ctf.fs is read back (doc/span-attrib.md).  Readers
+ * take both this and "" (traces written before) as "none".
+ */
+#define DS_SPAN_NONE "-"
+
+/*
  * The states' tags in enum order, as a list of string literals: the one table
  * of names, also usable in static initializers (the metrics columns).
  */

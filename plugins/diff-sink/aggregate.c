@@ -2,6 +2,8 @@
 
 #include <string.h>
 
+#include "span-consumer/sanitize.h"
+
 #define KEY(hi, lo) ((gpointer) (uintptr_t) (((uint64_t) (hi) << 32) | (uint32_t) (lo)))
 
 static uint32_t new_frame(struct ds_aggregate *agg, uint32_t parent,
@@ -37,16 +39,19 @@ static uint32_t span_label(struct ds_aggregate *agg, const struct ds_span *span)
 {
 	gpointer key = KEY(span->service, span->operation);
 	gpointer found = g_hash_table_lookup(agg->span_labels, key);
-	char *text;
+	GString *text;
 	uint32_t label;
 
 	if (found) {
 		return GPOINTER_TO_UINT(found) - 1;
 	}
-	text = g_strdup_printf("%s: %s", ds_strings_get(agg->strings, span->service),
-		ds_strings_get(agg->strings, span->operation));
-	label = ds_strings_intern(&agg->labels, text);
-	g_free(text);
+	/* Labels are made safe once here (sanitize.h): every output writes them. */
+	text = g_string_new(NULL);
+	ds_sanitize_text(text, ds_strings_get(agg->strings, span->service));
+	g_string_append(text, ": ");
+	ds_sanitize_text(text, ds_strings_get(agg->strings, span->operation));
+	label = ds_strings_intern(&agg->labels, text->str);
+	g_string_free(text, TRUE);
 	g_hash_table_insert(agg->span_labels, key, GUINT_TO_POINTER(label + 1));
 	return label;
 }
@@ -57,17 +62,20 @@ static uint32_t leaf_label(struct ds_aggregate *agg, unsigned int state,
 	gpointer key = KEY(state, detail);
 	gpointer found = g_hash_table_lookup(agg->leaf_labels, key);
 	const char *detail_text = ds_strings_get(agg->strings, detail);
-	char *text;
+	GString *text;
 	uint32_t label;
 
 	if (found) {
 		return GPOINTER_TO_UINT(found) - 1;
 	}
-	text = *detail_text ?
-		g_strdup_printf("[%s] %s", ds_state_title(state), detail_text) :
-		g_strdup_printf("[%s]", ds_state_title(state));
-	label = ds_strings_intern(&agg->labels, text);
-	g_free(text);
+	text = g_string_new(NULL);
+	g_string_append_printf(text, "[%s]", ds_state_title(state));
+	if (*detail_text) {
+		g_string_append_c(text, ' ');
+		ds_sanitize_text(text, detail_text);
+	}
+	label = ds_strings_intern(&agg->labels, text->str);
+	g_string_free(text, TRUE);
 	g_hash_table_insert(agg->leaf_labels, key, GUINT_TO_POINTER(label + 1));
 	return label;
 }
@@ -113,6 +121,15 @@ void ds_aggregate_fini(struct ds_aggregate *agg)
 	memset(agg, 0, sizeof(*agg));
 }
 
+/* *sum += value, flagging an overflow instead of wrapping (the sum saturates). */
+static void add_checked(struct ds_aggregate *agg, int64_t *sum, int64_t value)
+{
+	if (__builtin_add_overflow(*sum, value, sum)) {
+		*sum = value > 0 ? INT64_MAX : INT64_MIN;
+		agg->overflow = true;
+	}
+}
+
 static uint32_t visit_enter(void *data, uint32_t parent_handle,
 		const struct ds_span *span)
 {
@@ -128,7 +145,8 @@ static void visit_value(void *data, uint32_t handle, int64_t width)
 {
 	struct ds_aggregate *agg = data;
 
-	g_array_index(agg->frames, struct ds_frame, handle).sum[agg->group] += width;
+	add_checked(agg, &g_array_index(agg->frames, struct ds_frame, handle).sum[agg->group],
+		width);
 }
 
 static void visit_leaf(void *data, uint32_t handle, unsigned int state,
@@ -139,7 +157,7 @@ static void visit_leaf(void *data, uint32_t handle, unsigned int state,
 		DS_FRAME_LEAF, state);
 	struct ds_frame *frame = &g_array_index(agg->frames, struct ds_frame, index);
 
-	frame->sum[agg->group] += width;
+	add_checked(agg, &frame->sum[agg->group], width);
 	frame->count[agg->group]++;
 }
 
@@ -153,7 +171,7 @@ static void start_request(struct ds_aggregate *agg, int64_t latency, enum ds_gro
 {
 	agg->group = group;
 	agg->requests[group]++;
-	agg->latency_sum[group] += latency;
+	add_checked(agg, &agg->latency_sum[group], latency);
 }
 
 void ds_aggregate_add(struct ds_aggregate *agg, const struct ds_span_store *store,
@@ -209,10 +227,10 @@ void ds_aggregate_finish(struct ds_aggregate *agg)
 				frame->state_sum[g][frame->state] = frame->sum[g];
 			}
 			for (s = 0; s < DS_STATE_COUNT; s++) {
-				parent->state_sum[g][s] += frame->state_sum[g][s];
+				add_checked(agg, &parent->state_sum[g][s], frame->state_sum[g][s]);
 			}
 			if (frame->parent == 0) {
-				top->sum[g] += frame->sum[g];
+				add_checked(agg, &top->sum[g], frame->sum[g]);
 			}
 		}
 		parent->child_count++;

@@ -50,6 +50,7 @@ struct ds_aggregate {
 	uint64_t requests[2];	/* N_G */
 	int64_t latency_sum[2];	/* Σ latencies per group (ns) */
 	unsigned int group;	/* group being added */
+	bool overflow;		/* a sum left int64 (absurd span lengths): results not usable */
 	bool finished;
 };
 

@@ -3,6 +3,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "span-consumer/sanitize.h"
 #include "span-consumer/span-store.h"
 
 struct ds_rgb ds_diff_colour(double d, bool is_new, double white_band,
@@ -74,29 +75,5 @@ void ds_format_duration(double ns, bool sign, char *buf, size_t size)
 
 void ds_xml_escape(FILE *file, const char *text)
 {
-	for (; *text; text++) {
-		switch (*text) {
-		case '&':
-			fputs("&amp;", file);
-			break;
-		case '<':
-			fputs("&lt;", file);
-			break;
-		case '>':
-			fputs("&gt;", file);
-			break;
-		case '"':
-			fputs("&quot;", file);
-			break;
-		case '\'':
-			fputs("&#39;", file);
-			break;
-		default:
-			if ((unsigned char) *text < 0x20 && *text != '\n' && *text != '\t') {
-				fputc('?', file);
-			} else {
-				fputc(*text, file);
-			}
-		}
-	}
+	ds_sanitize_xml(file, text);
 }

@@ -31,7 +31,7 @@ struct ds_rgb ds_label_colour(const char *label);
 /* Writes "12.3 ms" / "850 ns" / "1.25 s" / "4.0 µs" into buf; signed when `sign`. */
 void ds_format_duration(double ns, bool sign, char *buf, size_t size);
 
-/* Writes `text` escaped for XML/HTML text and attribute values. */
+/* Writes `text` escaped for XML/HTML text and attribute values (ds_sanitize_xml()). */
 void ds_xml_escape(FILE *file, const char *text);
 
 #endif /* DEEPSPAN_DIFF_COLOUR_H */

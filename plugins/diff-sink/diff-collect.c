@@ -36,8 +36,8 @@ void ds_diff_collect_request(void *data, const struct ds_span_store *store,
 	struct ds_request_record record;
 
 	ds_request_record_make(store, requests, index, &record);
-	if (!record.truncated) {
-		/* Truncated requests are in no group: nothing to replay or draw. */
+	if (!record.truncated && !record.invalid) {
+		/* Truncated and invalid requests are in no group: nothing to replay or draw. */
 		g_array_set_size(collector->entries, 0);
 		ds_attribution_record(store, requests, index, collector->mode,
 			collector->entries);

@@ -143,13 +143,52 @@ static void collect_facts(struct run *run)
 	run->facts.requests = stream->requests;
 	run->facts.truncated_requests = stream->truncated_requests;
 	run->facts.reversed_spans = run->config->reversed_spans;
+	run->facts.invalid_spans = run->config->invalid_spans;
+	run->facts.invalid_requests = stream->invalid_requests;
+	run->facts.cycle_spans = stream->cycle_spans;
+	run->facts.cycle_requests = stream->cycle_requests;
+	run->facts.deep_requests = stream->deep_requests;
+	run->facts.folded_spans = stream->folded_spans;
 	run->facts.duplicate_spans = stream->duplicate_spans;
 	run->facts.late_spans = stream->late_spans;
-	if (run->facts.reversed_spans || run->facts.duplicate_spans) {
+	if (run->facts.invalid_spans) {
+		char reversed[64] = "";
+
+		/* Only non-zero counts are listed. */
+		if (run->facts.reversed_spans) {
+			snprintf(reversed, sizeof(reversed), "; %" PRIu64 " of them end before they begin",
+				run->facts.reversed_spans);
+		}
 		DS_LOG_WARN(run->self_comp, run->class_name,
-			"%" PRIu64 " spans end before they begin (left out with their requests); "
+			"%" PRIu64 " spans have bounds out of range (begin < 0, end < begin, or state "
+			"or syscall totals longer than the span%s): %" PRIu64 " requests were left out "
+			"of both groups. The trace is corrupt: re-record it or check the span producer "
+			"(doc/diff.md, \"Invalid spans\").", run->facts.invalid_spans, reversed,
+			run->facts.invalid_requests);
+	}
+	if (run->facts.duplicate_spans) {
+		DS_LOG_WARN(run->self_comp, run->class_name,
 			"%" PRIu64 " span ids appear twice in a trace (only the first is a parent).",
-			run->facts.reversed_spans, run->facts.duplicate_spans);
+			run->facts.duplicate_spans);
+	}
+	if (stream->cycle_spans) {
+		char rootless[80] = "";
+
+		if (stream->cycle_requests) {
+			snprintf(rootless, sizeof(rootless), "; %" PRIu64 " requests had no root span "
+				"at all and were left out", stream->cycle_requests);
+		}
+		DS_LOG_WARN(run->self_comp, run->class_name,
+			"%" PRIu64 " spans are in parent cycles (a span is its own ancestor) and were "
+			"left out%s: check the producer's `parent_span_id` values.", stream->cycle_spans,
+			rootless);
+	}
+	if (stream->deep_requests) {
+		DS_LOG_WARN(run->self_comp, run->class_name,
+			"%" PRIu64 " requests are deeper than %u spans: their %" PRIu64 " spans below "
+			"that depth are folded into their ancestor at depth %u (doc/diff.md).",
+			stream->deep_requests, DS_REQUEST_MAX_DEPTH, stream->folded_spans,
+			DS_REQUEST_MAX_DEPTH);
 	}
 	if (stream->late_spans) {
 		DS_LOG_WARN(run->self_comp, run->class_name,
@@ -201,6 +240,22 @@ end:
 	g_array_free(entries, TRUE);
 }
 
+/* The longest latency among both groups' members. */
+static int64_t largest_latency(const struct run *run)
+{
+	int64_t largest = 0;
+	unsigned int g;
+	uint32_t i;
+
+	for (g = 0; g < 2; g++) {
+		for (i = 0; i < run->selection.members[g]->len; i++) {
+			largest = MAX(largest, ds_record_at(run->collector->records,
+				g_array_index(run->selection.members[g], uint32_t, i))->latency);
+		}
+	}
+	return largest;
+}
+
 static bool check_spill(struct run *run)
 {
 	if (run->collector->spill.error == 0) {
@@ -213,25 +268,54 @@ static bool check_spill(struct run *run)
 	return false;
 }
 
+/* The error when no span at all reached the sink: why, and what to do. */
+static void report_no_spans(struct run *run)
+{
+	if (!run->config->span_attrib_upstream) {
+		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(run->self_comp,
+			"%s: no `deepspan:span` event reached this sink: put "
+			"filter.deepspan.span-attrib before it (doc/span-attrib.md).", run->class_name);
+		return;
+	}
+	BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(run->self_comp,
+		"%s: the input has no spans: filter.deepspan.span-attrib (upstream of this sink) "
+		"found no span events. It looks for the span providers jaeger_ust "
+		"(`jaeger_ust:start_span` / `jaeger_ust:end_span`), deepspan_ust "
+		"(`deepspan_ust:span_start` / `deepspan_ust:span_end`) and, through "
+		"filter.deepspan.nodejs-ctx, Node.js `vnode:*` events (%s). Record the "
+		"application's user-space trace with one of these providers next to the kernel "
+		"trace (doc/instrumentation.md, doc/nodejs.md).", run->class_name,
+		run->config->nodejs_ctx_upstream ? "filter.deepspan.nodejs-ctx is in the graph" :
+		"filter.deepspan.nodejs-ctx is not in the graph: add it before span-attrib "
+		"(deepspan-report --nodejs) for Node.js services");
+}
+
 static bool check_groups(struct run *run)
 {
+	GString *left_out;
 	unsigned int g;
 
 	if (run->stream->spans == 0) {
-		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(run->self_comp,
-			"%s: no `deepspan:span` event reached this sink: put "
-			"filter.deepspan.span-attrib before it.", run->class_name);
+		report_no_spans(run);
 		return false;
 	}
 	for (g = 0; g < 2; g++) {
-		if (run->selection.members[g]->len == 0) {
-			BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(run->self_comp,
-				"%s: group %c is empty (%s; %" PRIu64 " requests in its pool, "
-				"%" PRIu64 " left out for truncated spans): widen parameter `group-%c`.",
-				run->class_name, g ? 'B' : 'A', run->selection.description[g],
-				run->selection.pool[g], run->selection.truncated, g ? 'b' : 'a');
-			return false;
+		if (run->selection.members[g]->len != 0) {
+			continue;
 		}
+		left_out = g_string_new(NULL);
+		if (!ds_facts_left_out(&run->facts, ", ", left_out)) {
+			g_string_assign(left_out, "none");
+		}
+		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(run->self_comp,
+			"%s: group %c is empty (%s; %" PRIu64 " requests in its pool of %" PRIu64
+			" requests read; left out before the groups: %s): widen parameter `group-%c`%s.",
+			run->class_name, g ? 'B' : 'A', run->selection.description[g],
+			run->selection.pool[g], run->facts.requests, left_out->str, g ? 'b' : 'a',
+			run->facts.invalid_requests || run->facts.cycle_spans ?
+				", or fix the corrupt spans (doc/diff.md, \"Invalid spans\")" : "");
+		g_string_free(left_out, TRUE);
+		return false;
 	}
 	return true;
 }
@@ -263,6 +347,15 @@ bool ds_diff_run(const struct ds_diff_config *config, struct ds_diff_collector *
 	}
 	aggregate_groups(&run);
 	if (!check_spill(&run)) {
+		goto end;
+	}
+	if (run.agg.overflow) {
+		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(self_comp,
+			"%s: the sum of the groups' latencies exceeds 2^63 - 1 ns (about 292 years): "
+			"some spans last absurdly long (largest latency in the groups: %" PRId64 " ns); "
+			"restrict the groups (parameter `group-a` / `group-b`, e.g. `max-duration`) "
+			"or check the trace for corrupt span bounds (doc/diff.md, \"Invalid spans\").",
+			class_name, largest_latency(&run));
 		goto end;
 	}
 	ds_aggregate_finish(&run.agg);

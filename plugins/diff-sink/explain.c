@@ -5,12 +5,39 @@
 #include <string.h>
 
 #include "colour.h"
+#include "span-consumer/sanitize.h"
 
 static gint compare_delta_desc(gconstpointer a, gconstpointer b, gpointer data)
 {
 	const struct ds_aggregate *agg = data;
 	__int128 x = ds_frame_delta_numerator(agg, ds_frame_at(agg, *(const uint32_t *) a));
 	__int128 y = ds_frame_delta_numerator(agg, ds_frame_at(agg, *(const uint32_t *) b));
+
+	if (x != y) {
+		return x > y ? -1 : 1;
+	}
+	return *(const uint32_t *) a < *(const uint32_t *) b ? -1 : 1;
+}
+
+/* Largest width in group B first (the mean per B request, N_B fixed); ties by frame order. */
+static gint compare_sum_b_desc(gconstpointer a, gconstpointer b, gpointer data)
+{
+	const struct ds_aggregate *agg = data;
+	int64_t x = ds_frame_at(agg, *(const uint32_t *) a)->sum[DS_GROUP_B];
+	int64_t y = ds_frame_at(agg, *(const uint32_t *) b)->sum[DS_GROUP_B];
+
+	if (x != y) {
+		return x > y ? -1 : 1;
+	}
+	return *(const uint32_t *) a < *(const uint32_t *) b ? -1 : 1;
+}
+
+/* Largest width in group A first. */
+static gint compare_sum_a_desc(gconstpointer a, gconstpointer b, gpointer data)
+{
+	const struct ds_aggregate *agg = data;
+	int64_t x = ds_frame_at(agg, *(const uint32_t *) a)->sum[DS_GROUP_A];
+	int64_t y = ds_frame_at(agg, *(const uint32_t *) b)->sum[DS_GROUP_A];
 
 	if (x != y) {
 		return x > y ? -1 : 1;
@@ -45,6 +72,11 @@ void ds_explain(const struct ds_aggregate *agg, struct ds_explanation *out)
 	}
 	g_qsort_with_data(out->ranked->data, out->ranked->len, sizeof(uint32_t),
 		compare_delta_desc, (gpointer) agg);
+	/* "New in B" and "Gone in B" by magnitude, largest first. */
+	g_qsort_with_data(out->added->data, out->added->len, sizeof(uint32_t),
+		compare_sum_b_desc, (gpointer) agg);
+	g_qsort_with_data(out->gone->data, out->gone->len, sizeof(uint32_t),
+		compare_sum_a_desc, (gpointer) agg);
 	out->exact = ds_aggregate_check_exact(agg, &out->leaf_total,
 		&out->latency_total) && agg->mode == DS_MODE_CRITICAL_PATH;
 }
@@ -146,12 +178,46 @@ static void write_causes(FILE *file, const struct ds_aggregate *agg,
 	g_string_free(line, TRUE);
 }
 
+bool ds_facts_left_out(const struct ds_input_facts *facts, const char *separator,
+		GString *out)
+{
+	const struct {
+		uint64_t count;
+		const char *one, *many;
+	} items[] = {
+		{ facts->truncated_requests, "request with truncated spans",
+			"requests with truncated spans" },
+		{ facts->invalid_requests,
+			"request with an invalid span (begin < 0, end < begin, or state or "
+			"syscall totals longer than the span: a corrupt trace)",
+			"requests with an invalid span (begin < 0, end < begin, or state or "
+			"syscall totals longer than the span: a corrupt trace)" },
+		{ facts->cycle_requests, "request made only of a parent cycle (no root span)",
+			"requests made only of parent cycles (no root span)" },
+		{ facts->cycle_spans, "span in a parent cycle (reachable from no root)",
+			"spans in parent cycles (reachable from no root)" },
+	};
+	bool any = false;
+	size_t i;
+
+	for (i = 0; i < G_N_ELEMENTS(items); i++) {
+		if (items[i].count == 0) {
+			continue;
+		}
+		g_string_append_printf(out, "%s%" PRIu64 " %s", any ? separator : "",
+			items[i].count, items[i].count == 1 ? items[i].one : items[i].many);
+		any = true;
+	}
+	return any;
+}
+
 void ds_explain_write(FILE *file, const struct ds_aggregate *agg,
 		const struct ds_explanation *explanation,
 		const struct ds_selection *selection, const struct ds_input_facts *facts,
 		const char *mode_name, unsigned int top, bool summary)
 {
 	char diff[32];
+	GString *left_out;
 
 	ds_format_duration(ds_aggregate_mean_latency(agg, DS_GROUP_B) -
 		ds_aggregate_mean_latency(agg, DS_GROUP_A), true, diff, sizeof(diff));
@@ -162,16 +228,29 @@ void ds_explain_write(FILE *file, const struct ds_aggregate *agg,
 	}
 	write_group(file, agg, selection, DS_GROUP_A);
 	write_group(file, agg, selection, DS_GROUP_B);
-	if (facts->truncated_requests) {
-		fprintf(file, "Left out: %" PRIu64 " request%s with truncated spans\n",
-			facts->truncated_requests, facts->truncated_requests == 1 ? "" : "s");
+	left_out = g_string_new(NULL);
+	if (ds_facts_left_out(facts, ", ", left_out)) {
+		fprintf(file, "Left out: %s\n", left_out->str);
 	}
-	if (facts->reversed_spans || facts->duplicate_spans) {
-		fprintf(file, "Warning: %" PRIu64 " span%s ending before %s beginning (left out with "
-			"their requests), %" PRIu64 " duplicated span id%s (only the first is a parent)\n",
-			facts->reversed_spans, facts->reversed_spans == 1 ? "" : "s",
-			facts->reversed_spans == 1 ? "its" : "their", facts->duplicate_spans,
-			facts->duplicate_spans == 1 ? "" : "s");
+	g_string_free(left_out, TRUE);
+	if (facts->invalid_spans) {
+		fprintf(file, "Warning: %" PRIu64 " span%s with bounds out of range (left out with "
+			"%s request%s; see doc/diff.md, \"Invalid spans\"): the trace is corrupt, "
+			"re-record it or check the span producer\n", facts->invalid_spans,
+			facts->invalid_spans == 1 ? "" : "s", facts->invalid_spans == 1 ? "its" : "their",
+			facts->invalid_spans == 1 ? "" : "s");
+	}
+	if (facts->duplicate_spans) {
+		fprintf(file, "Warning: %" PRIu64 " duplicated span id%s (only the first is a parent)\n",
+			facts->duplicate_spans, facts->duplicate_spans == 1 ? "" : "s");
+	}
+	if (facts->deep_requests) {
+		fprintf(file, "Warning: %" PRIu64 " request%s deeper than %u spans: the %" PRIu64
+			" span%s below that depth %s folded into %s ancestor at depth %u\n",
+			facts->deep_requests, facts->deep_requests == 1 ? " is" : "s are",
+			DS_REQUEST_MAX_DEPTH, facts->folded_spans, facts->folded_spans == 1 ? "" : "s",
+			facts->folded_spans == 1 ? "is" : "are",
+			facts->folded_spans == 1 ? "its" : "their", DS_REQUEST_MAX_DEPTH);
 	}
 	if (facts->late_spans) {
 		fprintf(file, "Warning: %" PRIu64 " span%s arrived after %s request was complete "
@@ -213,13 +292,13 @@ int64_t ds_frame_own(const struct ds_aggregate *agg, uint32_t index,
 {
 	const struct ds_frame *frame = ds_frame_at(agg, index);
 	const uint32_t *children = ds_frame_children(agg, frame);
-	int64_t own = frame->sum[group];
+	__int128 own = frame->sum[group];
 	uint32_t i;
 
 	for (i = 0; i < frame->child_count; i++) {
 		own -= ds_frame_at(agg, children[i])->sum[group];
 	}
-	return own > 0 ? own : 0;
+	return own > 0 ? (own < INT64_MAX ? (int64_t) own : INT64_MAX) : 0;
 }
 
 /* Mean per request rounded to the nearest integer ns. */
@@ -231,20 +310,26 @@ static int64_t rounded_mean(int64_t sum, uint64_t n)
 	return (int64_t) (((__int128) sum * 2 + (__int128) n) / ((__int128) n * 2));
 }
 
+/* The frames of the path, each in the folded form (sanitize.h), joined by `;`. */
 static void folded_path(const struct ds_aggregate *agg, uint32_t frame, GString *path)
 {
-	gsize i;
+	uint32_t chain[1024];
+	unsigned int n = 0;
 
 	g_string_truncate(path, 0);
-	ds_frame_path(agg, frame, "\x1f", path);
-	for (i = 0; i < path->len; i++) {
-		if (path->str[i] == ';') {
-			path->str[i] = ',';
-		} else if (path->str[i] == '\x1f') {
-			path->str[i] = ';';
-		} else if (path->str[i] == ' ' && i + 1 == path->len) {
-			path->str[i] = '_';
+	while (frame != 0 && n < G_N_ELEMENTS(chain)) {
+		chain[n++] = frame;
+		frame = ds_frame_at(agg, frame)->parent;
+	}
+	while (n-- > 0) {
+		ds_sanitize_folded(path, ds_frame_label(agg, ds_frame_at(agg, chain[n])));
+		if (n > 0) {
+			g_string_append_c(path, ';');
 		}
+	}
+	/* The value follows the last space: a trailing space would read as an empty frame. */
+	if (path->len > 0 && path->str[path->len - 1] == ' ') {
+		path->str[path->len - 1] = '_';
 	}
 }
 

@@ -14,8 +14,8 @@
 
 struct ds_explanation {
 	GArray *ranked;		/* owned: uint32_t leaf frames, largest W_B − W_A first */
-	GArray *gone;		/* owned: uint32_t frames present only in A (topmost) */
-	GArray *added;		/* owned: uint32_t frames present only in B (topmost) */
+	GArray *gone;		/* owned: uint32_t frames present only in A (topmost), largest W_A first */
+	GArray *added;		/* owned: uint32_t frames present only in B (topmost), largest W_B first */
 	__int128 leaf_total;	/* Σ leaf numerators (over N_A·N_B) */
 	__int128 latency_total;	/* numerator of the mean latency difference */
 	bool exact;		/* critical-path mode and leaf_total == latency_total */
@@ -38,12 +38,27 @@ struct ds_input_facts {
 	uint64_t requests;
 	uint64_t truncated_requests;
 	uint64_t reversed_spans;	/* end before begin (corrupt input) */
+	uint64_t invalid_spans;		/* bounds out of range (span-store.h), reversed ones included */
+	uint64_t invalid_requests;	/* requests with an invalid span: in no group */
+	uint64_t cycle_spans;		/* spans in parent cycles, reachable from no root */
+	uint64_t cycle_requests;	/* requests made only of parent cycles */
+	uint64_t deep_requests;		/* deeper than DS_REQUEST_MAX_DEPTH: folded below it */
+	uint64_t folded_spans;		/* spans below DS_REQUEST_MAX_DEPTH (folded into their ancestor) */
 	uint64_t duplicate_spans;	/* span id seen twice in one trace */
 	uint64_t late_spans;		/* arrived after their request was complete */
 	uint64_t skewed_children;
 	int64_t worst_skew;		/* ns */
 	const char *worst_skew_where;	/* borrowed: "mysql: SQL SELECT on host db" or NULL */
 };
+
+/*
+ * Appends what was left out of the groups and why ("3 requests with
+ * truncated spans, 1 request with an invalid span ..."), listing only the
+ * non-zero counts, joined by `separator`.  Returns false (nothing appended)
+ * when nothing was left out.
+ */
+bool ds_facts_left_out(const struct ds_input_facts *facts, const char *separator,
+		GString *out);
 
 /* The whole `explain.txt` (`summary`: the short stdout form). */
 void ds_explain_write(FILE *file, const struct ds_aggregate *agg,

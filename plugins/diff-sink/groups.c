@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "span-consumer/sanitize.h"
+
 static const char *const group_keys[] = {
 	"min-duration", "max-duration", "min-self", "max-self", "percentiles",
 	"begin", "end", "root", "trace-id", NULL,
@@ -192,7 +194,7 @@ static char *most_frequent_root(const struct ds_strings *strings, const GArray *
 		char *label;
 		guint count;
 
-		if (ds_record_at(records, i)->truncated) {
+		if (ds_record_at(records, i)->truncated || ds_record_at(records, i)->invalid) {
 			continue;
 		}
 		label = ds_request_root_label(strings, ds_record_at(records, i));
@@ -236,9 +238,11 @@ static bool within(int64_t value, int64_t min, int64_t max)
 static void describe(GString *text, const struct ds_group_spec *spec,
 		const char *root, bool percentiles_default, double lo, double hi)
 {
-	g_string_append_printf(text, "root %s", root ? root : "(any)");
+	g_string_append(text, "root ");
+	/* The description reaches the terminal and every output: made safe (sanitize.h). */
+	ds_sanitize_text(text, root ? root : "(any)");
 	if (spec->has_trace_id) {
-		g_string_append_printf(text, ", trace id 0x%" PRIx64 "%016" PRIx64,
+		g_string_append_printf(text, ", trace id 0x%016" PRIx64 "%016" PRIx64,
 			spec->trace_id_high, spec->trace_id_low);
 	}
 	if (spec->has_percentiles || percentiles_default) {
@@ -273,7 +277,7 @@ static void select_group(const struct ds_strings *strings,
 	for (i = 0; i < records->len; i++) {
 		const struct ds_request_record *r = ds_record_at(records, i);
 
-		if (r->truncated || (two_inputs && r->input != group) ||
+		if (r->truncated || r->invalid || (two_inputs && r->input != group) ||
 				(root && !root_matches(strings, r, root)) ||
 				(spec->begin != DS_NO_LIMIT && r->root_begin < spec->begin) ||
 				(spec->end != DS_NO_LIMIT && r->root_begin + r->latency > spec->end)) {
@@ -317,9 +321,13 @@ void ds_select_groups(const struct ds_strings *strings,
 	const struct ds_group_spec *specs[2] = { spec_a, spec_b };
 	char *frequent = most_frequent_root(strings, records);
 	unsigned int g;
+	uint32_t i;
 
 	memset(selection, 0, sizeof(*selection));
 	selection->truncated = truncated;
+	for (i = 0; i < records->len; i++) {
+		selection->invalid += ds_record_at(records, i)->invalid;
+	}
 	for (g = 0; g < 2; g++) {
 		const char *root = specs[g]->root ? specs[g]->root :
 			(specs[g]->has_trace_id ? NULL : frequent);

@@ -46,6 +46,7 @@ struct ds_selection {
 	char *description[2];	/* owned: human definition of each group */
 	uint64_t pool[2];	/* requests in each group's pool */
 	uint64_t truncated;	/* requests left out: a span was truncated */
+	uint64_t invalid;	/* requests left out: a span had bounds out of range */
 };
 
 /*

@@ -48,8 +48,9 @@ BT_PLUGIN_SINK_COMPONENT_CLASS_HELP_WITH_ID(deepspan, diff,
 	"small record, and its attribution and spans go to a temporary file in `output-dir` "
 	"(deleted at exit) until the report is written.\n"
 	"\n"
-	"Requests with a truncated span (its event carries a non-zero `truncated` member) or a span "
-	"ending before it begins are left out of both groups and counted.");
+	"Requests with a truncated span (its event carries a non-zero `truncated` member), with an "
+	"invalid span (begin < 0, end < begin, state or syscall totals longer than the span) or "
+	"made only of parent cycles are left out of both groups and counted.");
 BT_PLUGIN_SINK_COMPONENT_CLASS_INITIALIZE_METHOD_WITH_ID(deepspan, diff,
 	diff_component_initialize);
 BT_PLUGIN_SINK_COMPONENT_CLASS_FINALIZE_METHOD_WITH_ID(deepspan, diff,

@@ -38,6 +38,7 @@ static void esc(FILE *file, const char *text)
 static void write_groups(FILE *file, const struct ds_report *r)
 {
 	const struct ds_aggregate *agg = r->agg;
+	GString *left_out = g_string_new(NULL);
 	unsigned int g;
 
 	fputs("<h2>Groups</h2>\n<table><tr><th>group</th><th>requests</th><th>pool</th>"
@@ -55,11 +56,24 @@ static void write_groups(FILE *file, const struct ds_report *r)
 	fputs("</table>\n", file);
 	fprintf(file, "<p>Input: %" PRIu64 " spans in %" PRIu64 " requests; mode <b>%s</b>.",
 		r->facts->spans, r->facts->requests, r->mode_name);
-	if (r->facts->truncated_requests) {
-		fprintf(file, " Left out: %" PRIu64 " requests with truncated spans.",
-			r->facts->truncated_requests);
+	if (ds_facts_left_out(r->facts, ", ", left_out)) {
+		fputs(" Left out: ", file);
+		esc(file, left_out->str);
+		fputc('.', file);
 	}
 	fputs("</p>\n", file);
+	g_string_free(left_out, TRUE);
+	if (r->facts->invalid_spans) {
+		fprintf(file, "<p class=\"warn\">%" PRIu64 " spans have bounds out of range "
+			"(begin &lt; 0, end &lt; begin, or state or syscall totals longer than the span) "
+			"and were left out with their requests: the trace is corrupt.</p>\n",
+			r->facts->invalid_spans);
+	}
+	if (r->facts->deep_requests) {
+		fprintf(file, "<p class=\"warn\">%" PRIu64 " requests are deeper than %u spans: "
+			"their %" PRIu64 " spans below that depth are folded into their ancestor.</p>\n",
+			r->facts->deep_requests, DS_REQUEST_MAX_DEPTH, r->facts->folded_spans);
+	}
 	if (r->facts->late_spans) {
 		fprintf(file, "<p class=\"warn\">%" PRIu64 " spans arrived after their request was "
 			"complete and were left out: raise parameter <code>grace</code>.</p>\n",
@@ -73,6 +87,32 @@ static void write_groups(FILE *file, const struct ds_report *r)
 			"their parents (worst %s, ", r->facts->skewed_children, worst);
 		esc(file, r->facts->worst_skew_where ? r->facts->worst_skew_where : "?");
 		fputs("): the hosts are not synchronized; add filter.deepspan.sync.</p>\n", file);
+	}
+}
+
+/*
+ * Bar height of `count` on the histogram's logarithmic count axis: group B
+ * is often a handful of requests next to hundreds in A, and must stay
+ * visible (a single request is a fifth of the height of 1,000).
+ */
+static double log_height(uint64_t count, uint64_t peak, double height)
+{
+	return count == 0 ? 0.0 : height * log10(1.0 + (double) count) / log10(1.0 + (double) peak);
+}
+
+static void write_count_axis(FILE *file, uint64_t peak, double left, double width, double height)
+{
+	uint64_t tick;
+
+	for (tick = 1; tick <= peak; tick *= 10) {
+		double y = 5 + height - log_height(tick, peak, height);
+
+		fprintf(file, "<line x1=\"%.0f\" y1=\"%.1f\" x2=\"%.0f\" y2=\"%.1f\" stroke=\"#ddd\"/>"
+			"<text x=\"%.0f\" y=\"%.1f\" text-anchor=\"end\">%" PRIu64 "</text>\n",
+			left, y, left + width, y, left - 4, y + 4, tick);
+		if (tick > UINT64_MAX / 10) {
+			break;
+		}
 	}
 }
 
@@ -111,11 +151,12 @@ static void write_histogram(FILE *file, const struct ds_report *r)
 	}
 	fprintf(file, "<h2>Latency histograms</h2>\n<svg class=\"histogram\" width=\"%.0f\" "
 		"height=\"%.0f\">\n", width + left + 20, height + bottom + 10);
+	write_count_axis(file, peak, left, width, height);
 	for (b = 0; b < HIST_BINS; b++) {
 		double x = left + b * width / HIST_BINS, bw = width / HIST_BINS / 2 - 1;
 
 		for (g = 0; g < 2; g++) {
-			double h = (double) counts[g][b] / (double) peak * height;
+			double h = log_height(counts[g][b], peak, height);
 
 			if (counts[g][b] == 0) {
 				continue;
@@ -131,10 +172,9 @@ static void write_histogram(FILE *file, const struct ds_report *r)
 	ds_format_duration((double) hi, false, text, sizeof(text));
 	fprintf(file, "<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"end\">%s</text>\n",
 		left + width, height + bottom, text);
-	fprintf(file, "<text x=\"0\" y=\"15\">%" PRIu64 "</text>\n", peak);
 	fputs("</svg>\n<div class=\"legend\"><span style=\"background:#36c\"></span>group A"
-		"<span style=\"background:#d33\"></span>group B (request latency, equal-width bins)</div>\n",
-		file);
+		"<span style=\"background:#d33\"></span>group B (request latency, equal-width bins; "
+		"requests per bin on a logarithmic axis)</div>\n", file);
 }
 
 static void write_causes(FILE *file, const struct ds_report *r)

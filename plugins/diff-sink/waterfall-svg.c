@@ -4,6 +4,7 @@
 #include <inttypes.h>
 
 #include "colour.h"
+#include "span-consumer/sanitize.h"
 
 #define LABEL_WIDTH 330.0
 #define BAR_AREA 880.0
@@ -15,6 +16,16 @@ static double x_of(int64_t t, int64_t t0, int64_t t1)
 	return LABEL_WIDTH + (t1 > t0 ? (double) (t - t0) / (double) (t1 - t0) * BAR_AREA : 0.0);
 }
 
+/* A name from the trace, made safe for XML (sanitize.h). */
+static void write_name(FILE *file, const char *name)
+{
+	GString *text = g_string_new(NULL);
+
+	ds_sanitize_text(text, name);
+	ds_xml_escape(file, text->str);
+	g_string_free(text, TRUE);
+}
+
 static void span_title(FILE *file, const struct ds_span_store *store,
 		const struct ds_span *span)
 {
@@ -24,11 +35,11 @@ static void span_title(FILE *file, const struct ds_span_store *store,
 	ds_format_duration((double) (span->end - span->begin), false, duration,
 		sizeof(duration));
 	fputs("<title>", file);
-	ds_xml_escape(file, ds_store_string(store, span->service));
+	write_name(file, ds_store_string(store, span->service));
 	fputs(": ", file);
-	ds_xml_escape(file, ds_store_string(store, span->operation));
+	write_name(file, ds_store_string(store, span->operation));
 	fputs(" on ", file);
-	ds_xml_escape(file, ds_store_string(store, span->host));
+	write_name(file, ds_store_string(store, span->host));
 	fprintf(file, " (tid %" PRId64 ")\n%s", span->tid, duration);
 	for (s = 0; s < DS_STATE_COUNT; s++) {
 		if (span->states[s]) {
@@ -84,7 +95,7 @@ static void span_bars(FILE *file, const struct ds_span_store *store,
 			c.r, c.g, c.b, ds_state_title(state));
 		if (detail) {
 			fputs(" ", file);
-			ds_xml_escape(file, ds_store_string(store, detail));
+			write_name(file, ds_store_string(store, detail));
 		}
 		fprintf(file, " (%" PRId64 " ns)</title></rect>", to - from);
 	}
@@ -145,7 +156,7 @@ void ds_write_waterfall_svg(FILE *file, const struct ds_span_store *store,
 	ds_format_duration((double) request->latency, false, latency, sizeof(latency));
 	fputs("<h3>", file);
 	ds_xml_escape(file, title);
-	fprintf(file, ": trace 0x%" PRIx64 "%016" PRIx64 ", latency %s, %" PRIu32 " spans%s</h3>\n",
+	fprintf(file, ": trace 0x%016" PRIx64 "%016" PRIx64 ", latency %s, %" PRIu32 " spans%s</h3>\n",
 		request->trace_id_high, request->trace_id_low, latency, request->span_count,
 		request->span_count > rows ? " (first 200 drawn)" : "");
 	fprintf(file, "<svg class=\"waterfall\" width=\"%.0f\" height=\"%.0f\">\n",
@@ -161,9 +172,13 @@ void ds_write_waterfall_svg(FILE *file, const struct ds_span_store *store,
 			depth++;
 			up = ds_store_span(store, up)->parent;
 		}
-		g_string_append_printf(label, "%*s%s: %s @%s", (int) depth, "",
-			ds_store_string(store, span->service), ds_store_string(store, span->operation),
-			ds_store_string(store, span->host));
+		/* Made safe before measuring: glib's UTF-8 functions need valid UTF-8. */
+		g_string_append_printf(label, "%*s", (int) depth, "");
+		ds_sanitize_text(label, ds_store_string(store, span->service));
+		g_string_append(label, ": ");
+		ds_sanitize_text(label, ds_store_string(store, span->operation));
+		g_string_append(label, " @");
+		ds_sanitize_text(label, ds_store_string(store, span->host));
 		if (g_utf8_strlen(label->str, -1) > 48) {
 			char *cut = g_utf8_substring(label->str, 0, 46);
 

@@ -8,6 +8,7 @@
 #include "duration-list.h"
 #include "span-consumer/request-record.h"
 #include "span-consumer/request-tree.h"
+#include "span-consumer/sanitize.h"
 
 const char *const ds_metrics_by_names[] = {
 	"operation", "request", "syscall", "thread", NULL,
@@ -110,6 +111,7 @@ void ds_metrics_acc_fini(struct ds_metrics_acc *acc)
 	if (acc->spill.buffer) {
 		ds_spill_close(&acc->spill);
 	}
+	g_free(acc->overflow_row);
 	memset(acc, 0, sizeof(*acc));
 }
 
@@ -125,12 +127,40 @@ static struct bucket *bucket_for(struct ds_metrics_acc *acc, const struct bucket
 	return bucket;
 }
 
-static void add_states(uint64_t *sums, const uint64_t *states)
+/* Notes the first row whose totals overflow (the table then fails, naming it). */
+static void note_overflow(struct ds_metrics_acc *acc, const struct ds_span *span)
+{
+	GString *row;
+
+	if (acc->overflow) {
+		return;
+	}
+	row = g_string_new(NULL);
+	acc->overflow = true;
+	ds_sanitize_text(row, ds_strings_get(acc->strings, span->service));
+	g_string_append(row, ": ");
+	ds_sanitize_text(row, ds_strings_get(acc->strings, span->operation));
+	acc->overflow_row = g_string_free(row, FALSE);
+}
+
+static void add_total(struct ds_metrics_acc *acc, const struct ds_span *span, int64_t *sum,
+		int64_t value)
+{
+	if (__builtin_add_overflow(*sum, value, sum)) {
+		*sum = INT64_MAX;
+		note_overflow(acc, span);
+	}
+}
+
+static void add_states(struct ds_metrics_acc *acc, const struct ds_span *span, uint64_t *sums)
 {
 	unsigned int s;
 
 	for (s = 0; s < DS_STATE_COUNT; s++) {
-		sums[s] += states[s];
+		if (__builtin_add_overflow(sums[s], span->states[s], &sums[s])) {
+			sums[s] = UINT64_MAX;
+			note_overflow(acc, span);
+		}
 	}
 }
 
@@ -146,8 +176,8 @@ static void add_operation(struct ds_metrics_acc *acc, const struct ds_span *span
 	}
 	ds_duration_list_add(b->durations, duration);
 	b->count++;
-	b->total += duration;
-	add_states(b->states, span->states);
+	add_total(acc, span, &b->total, duration);
+	add_states(acc, span, b->states);
 }
 
 static void add_syscalls(struct ds_metrics_acc *acc, const struct ds_span *span)
@@ -163,8 +193,12 @@ static void add_syscalls(struct ds_metrics_acc *acc, const struct ds_span *span)
 		};
 		struct bucket *b = bucket_for(acc, &key);
 
-		b->count += call->count;
-		b->total += (int64_t) call->duration;
+		/* The reader made every duration <= the span's length (< 2^63). */
+		if (__builtin_add_overflow(b->count, call->count, &b->count)) {
+			b->count = UINT64_MAX;
+			note_overflow(acc, span);
+		}
+		add_total(acc, span, &b->total, (int64_t) call->duration);
 		b->max = MAX(b->max, (int64_t) call->duration);
 	}
 }
@@ -175,8 +209,8 @@ static void add_thread(struct ds_metrics_acc *acc, const struct ds_span *span)
 	struct bucket *b = bucket_for(acc, &key);
 
 	b->count++;
-	b->total += span->end - span->begin;
-	add_states(b->states, span->states);
+	add_total(acc, span, &b->total, span->end - span->begin);
+	add_states(acc, span, b->states);
 }
 
 void ds_metrics_add_span(void *data, const struct ds_span_store *store,
@@ -185,6 +219,10 @@ void ds_metrics_add_span(void *data, const struct ds_span_store *store,
 	struct ds_metrics_acc *acc = data;
 
 	(void) store;
+	if (span->invalid) {
+		acc->invalid_spans++;
+		return;
+	}
 	switch (acc->by) {
 	case DS_METRICS_BY_OPERATION:
 		add_operation(acc, span);
@@ -232,6 +270,10 @@ void ds_metrics_add_request(void *data, const struct ds_span_store *store,
 	const struct ds_visitor visitor = { sum_enter, sum_value, sum_leaf, row.states };
 
 	ds_request_record_make(store, requests, index, &row.record);
+	if (row.record.invalid) {
+		acc->invalid_requests++;
+		return;
+	}
 	ds_attribute_request(store, requests, index, DS_MODE_CRITICAL_PATH, &visitor);
 	g_array_append_val(acc->rows, row);
 }
@@ -254,10 +296,13 @@ static char *sort_key(const struct ds_metrics_acc *acc, const struct bucket_key 
 		return g_strdup_printf("%s\x1f%s\x1f%s", ds_strings_get(s, key->service),
 			ds_strings_get(s, key->operation), ds_strings_get(s, key->name));
 	case DS_METRICS_BY_THREAD:
-		/* Zero-padded so that the key order is the numeric order. */
-		return g_strdup_printf("%s\x1f%020" PRId64 "\x1f%020" PRId64,
-			ds_strings_get(s, key->host), key->pid + INT64_MAX / 2,
-			key->tid + INT64_MAX / 2);
+		/*
+		 * Zero-padded so that the key order is the numeric order; the sign bit
+		 * flipped maps int64 order onto uint64 order without overflow (any pid).
+		 */
+		return g_strdup_printf("%s\x1f%020" PRIu64 "\x1f%020" PRIu64,
+			ds_strings_get(s, key->host), (uint64_t) key->pid ^ (UINT64_C(1) << 63),
+			(uint64_t) key->tid ^ (UINT64_C(1) << 63));
 	default:
 		return g_strdup_printf("%s\x1f%s", ds_strings_get(s, key->service),
 			ds_strings_get(s, key->operation));
@@ -391,7 +436,7 @@ bool ds_metrics_write(struct ds_metrics_acc *acc, struct ds_table *table)
 	ds_table_init(table, columns_of(acc->by));
 	if (acc->by == DS_METRICS_BY_REQUEST) {
 		write_request_rows(acc, table);
-		return true;
+		return !acc->overflow;
 	}
 	buckets = sorted_buckets(acc);
 	for (i = 0; i < buckets->len; i++) {
@@ -406,5 +451,5 @@ bool ds_metrics_write(struct ds_metrics_acc *acc, struct ds_table *table)
 		}
 	}
 	g_ptr_array_free(buckets, TRUE);
-	return acc->spill.error == 0;
+	return acc->spill.error == 0 && !acc->overflow;
 }

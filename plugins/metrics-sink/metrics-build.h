@@ -30,6 +30,10 @@ struct ds_metrics_acc {
 	GHashTable *buckets;	/* owned: set of owned rows keyed by their ids */
 	GArray *rows;		/* owned (by request): one row per request */
 	struct ds_spill spill;	/* owned (by operation): the span durations (duration-list.h) */
+	uint64_t invalid_spans;		/* left out: bounds out of range (span-store.h) */
+	uint64_t invalid_requests;	/* left out of the request table: an invalid span */
+	bool overflow;			/* a total left int64: the table would be wrong */
+	char *overflow_row;		/* owned: "service: operation" of the first such row */
 };
 
 /* False with errno set when the spill file cannot be created in `spill_dir`. */
@@ -47,7 +51,7 @@ void ds_metrics_add_request(void *data, const struct ds_span_store *store,
 
 /*
  * Fills `table` (initialized here; the caller finalizes it); false when the
- * spill file failed (acc->spill.error).
+ * spill file failed (acc->spill.error) or a total overflowed (acc->overflow).
  */
 bool ds_metrics_write(struct ds_metrics_acc *acc, struct ds_table *table);
 

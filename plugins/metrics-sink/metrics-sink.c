@@ -5,10 +5,12 @@
 #include "component.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 #include <glib.h>
 
+#include "log.h"
 #include "metrics-build.h"
 #include "params.h"
 #include "span-consumer/progress.h"
@@ -162,6 +164,34 @@ metrics_component_graph_is_configured(bt_self_component_sink *self_sink)
 	return BT_COMPONENT_CLASS_SINK_GRAPH_IS_CONFIGURED_METHOD_STATUS_OK;
 }
 
+/* Warns about the spans and requests left out of the table (non-zero counts only). */
+static void warn_left_out(struct metrics_sink *sink)
+{
+	const struct ds_request_stream *stream = &sink->stream;
+
+	if (sink->reader.invalid_spans) {
+		DS_LOG_WARN(sink->self_comp, CLASS_NAME,
+			"%" PRIu64 " spans have bounds out of range (begin < 0, end < begin, or state "
+			"or syscall totals longer than the span) and were left out%s: the trace is "
+			"corrupt; re-record it or check the span producer (doc/metrics.md).",
+			sink->reader.invalid_spans, sink->by == DS_METRICS_BY_REQUEST ?
+				" with their requests" : "");
+	}
+	if (stream->cycle_spans) {
+		char rootless[80] = "";
+
+		/* Only non-zero counts are listed. */
+		if (stream->cycle_requests) {
+			snprintf(rootless, sizeof(rootless), "; %" PRIu64 " requests had no root span",
+				stream->cycle_requests);
+		}
+		DS_LOG_WARN(sink->self_comp, CLASS_NAME,
+			"%" PRIu64 " spans are in parent cycles (a span is its own ancestor) and were "
+			"left out of the request table%s: check the producer's `parent_span_id` values.",
+			stream->cycle_spans, rootless);
+	}
+}
+
 static bt_component_class_sink_consume_method_status write_table(
 		struct metrics_sink *sink)
 {
@@ -170,9 +200,17 @@ static bt_component_class_sink_consume_method_status write_table(
 	bool ok;
 
 	ds_request_stream_finish(&sink->stream);
+	warn_left_out(sink);
 	ds_progress_stage(&sink->progress, "writing the table");
 	if (!ds_metrics_write(&sink->acc, &table)) {
 		ds_table_fini(&table);
+		if (sink->acc.overflow) {
+			BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(sink->self_comp,
+				"%s: a total of row `%s` exceeds 2^63 - 1 ns (about 292 years): its "
+				"spans last absurdly long; check the trace for corrupt span bounds "
+				"(doc/metrics.md).", CLASS_NAME, sink->acc.overflow_row);
+			return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_ERROR;
+		}
 		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(sink->self_comp,
 			"%s: the temporary file of span durations in `%s` failed: %s; free disk "
 			"space there or set TMPDIR to another directory.", CLASS_NAME,

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "json-writer.h"
+#include "span-consumer/sanitize.h"
 
 const char *const ds_table_format_names[] = { "text", "csv", "json", "markdown", NULL };
 
@@ -40,7 +41,11 @@ static void append(struct ds_table *table, struct ds_cell cell)
 
 void ds_table_string(struct ds_table *table, const char *value)
 {
-	append(table, (struct ds_cell) { DS_CELL_STRING, { .string = g_strdup(value) } });
+	GString *text = g_string_new(NULL);
+
+	/* Every format writes the cell: made safe once (sanitize.h). */
+	ds_sanitize_text(text, value);
+	append(table, (struct ds_cell) { DS_CELL_STRING, { .string = g_string_free(text, FALSE) } });
 }
 
 void ds_table_int(struct ds_table *table, int64_t value)

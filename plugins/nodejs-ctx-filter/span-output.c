@@ -3,6 +3,8 @@
 
 #include <string.h>
 
+#include "states.h"
+
 #define NODEJS_CTX_CLASS "filter.deepspan.nodejs-ctx"
 #define UUID_BYTES 16	/* bt_uuid: 16 bytes */
 
@@ -247,11 +249,12 @@ static bool set_uint(bt_field *structure, uint64_t index, uint64_t value)
 	return true;
 }
 
+/* "None" is written DS_SPAN_NONE, never "": empty strings do not survive a save (states.h). */
 static bool set_string(bt_field *structure, uint64_t index, const char *value)
 {
 	return bt_field_string_set_value(
 		bt_field_structure_borrow_member_field_by_index(structure, index),
-		value ? value : "") == BT_FIELD_STRING_SET_VALUE_STATUS_OK;
+		value && value[0] ? value : DS_SPAN_NONE) == BT_FIELD_STRING_SET_VALUE_STATUS_OK;
 }
 
 static bool fill_event(bt_event *event, const struct nctx_op *op)

@@ -212,9 +212,11 @@ static void set_s64(bt_field *payload, int index, int64_t value)
 		bt_field_structure_borrow_member_field_by_index(payload, (uint64_t) index), value);
 }
 
+/* "None" is written DS_SPAN_NONE, never "": empty strings do not survive a save (states.h). */
 static int set_string(bt_field *field, const char *value)
 {
-	return bt_field_string_set_value(field, value ? value : "") == BT_FIELD_STRING_SET_VALUE_STATUS_OK ? 0 : -1;
+	return bt_field_string_set_value(field, value && value[0] ? value : DS_SPAN_NONE) ==
+		BT_FIELD_STRING_SET_VALUE_STATUS_OK ? 0 : -1;
 }
 
 static int fill_syscalls(bt_field *array, const struct sa_span *span)

@@ -1,7 +1,10 @@
 #include "attribution.h"
 
-/* Deeper trees are cut: the rest of the time stays with the deepest frame. */
-#define MAX_DEPTH 512
+/*
+ * Deeper trees are folded (counted by request-tree.c): a span at depth
+ * MAX_DEPTH stands for its whole subtree, its time stays with that frame.
+ */
+#define MAX_DEPTH DS_REQUEST_MAX_DEPTH
 
 struct walk {
 	const struct ds_span_store *store;
@@ -157,18 +160,29 @@ static int64_t self_time(struct walk *walk, uint32_t index,
 	const uint32_t *children = ds_span_children(walk->requests, span);
 	const struct ds_visitor *v = walk->visitor;
 	uint32_t handle = v->enter(v->data, parent_handle, span);
-	int64_t width = ds_span_self_intervals(walk->store, walk->requests, span,
-		walk->intervals);
+	int64_t width;
 	uint32_t i;
 
+	if (depth >= MAX_DEPTH) {
+		/* Folded: the frame keeps its whole span, its subtree is not walked. */
+		ds_attribute_states(walk->store, span, span->begin, span->end, handle, v);
+		width = span->end - span->begin;
+		v->value(v->data, handle, width);
+		return width;
+	}
+	width = ds_span_self_intervals(walk->store, walk->requests, span, walk->intervals);
 	for (i = 0; i < walk->intervals->len; i++) {
 		const struct ds_interval *gap =
 			&g_array_index(walk->intervals, struct ds_interval, i);
 
 		ds_attribute_states(walk->store, span, gap->begin, gap->end, handle, v);
 	}
-	for (i = 0; i < span->child_count && depth < MAX_DEPTH; i++) {
-		width += self_time(walk, children[i], handle, depth + 1);
+	for (i = 0; i < span->child_count; i++) {
+		/* Saturated: the aggregate then reports the overflow (no wrap-around). */
+		if (__builtin_add_overflow(width, self_time(walk, children[i], handle, depth + 1),
+				&width)) {
+			width = INT64_MAX;
+		}
 	}
 	v->value(v->data, handle, width);
 	return width;

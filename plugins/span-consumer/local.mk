@@ -12,5 +12,6 @@ plugins_span_consumer_libdeepspan_span_consumer_la_SOURCES = \
 	plugins/span-consumer/request-stream.c plugins/span-consumer/request-stream.h \
 	plugins/span-consumer/request-spill.c plugins/span-consumer/request-spill.h \
 	plugins/span-consumer/attribution-record.c plugins/span-consumer/attribution-record.h \
-	plugins/span-consumer/attribution.c plugins/span-consumer/attribution.h
+	plugins/span-consumer/attribution.c plugins/span-consumer/attribution.h \
+	plugins/span-consumer/sanitize.c plugins/span-consumer/sanitize.h
 plugins_babeltrace_plugin_deepspan_la_LIBADD += plugins/span-consumer/libdeepspan-span-consumer.la

@@ -20,6 +20,7 @@ void ds_request_record_make(const struct ds_span_store *store,
 	record->input = request->input;
 	record->span_count = request->span_count;
 	record->truncated = request->truncated;
+	record->invalid = request->invalid;
 }
 
 gint ds_record_compare_trace(gconstpointer a, gconstpointer b)

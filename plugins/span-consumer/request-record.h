@@ -27,6 +27,7 @@ struct ds_request_record {
 	uint32_t input;		/* input port of the main root */
 	uint32_t span_count;
 	bool truncated;		/* a span was still open at the end of the trace */
+	bool invalid;		/* a span had bounds out of range: in no group */
 };
 
 /* Fills `record` from request `index` of `requests` (spill fields zeroed). */

@@ -4,6 +4,8 @@
 #include <string.h>
 #include <xxhash.h>
 
+#include "sanitize.h"
+
 /* Spans handed out per batch at least (one batch costs a copy of the open spans). */
 #define BATCH_SPANS 32768u
 
@@ -147,20 +149,30 @@ static void add_facts(struct ds_request_stream *stream, const struct ds_span_sto
 {
 	stream->requests += requests->requests->len;
 	stream->truncated_requests += requests->truncated_requests;
+	stream->invalid_requests += requests->invalid_requests;
+	stream->cycle_spans += requests->cycle_spans;
+	stream->cycle_requests += requests->cycle_requests;
+	stream->deep_requests += requests->deep_requests;
+	stream->folded_spans += requests->folded_spans;
 	stream->duplicate_spans += requests->duplicate_spans;
 	stream->skewed_children += requests->skewed_children;
 	if (requests->worst_skew_span != DS_NO_SPAN &&
 			requests->worst_skew > stream->worst_skew) {
 		const struct ds_span *span = ds_store_span(store, requests->worst_skew_span);
 
+		GString *where = g_string_new(NULL);
+
 		stream->worst_skew = requests->worst_skew;
 		g_free(stream->worst_skew_where);
-		stream->worst_skew_where = g_strdup_printf(
-			"%s: %s on host %s, trace 0x%" PRIx64 "%016" PRIx64,
-			ds_store_string(store, span->service),
-			ds_store_string(store, span->operation),
-			ds_store_string(store, span->host),
+		/* Printed on the terminal and in every output: names made safe (sanitize.h). */
+		ds_sanitize_text(where, ds_store_string(store, span->service));
+		g_string_append(where, ": ");
+		ds_sanitize_text(where, ds_store_string(store, span->operation));
+		g_string_append(where, " on host ");
+		ds_sanitize_text(where, ds_store_string(store, span->host));
+		g_string_append_printf(where, ", trace 0x%016" PRIx64 "%016" PRIx64,
 			span->trace_id_high, span->trace_id_low);
+		stream->worst_skew_where = g_string_free(where, FALSE);
 	}
 }
 

@@ -62,6 +62,11 @@ struct ds_request_stream {
 	uint64_t spans;
 	uint64_t requests;
 	uint64_t truncated_requests;
+	uint64_t invalid_requests;
+	uint64_t cycle_spans;
+	uint64_t cycle_requests;
+	uint64_t deep_requests;
+	uint64_t folded_spans;
 	uint64_t duplicate_spans;
 	uint64_t late_spans;
 	uint64_t skewed_children;

@@ -184,16 +184,28 @@ static void link_trace(struct ds_requests *requests, struct ds_span_store *store
 	}
 }
 
-/* Appends the subtree of `root` to requests->spans (depth first, iterative). */
-static void collect_subtree(struct ds_requests *requests,
+/* A span waiting on the walk's stack, with its depth (root = 0). */
+struct pending {
+	uint32_t index;
+	uint32_t depth;
+};
+
+/*
+ * Appends the subtree of `root` to requests->spans (depth first, iterative);
+ * returns the number of its spans deeper than DS_REQUEST_MAX_DEPTH.
+ */
+static uint64_t collect_subtree(struct ds_requests *requests,
 		struct ds_span_store *store, uint32_t root, uint32_t request,
 		GArray *stack)
 {
+	struct pending top = { root, 0 };
+	uint64_t deep = 0;
+
 	g_array_set_size(stack, 0);
-	g_array_append_val(stack, root);
+	g_array_append_val(stack, top);
 	while (stack->len > 0) {
-		uint32_t index = g_array_index(stack, uint32_t, stack->len - 1);
-		struct ds_span *span = ds_store_span(store, index);
+		struct pending p = g_array_index(stack, struct pending, stack->len - 1);
+		struct ds_span *span = ds_store_span(store, p.index);
 		uint32_t c;
 
 		g_array_set_size(stack, stack->len - 1);
@@ -201,13 +213,18 @@ static void collect_subtree(struct ds_requests *requests,
 			continue;
 		}
 		span->request = request;
-		g_array_append_val(requests->spans, index);
+		deep += p.depth > DS_REQUEST_MAX_DEPTH;
+		g_array_append_val(requests->spans, p.index);
 		for (c = span->child_count; c > 0; c--) {
-			uint32_t child = ds_span_children(requests, span)[c - 1];
+			struct pending child = {
+				ds_span_children(requests, span)[c - 1],
+				p.depth < UINT32_MAX ? p.depth + 1 : p.depth,
+			};
 
 			g_array_append_val(stack, child);
 		}
 	}
+	return deep;
 }
 
 static void make_request(struct ds_requests *requests, struct ds_span_store *store,
@@ -216,6 +233,7 @@ static void make_request(struct ds_requests *requests, struct ds_span_store *sto
 	struct ds_request request = { 0 };
 	uint32_t i, request_index = requests->requests->len;
 	int64_t best = -1;
+	uint64_t deep;
 	GArray *self = g_array_new(FALSE, FALSE, sizeof(struct ds_interval));
 
 	request.root = DS_NO_SPAN;
@@ -223,6 +241,7 @@ static void make_request(struct ds_requests *requests, struct ds_span_store *sto
 		const struct ds_span *span = ds_store_span(store, order[i]);
 
 		request.truncated |= span->truncated;
+		request.invalid |= span->invalid;
 		if (span->parent != DS_NO_SPAN) {
 			continue;
 		}
@@ -233,7 +252,10 @@ static void make_request(struct ds_requests *requests, struct ds_span_store *sto
 		}
 	}
 	if (request.root == DS_NO_SPAN) {
-		goto end;	/* only a parent cycle: no request to speak of */
+		/* Only parent cycles: no request to speak of; counted. */
+		requests->cycle_requests++;
+		requests->cycle_spans += count;
+		goto end;
 	}
 	const struct ds_span *root = ds_store_span(store, request.root);
 
@@ -243,15 +265,24 @@ static void make_request(struct ds_requests *requests, struct ds_span_store *sto
 	request.latency = root->end - root->begin;
 	request.self_time = ds_span_self_intervals(store, requests, root, self);
 	request.first_span = requests->spans->len;
-	collect_subtree(requests, store, request.root, request_index, stack);
+	deep = collect_subtree(requests, store, request.root, request_index, stack);
 	for (i = 0; i < count; i++) {
 		if (ds_store_span(store, order[i])->parent == DS_NO_SPAN) {
-			collect_subtree(requests, store, order[i], request_index, stack);
+			deep += collect_subtree(requests, store, order[i], request_index, stack);
 		}
 	}
+	if (deep) {
+		requests->deep_requests++;
+		requests->folded_spans += deep;
+	}
 	request.span_count = requests->spans->len - request.first_span;
+	/* Spans of a parent cycle hang from no root: never reached. */
+	requests->cycle_spans += count - request.span_count;
 	if (request.truncated) {
 		requests->truncated_requests++;
+	}
+	if (request.invalid) {
+		requests->invalid_requests++;
 	}
 	g_array_append_val(requests->requests, request);
 end:
@@ -265,7 +296,7 @@ void ds_requests_build_from(struct ds_requests *requests,
 	uint32_t i, first;
 	uint32_t *order = g_new(uint32_t, n ? n : 1);
 	GHashTable *by_id = g_hash_table_new(g_direct_hash, g_direct_equal);
-	GArray *stack = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+	GArray *stack = g_array_new(FALSE, FALSE, sizeof(struct pending));
 
 	memset(requests, 0, sizeof(*requests));
 	requests->requests = g_array_new(FALSE, TRUE, sizeof(struct ds_request));

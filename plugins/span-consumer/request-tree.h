@@ -15,6 +15,12 @@
 
 #include "span-store.h"
 
+/*
+ * Frames deeper than this are folded: a span at this depth (the root is at
+ * depth 0) stands for its whole subtree in every mode (doc/diff.md).
+ */
+#define DS_REQUEST_MAX_DEPTH 512u
+
 struct ds_request {
 	uint64_t trace_id_high;
 	uint64_t trace_id_low;
@@ -24,6 +30,7 @@ struct ds_request {
 	uint32_t input;		/* input port of the root */
 	uint32_t root_count;
 	bool truncated;		/* a span was still open at the end of the trace */
+	bool invalid;		/* a span had bounds out of range (span-store.h) */
 	int64_t latency;	/* root end - root begin */
 	int64_t self_time;	/* root duration minus the union of its children */
 };
@@ -33,6 +40,11 @@ struct ds_requests {
 	GArray *spans;		/* owned: uint32_t span indices grouped by request, roots first */
 	GArray *children;	/* owned: uint32_t span indices grouped by parent */
 	uint64_t truncated_requests;
+	uint64_t invalid_requests;	/* with an invalid span: in no group */
+	uint64_t cycle_spans;	/* in a parent cycle, unreachable from any root: left out */
+	uint64_t cycle_requests;	/* made only of parent cycles (no root): left out */
+	uint64_t deep_requests;		/* deeper than DS_REQUEST_MAX_DEPTH */
+	uint64_t folded_spans;		/* spans below DS_REQUEST_MAX_DEPTH */
 	uint64_t duplicate_spans;	/* same trace and span id seen twice: later ones are roots of nothing */
 	/* Cross-host skew: a child outside its parent on another host. */
 	int64_t worst_skew;	/* ns, 0 when none beyond the tolerance */

@@ -481,6 +481,9 @@ static void read_segments(const struct ds_span_layout *layout,
 				layout->state_of_value[value] : DS_STATE_UNKNOWN,
 		};
 
+		if (detail[0] == DS_SPAN_NONE[0] && detail[1] == '\0') {
+			detail = "";	/* "none" (states.h); older traces wrote "" */
+		}
 		segment.detail = segment.state == DS_STATE_BLOCKED ?
 			blocked_detail(store, reader->scratch, previous, detail) :
 			intern_recent(store, reader->recent_detail, segment.state, detail);
@@ -525,6 +528,55 @@ static struct ds_span_layout *layout_of(struct ds_span_reader *reader,
 	reader->recent_class[i] = event_class;
 	reader->recent_layout[i] = layout;
 	return layout;
+}
+
+/*
+ * The range rule every consumer relies on (doc/diff.md, "Invalid spans"):
+ * 0 <= begin <= end, and the state totals sum to at most end - begin.  Then
+ * every difference of two span times fits in int64.  A span breaking it
+ * (a flipped sign bit, a corrupt trace) is marked invalid and counted; its
+ * bounds become an empty interval at a non-negative time so that no
+ * arithmetic on them overflows, and its request is left out.
+ */
+static void check_bounds(struct ds_span_reader *reader, struct ds_span *span)
+{
+	uint64_t states = 0;
+	bool overflow = false;
+	unsigned int s;
+
+	for (s = 0; s < DS_STATE_COUNT; s++) {
+		overflow |= __builtin_add_overflow(states, span->states[s], &states);
+	}
+	if (span->begin >= 0 && span->end >= span->begin && !overflow &&
+			states <= (uint64_t) (span->end - span->begin)) {
+		return;
+	}
+	if (span->begin >= 0 && span->end < span->begin) {
+		reader->reversed_spans++;
+	}
+	span->begin = span->begin >= 0 ? span->begin : MAX(span->end, 0);
+	span->end = span->begin;
+	memset(span->states, 0, sizeof(span->states));
+	span->invalid = true;
+	reader->invalid_spans++;
+}
+
+/* A syscall total longer than its span (they are clipped to it) makes the span invalid. */
+static void check_syscalls(struct ds_span_reader *reader, struct ds_span *span)
+{
+	uint64_t length = (uint64_t) (span->end - span->begin);
+	uint32_t i;
+
+	if (span->invalid) {
+		return;
+	}
+	for (i = 0; i < span->syscall_count; i++) {
+		if (span->syscalls[i].duration > length) {
+			span->invalid = true;
+			reader->invalid_spans++;
+			return;
+		}
+	}
 }
 
 enum ds_span_read_status ds_span_reader_read(struct ds_span_reader *reader,
@@ -573,15 +625,11 @@ enum ds_span_read_status ds_span_reader_read(struct ds_span_reader *reader,
 #undef UINT_OF
 #undef INT_OF
 #undef STRING_OF
-	if (span.end < span.begin) {
-		/* A corrupt span: kept out of the groups like a truncated one, and counted. */
-		span.end = span.begin;
-		span.truncated = true;
-		reader->reversed_spans++;
-	}
+	check_bounds(reader, &span);
 	if (layout->index[M_SYSCALLS] != NO_MEMBER && reader->keep_syscalls) {
 		read_syscalls(layout, member_at(payload, layout->index[M_SYSCALLS]),
 			&span, store);
+		check_syscalls(reader, &span);
 	}
 	if (layout->index[M_SEGMENTS] != NO_MEMBER && reader->keep_segments) {
 		read_segments(layout, member_at(payload, layout->index[M_SEGMENTS]),

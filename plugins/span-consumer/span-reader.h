@@ -40,7 +40,8 @@ struct ds_span_reader {
 	bool keep_segments;			/* false: segments are not read (metrics tables without them) */
 	bool keep_syscalls;			/* false: syscall totals are not read (only by=syscall uses them) */
 	uint64_t spans_read;
-	uint64_t reversed_spans;		/* end before begin: treated as truncated */
+	uint64_t reversed_spans;		/* end before begin (counted in invalid_spans too) */
+	uint64_t invalid_spans;			/* spans with bounds out of range: marked `invalid` */
 };
 
 void ds_span_reader_init(struct ds_span_reader *reader,

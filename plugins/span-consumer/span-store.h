@@ -70,6 +70,13 @@ struct ds_span {
 	uint32_t segment_count;
 	uint32_t syscall_count;
 	bool truncated;
+	/*
+	 * Bounds out of range (begin < 0, end < begin, state or syscall totals
+	 * that do not fit in end - begin): begin and end were reset to a safe
+	 * empty interval by the reader; the span is in no table and its request
+	 * in no group.
+	 */
+	bool invalid;
 	/* Tree links, set by ds_requests_build(). */
 	uint32_t parent;	/* span index or DS_NO_SPAN */
 	uint32_t first_child;	/* index into ds_requests.children */

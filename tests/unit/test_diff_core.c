@@ -22,6 +22,7 @@
 #include "request-record.h"
 #include "request-stream.h"
 #include "request-tree.h"
+#include "sanitize.h"
 #include "span-store.h"
 
 static struct ds_strings strings;	/* the store's names */
@@ -806,6 +807,51 @@ static void test_duration_list(void)
 	ds_spill_close(&spill);
 }
 
+
+/* Names from the trace in each output kind (sanitize.h). */
+static void check_text(const char *input, const char *expected, bool folded, const char *what)
+{
+	GString *out = g_string_new(NULL);
+
+	if (folded) {
+		ds_sanitize_folded(out, input);
+	} else {
+		ds_sanitize_text(out, input);
+	}
+	if (!UNIT_CHECK(strcmp(out->str, expected) == 0 && g_utf8_validate(out->str, -1, NULL), what)) {
+		printf("#   got \"%s\"\n", out->str);
+	}
+	g_string_free(out, TRUE);
+}
+
+static void test_sanitize(void)
+{
+	char *xml = NULL;
+	size_t size = 0;
+	FILE *file;
+
+	check_text("caf\xc3\xa9 \xe2\x86\x90 GET /", "caf\xc3\xa9 \xe2\x86\x90 GET /", false,
+		"sanitize: valid UTF-8 unchanged");
+	check_text("a\xff\xfe", "a\xef\xbf\xbd\xef\xbf\xbd", false, "sanitize: invalid bytes give U+FFFD");
+	check_text("\xc0\xaf", "\xef\xbf\xbd\xef\xbf\xbd", false, "sanitize: an overlong form is invalid");
+	check_text("\xed\xa0\x80", "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd", false,
+		"sanitize: a surrogate is invalid");
+	check_text("\xf4\x90\x80\x80", "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd", false,
+		"sanitize: above U+10FFFF is invalid");
+	check_text("x\xe2\x82", "x\xef\xbf\xbd\xef\xbf\xbd", false, "sanitize: a sequence cut by the end");
+	check_text("\xf0\x9f\x98\x80", "\xf0\x9f\x98\x80", false, "sanitize: 4-byte UTF-8 kept");
+	check_text("a\nb\rc\td\x1b[31me\x7f\xc2\x85", "a\\nb\\rc\\td\\x1b[31me\\x7f\\u0085", false,
+		"sanitize: controls as visible escapes");
+	check_text("a;b\nc", "a;b\\nc", false, "sanitize: text keeps ;");
+	check_text("a;b\nc", "a,b\\nc", true, "sanitize: folded replaces ;");
+	file = open_memstream(&xml, &size);
+	ds_sanitize_xml(file, "<a href=\"x\">&'\xff\x01\n\xef\xbf\xbe");
+	fclose(file);
+	UNIT_CHECK(strcmp(xml, "&lt;a href=&quot;x&quot;&gt;&amp;&#39;\xef\xbf\xbd\\x01\n\xef\xbf\xbd") == 0,
+		"sanitize: XML entities, U+FFFD, escaped controls, no U+FFFE");
+	free(xml);
+}
+
 int main(void)
 {
 	ds_strings_init(&strings);
@@ -830,6 +876,7 @@ int main(void)
 	test_arena();
 	test_span_chunks();
 	test_segment_packing();
+	test_sanitize();
 	ds_span_store_fini(&store);
 	ds_strings_fini(&strings);
 	return unit_finish();
