@@ -1,7 +1,9 @@
 /* filter.deepspan.span-attrib: upstream messages to the thread model and span accounting. */
 #include "span-attrib.h"
+#include "log.h"
 
 #include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
 
 #define APPEND_CAUSE(it, ...) \
@@ -204,7 +206,7 @@ static struct ds_thread *span_event_thread(struct host *host, const struct ds_sp
 }
 
 static void span_start(struct span_attrib_iterator *it, struct host *host,
-		const struct ds_span_event *ev, int64_t ns)
+		const struct ds_span_class *cls, const struct ds_span_event *ev, int64_t ns)
 {
 	struct ds_thread *thread;
 	struct ds_span *span;
@@ -232,6 +234,8 @@ static void span_start(struct span_attrib_iterator *it, struct host *host,
 		span->pid = thread->pid >= 0 ? thread->pid :
 			(ev->vpid >= 0 ? ds_model_tid_for_vtid(host->model, ev->vpid, ev->vpid) : -1);
 		ds_span_attach(host->model, span, thread, ns);
+	} else if (cls->vtid.scope != DS_FIELD_SCOPE_NONE && ev->vtid < 0) {
+		it->counters.spans_invalid_vtid++;
 	} else {
 		it->counters.spans_without_thread++;
 	}
@@ -247,7 +251,8 @@ static int span_emit_and_free(struct span_attrib_iterator *it, struct host *host
 }
 
 static int handle_span_event(struct span_attrib_iterator *it, struct host *host,
-		const struct stream_info *info, const struct ds_span_event *ev, int64_t ns)
+		const struct stream_info *info, const struct ds_span_class *cls,
+		const struct ds_span_event *ev, int64_t ns)
 {
 	struct ds_span *span;
 
@@ -256,7 +261,7 @@ static int handle_span_event(struct span_attrib_iterator *it, struct host *host,
 		host->out_clock = info->clock;
 	}
 	if (ev->kind == DS_SPAN_EVENT_START) {
-		span_start(it, host, ev, ns);
+		span_start(it, host, cls, ev, ns);
 		return 0;
 	}
 	span = span_lookup(host, ev);
@@ -291,12 +296,58 @@ static int handle_span_event(struct span_attrib_iterator *it, struct host *host,
 	return 0;
 }
 
+/* Names a stream for a warning: `name` (id N) of trace `T`. */
+static void stream_label(const bt_stream *stream, char *buf, size_t size)
+{
+	const char *name = bt_stream_get_name(stream);
+	const char *trace = bt_trace_get_name(bt_stream_borrow_trace_const(stream));
+
+	snprintf(buf, size, "`%s` (id %" PRIu64 ") of trace `%s`", name ? name : "(unnamed)",
+		bt_stream_get_id(stream), trace ? trace : "(unnamed)");
+}
+
+/* A stream without a clock carries kernel or span events: they cannot be placed in time. */
+static void warn_unclocked(struct span_attrib_iterator *it, struct stream_info *info,
+		const bt_stream *stream)
+{
+	char label[512];
+
+	if (info->warned) {
+		return;
+	}
+	info->warned = true;
+	stream_label(stream, label, sizeof(label));
+	DS_LOG_WARN(it->comp->self_comp, SPAN_ATTRIB_CLASS_NAME, "stream %s (host `%s`) has no "
+		"default clock: its kernel and span events are ignored (no span comes from it). "
+		"Record it with a clock (LTTng always does), see doc/span-attrib.md.", label,
+		info->host->name);
+}
+
+/* A kernel stream whose packets do not say their CPU: its threads' CPU time is Unknown. */
+static void warn_no_cpu_id(struct span_attrib_iterator *it, struct stream_info *info,
+		const bt_stream *stream)
+{
+	char label[512];
+
+	if (info->warned) {
+		return;
+	}
+	info->warned = true;
+	stream_label(stream, label, sizeof(label));
+	DS_LOG_WARN(it->comp->self_comp, SPAN_ATTRIB_CLASS_NAME, "kernel stream %s (host `%s`) "
+		"has no integer `cpu_id` member in its packet context: the CPU of its events is "
+		"unknown, so the time of its threads is Unknown. Use a kernel trace written by "
+		"lttng-modules (one stream per CPU with `cpu_id`), see doc/span-attrib.md.", label,
+		info->host->name);
+}
+
 static int handle_event(struct span_attrib_iterator *it, const bt_message *msg)
 {
 	const bt_event *event = bt_message_event_borrow_event_const(msg);
 	const struct event_role *role = role_get(it, bt_event_borrow_class_const(event));
 	struct stream_info *info;
 	struct host *host;
+	uint64_t cycles;
 	int64_t ns;
 
 	if (!role) {
@@ -306,11 +357,24 @@ static int handle_event(struct span_attrib_iterator *it, const bt_message *msg)
 		return 0;
 	}
 	info = stream_info_get(it, bt_event_borrow_stream_const(event));
+	if (!info) {
+		return -1;
+	}
 	if (!info->clock.clock_class) {
+		warn_unclocked(it, info, bt_event_borrow_stream_const(event));
 		return 0;
 	}
-	ns = clock_map_ns(&info->clock,
-		bt_clock_snapshot_get_value(bt_message_event_borrow_default_clock_snapshot_const(msg)));
+	cycles = bt_clock_snapshot_get_value(bt_message_event_borrow_default_clock_snapshot_const(msg));
+	if (!clock_map_ns(&info->clock, cycles, &ns)) {
+		char what[256];
+
+		snprintf(what, sizeof(what), "the timestamp of event `%s` (%" PRIu64 " cycles)",
+			bt_event_class_get_name(bt_event_borrow_class_const(event)) ?
+			bt_event_class_get_name(bt_event_borrow_class_const(event)) : "(unnamed)", cycles);
+		clock_map_append_overflow(it, info->host, bt_event_borrow_stream_const(event),
+			info->clock.clock_class, what);
+		return -1;
+	}
 	host = info->host;
 	if (ns < host->last_ns) {
 		it->counters.out_of_order++;
@@ -324,6 +388,9 @@ static int handle_event(struct span_attrib_iterator *it, const bt_message *msg)
 		struct ds_kernel_event kev;
 
 		host->has_kernel = true;
+		if (info->cpu < 0 && !ds_field_ref_is_int(info->cpu_id)) {
+			warn_no_cpu_id(it, info, bt_event_borrow_stream_const(event));
+		}
 		if (kind_needs_fields[role->kernel->kind]) {
 			ds_kernel_event_decode(role->kernel, event, &kev);
 		} else {
@@ -336,50 +403,86 @@ static int handle_event(struct span_attrib_iterator *it, const bt_message *msg)
 		struct ds_span_event sev;
 
 		ds_span_event_decode(role->span, event, &sev);
-		return handle_span_event(it, host, info, &sev, ns);
+		return handle_span_event(it, host, info, role->span, &sev, ns);
 	}
 }
 
-static void handle_packet_beginning(struct span_attrib_iterator *it, const bt_message *msg)
+static int handle_packet_beginning(struct span_attrib_iterator *it, const bt_message *msg)
 {
 	const bt_packet *packet = bt_message_packet_beginning_borrow_packet_const(msg);
 	struct stream_info *info = stream_info_get(it, bt_packet_borrow_stream_const(packet));
 	const bt_field *context, *cpu_field;
 
+	if (!info) {
+		return -1;
+	}
 	info->cpu = -1;
 	if (info->cpu_id.scope == DS_FIELD_SCOPE_NONE || !ds_field_ref_is_int(info->cpu_id)) {
-		return;
+		return 0;
 	}
 	context = bt_packet_borrow_context_field_const(packet);
 	if (!context) {
-		return;
+		return 0;
 	}
 	cpu_field = bt_field_structure_borrow_member_field_by_index_const(context, info->cpu_id.index);
 	info->cpu = info->cpu_id.kind == DS_FIELD_KIND_UNSIGNED ?
 		(int64_t) bt_field_integer_unsigned_get_value(cpu_field) :
 		bt_field_integer_signed_get_value(cpu_field);
+	return 0;
 }
 
-static void handle_discarded(struct span_attrib_iterator *it, const bt_message *msg)
+/*
+ * Discarded events or packets: the threads of the host are Unknown from the loss on until
+ * their next defining event (the lost events may have changed their state).
+ */
+static int handle_discarded(struct span_attrib_iterator *it, const bt_message *msg)
 {
-	const bt_stream *stream = bt_message_discarded_events_borrow_stream_const(msg);
+	bool packets = bt_message_get_type(msg) == BT_MESSAGE_TYPE_DISCARDED_PACKETS;
+	const bt_stream *stream = packets ? bt_message_discarded_packets_borrow_stream_const(msg) :
+		bt_message_discarded_events_borrow_stream_const(msg);
 	const bt_stream_class *sc = bt_stream_borrow_class_const(stream);
 	struct stream_info *info = stream_info_get(it, stream);
+	const bt_clock_snapshot *cs = NULL;
 	uint64_t count = 0;
-	int64_t ns = info->host->last_ns;
+	int64_t ns;
 
-	if (bt_message_discarded_events_get_count(msg, &count) == BT_PROPERTY_AVAILABILITY_AVAILABLE) {
-		it->counters.discarded_events += count;
+	if (!info) {
+		return -1;
 	}
-	it->counters.discarded_messages++;
-	if (info->clock.clock_class && bt_stream_class_discarded_events_have_default_clock_snapshots(sc)) {
-		ns = clock_map_ns(&info->clock, bt_clock_snapshot_get_value(
-			bt_message_discarded_events_borrow_beginning_default_clock_snapshot_const(msg)));
+	ns = info->host->last_ns;
+	if (packets) {
+		if (bt_message_discarded_packets_get_count(msg, &count) ==
+				BT_PROPERTY_AVAILABILITY_AVAILABLE) {
+			it->counters.discarded_packets += count;
+		}
+		it->counters.discarded_packet_messages++;
+		if (bt_stream_class_discarded_packets_have_default_clock_snapshots(sc)) {
+			cs = bt_message_discarded_packets_borrow_beginning_default_clock_snapshot_const(msg);
+		}
+	} else {
+		if (bt_message_discarded_events_get_count(msg, &count) ==
+				BT_PROPERTY_AVAILABILITY_AVAILABLE) {
+			it->counters.discarded_events += count;
+		}
+		it->counters.discarded_messages++;
+		if (bt_stream_class_discarded_events_have_default_clock_snapshots(sc)) {
+			cs = bt_message_discarded_events_borrow_beginning_default_clock_snapshot_const(msg);
+		}
+	}
+	if (info->clock.clock_class && cs &&
+			!clock_map_ns(&info->clock, bt_clock_snapshot_get_value(cs), &ns)) {
+		char what[128];
+
+		snprintf(what, sizeof(what), "the beginning of a discarded-%s message (%" PRIu64
+			" cycles)", packets ? "packets" : "events", bt_clock_snapshot_get_value(cs));
+		clock_map_append_overflow(it, info->host, stream, info->clock.clock_class, what);
+		return -1;
 	}
 	if (ns == INT64_MIN) {
 		ns = it->last_ns;
 	}
 	ds_model_discarded(info->host->model, ns);
+	return 0;
 }
 
 int span_attrib_handle_message(struct span_attrib_iterator *it, const bt_message *msg)
@@ -388,11 +491,10 @@ int span_attrib_handle_message(struct span_attrib_iterator *it, const bt_message
 	case BT_MESSAGE_TYPE_EVENT:
 		return handle_event(it, msg);
 	case BT_MESSAGE_TYPE_PACKET_BEGINNING:
-		handle_packet_beginning(it, msg);
-		break;
+		return handle_packet_beginning(it, msg);
 	case BT_MESSAGE_TYPE_STREAM_BEGINNING:
-		stream_info_get(it, bt_message_stream_beginning_borrow_stream_const(msg));
-		break;
+		return stream_info_get(it, bt_message_stream_beginning_borrow_stream_const(msg)) ?
+			0 : -1;
 	case BT_MESSAGE_TYPE_STREAM_END:
 		if (it->last_stream == bt_message_stream_end_borrow_stream_const(msg)) {
 			it->last_stream = NULL;
@@ -401,8 +503,8 @@ int span_attrib_handle_message(struct span_attrib_iterator *it, const bt_message
 		g_hash_table_remove(it->streams, bt_message_stream_end_borrow_stream_const(msg));
 		break;
 	case BT_MESSAGE_TYPE_DISCARDED_EVENTS:
-		handle_discarded(it, msg);
-		break;
+	case BT_MESSAGE_TYPE_DISCARDED_PACKETS:
+		return handle_discarded(it, msg);
 	default:
 		break;
 	}
