@@ -399,11 +399,15 @@ static int finish_pass1(struct sync_iter *it)
 				"host %s: no usable send/receive pair joins it to reference host %s: "
 				"it keeps its own clock (quality ABSENT)", host->name,
 				((struct sync_host *) g_ptr_array_index(it->hosts, it->reference))->name);
-		} else if (host->result.fail_on_path) {
+		} else if (host->result.fail_on_path && host->rejected) {
 			DS_LOG_WARN(it->comp->self_comp, SYNC_CLASS_NAME,
 				"host %s: contradicting pairs on its path to the reference (quality FAIL): "
 				"the last good formula is kept (%" PRIu64 " pairs rejected)",
 				host->name, host->rejected);
+		} else if (host->result.fail_on_path) {
+			DS_LOG_WARN(it->comp->self_comp, SYNC_CLASS_NAME,
+				"host %s: contradicting pairs on its path to the reference (quality FAIL): "
+				"the last good formula is kept", host->name);
 		}
 	}
 	compute_windows(it);
