@@ -106,7 +106,7 @@ static const struct event_role *role_get(struct span_attrib_iterator *it, const 
 		role->invalid = true;
 		APPEND_CAUSE(it, "Event class `%s` has no integer/string field `%s` where the %s schema requires one: "
 			"cannot attribute spans from this trace (is it corrupt, or written by another tracer version?).",
-			bt_event_class_get_name(ec), missing, role->type == ROLE_SPAN ? "span (DESIGN §3.2)" : "kernel (DESIGN §3.1)");
+			bt_event_class_get_name(ec), missing, role->type == ROLE_SPAN ? "span (doc/span-attrib.md, Input)" : "kernel (doc/span-attrib.md, Input)");
 		return NULL;
 	}
 end:
