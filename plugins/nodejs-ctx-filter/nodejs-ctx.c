@@ -70,6 +70,7 @@ bt_component_class_initialize_method_status nodejs_ctx_initialize(
 	struct ds_params p = ds_params_make(self_comp, params, NODEJS_CTX_CLASS);
 	bt_component_class_initialize_method_status status =
 		BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_OK;
+	bt_self_component_add_port_status port_status;
 	const char *stats_path = NULL;
 
 	comp->self_comp = self_comp;
@@ -93,11 +94,17 @@ bt_component_class_initialize_method_status nodejs_ctx_initialize(
 		goto error;
 	}
 	comp->stats_path = g_strdup(stats_path);
-	if (bt_self_component_filter_add_input_port(self_comp_filter, "in", NULL, NULL) !=
-			BT_SELF_COMPONENT_ADD_PORT_STATUS_OK ||
-			bt_self_component_filter_add_output_port(self_comp_filter, "out", NULL,
-				NULL) != BT_SELF_COMPONENT_ADD_PORT_STATUS_OK) {
-		status = BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_MEMORY_ERROR;
+	port_status = bt_self_component_filter_add_input_port(self_comp_filter, "in", NULL, NULL);
+	if (port_status == BT_SELF_COMPONENT_ADD_PORT_STATUS_OK) {
+		port_status = bt_self_component_filter_add_output_port(self_comp_filter, "out", NULL,
+			NULL);
+	}
+	if (port_status != BT_SELF_COMPONENT_ADD_PORT_STATUS_OK) {
+		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(self_comp,
+			"%s: cannot add the ports `in` and `out`.", NODEJS_CTX_CLASS);
+		status = port_status == BT_SELF_COMPONENT_ADD_PORT_STATUS_MEMORY_ERROR ?
+			BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_MEMORY_ERROR :
+			BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_ERROR;
 		goto error;
 	}
 	bt_self_component_set_data(self_comp, comp);
@@ -172,18 +179,22 @@ bt_message_iterator_class_initialize_method_status nodejs_ctx_iter_initialize(
 	struct nodejs_ctx_iter *iter = g_new0(struct nodejs_ctx_iter, 1);
 	bt_self_component_port_input *in_port = bt_self_component_filter_borrow_input_port_by_name(
 		(bt_self_component_filter *) self_comp, "in");
+	bt_message_iterator_create_from_message_iterator_status create_status;
 
 	iter->comp = comp;
 	iter->self_msg_iter = self_msg_iter;
 	iter->owner = (struct ds_upstream_owner) { .self_msg_iter = self_msg_iter,
 		.class_name = NODEJS_CTX_CLASS, .doc_page = "doc/nodejs.md" };
-	if (bt_message_iterator_create_from_message_iterator(self_msg_iter, in_port,
-			&iter->upstream) != BT_MESSAGE_ITERATOR_CREATE_FROM_MESSAGE_ITERATOR_STATUS_OK) {
+	create_status = bt_message_iterator_create_from_message_iterator(self_msg_iter, in_port,
+		&iter->upstream);
+	if (create_status != BT_MESSAGE_ITERATOR_CREATE_FROM_MESSAGE_ITERATOR_STATUS_OK) {
 		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(self_comp,
 			"%s: cannot create the upstream message iterator of port `in`",
 			NODEJS_CTX_CLASS);
 		g_free(iter);
-		return BT_MESSAGE_ITERATOR_CLASS_INITIALIZE_METHOD_STATUS_ERROR;
+		return create_status == BT_MESSAGE_ITERATOR_CREATE_FROM_MESSAGE_ITERATOR_STATUS_MEMORY_ERROR ?
+			BT_MESSAGE_ITERATOR_CLASS_INITIALIZE_METHOD_STATUS_MEMORY_ERROR :
+			BT_MESSAGE_ITERATOR_CLASS_INITIALIZE_METHOD_STATUS_ERROR;
 	}
 	iter->engine = nctx_engine_create(&comp->config, emit_op, iter);
 	vnode_classes_init(&iter->classes);

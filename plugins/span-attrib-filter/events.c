@@ -57,17 +57,22 @@ void span_attrib_forget_trace_classes(struct span_attrib_iterator *it)
 	g_hash_table_remove_all(it->trace_classes);
 }
 
-static void watch_trace_class(struct span_attrib_iterator *it, const bt_trace_class *tc)
+/* -1 (cause appended) when the listener cannot be added (out of memory). */
+static int watch_trace_class(struct span_attrib_iterator *it, const bt_trace_class *tc)
 {
 	bt_listener_id id;
 
 	if (g_hash_table_contains(it->trace_classes, tc)) {
-		return;
+		return 0;
 	}
-	if (bt_trace_class_add_destruction_listener(tc, trace_class_destroyed, it, &id) ==
+	if (bt_trace_class_add_destruction_listener(tc, trace_class_destroyed, it, &id) !=
 			BT_TRACE_CLASS_ADD_LISTENER_STATUS_OK) {
-		g_hash_table_insert(it->trace_classes, (gpointer) tc, GSIZE_TO_POINTER(id));
+		APPEND_CAUSE(it, "%s: cannot watch an input trace class for its destruction (out of memory).",
+			SPAN_ATTRIB_CLASS_NAME);
+		return -1;
 	}
+	g_hash_table_insert(it->trace_classes, (gpointer) tc, GSIZE_TO_POINTER(id));
+	return 0;
 }
 
 /* The role of an event class, resolved once; NULL (cause appended) for a class that cannot be decoded. */
@@ -89,7 +94,10 @@ static const struct event_role *role_get(struct span_attrib_iterator *it, const 
 	}
 	role = g_new0(struct event_role, 1);
 	role->trace_class = bt_stream_class_borrow_trace_class_const(bt_event_class_borrow_stream_class_const(ec));
-	watch_trace_class(it, role->trace_class);
+	if (watch_trace_class(it, role->trace_class)) {
+		g_free(role);
+		return NULL;
+	}
 	role->span = ds_span_events_resolve(it->span_events, ec);
 	if (role->span->kind != DS_SPAN_EVENT_NONE) {
 		role->type = ROLE_SPAN;

@@ -69,7 +69,8 @@ int inputs_init(struct span_attrib_iterator *it, bt_self_component_filter *self_
 		}
 		if (bt_message_iterator_create_from_message_iterator(it->self_msg_iter, port, &up.iter) !=
 				BT_MESSAGE_ITERATOR_CREATE_FROM_MESSAGE_ITERATOR_STATUS_OK) {
-			APPEND_CAUSE(it->comp->self_comp, "Cannot create the message iterator of input port in%" PRIu64 ".", i);
+			APPEND_CAUSE(it->comp->self_comp, "%s: cannot create the message iterator of input port in%" PRIu64
+				" (its upstream's cause is above).", SPAN_ATTRIB_CLASS_NAME, i);
 			return -1;
 		}
 		snprintf(up.port, sizeof(up.port), "in%" PRIu64, i);

@@ -549,7 +549,12 @@ bt_message_iterator_class_initialize_method_status sync_iter_init(
 	it->stream_keys = g_hash_table_new_full(g_direct_hash, g_direct_equal,
 		put_stream_key, g_free);
 	ds_reorder_init(&it->reorder);
-	if (create_inputs(it) || sync_pass1_init(it)) {
+	if (create_inputs(it)) {
+		goto error;
+	}
+	if (sync_pass1_init(it)) {
+		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_MESSAGE_ITERATOR(self,
+			"%s: out of memory while preparing pass 1.", SYNC_CLASS_NAME);
 		goto error;
 	}
 	if (it->comp->formula) {

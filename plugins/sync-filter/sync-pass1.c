@@ -477,6 +477,9 @@ int sync_pass1_solve(struct sync_iter *it)
 	sync_http_add_pairs(it);
 	g_array_sort(it->pair_recs, compare_pairs);
 	if (!ds_sync_solver_init(&it->solver, it->hosts->len)) {
+		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_MESSAGE_ITERATOR(it->self,
+			"%s: out of memory while fitting the clocks of %u hosts.", SYNC_CLASS_NAME,
+			it->hosts->len);
 		return -1;
 	}
 	it->solver_ready = true;
@@ -498,6 +501,9 @@ int sync_pass1_solve(struct sync_iter *it)
 		if (!ds_sync_solver_add(&it->solver, (unsigned int) r->send_host, r->send_ts,
 				(unsigned int) r->recv_host, r->recv_ts, &oom)) {
 			if (oom) {
+				BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_MESSAGE_ITERATOR(it->self,
+					"%s: out of memory while fitting the clocks (pair %u of %u).",
+					SYNC_CLASS_NAME, i, it->pair_recs->len);
 				return -1;
 			}
 			s->rejected++;
