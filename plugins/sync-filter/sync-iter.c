@@ -31,7 +31,8 @@ static int64_t corrected_ns(struct sync_iter *it, struct sync_input *in,
 /*
  * ds_ir_copy's callback: the output clock counts ns since the reference origin.
  * The snapshots other than the key's (a discarded message's end) were checked by
- * ds_message_time_ns(); should one still fail, the copy is failed (time_failed).
+ * ds_message_time_ns(); should one still fail, its error is taken off the thread (the
+ * copy goes on calling the library) into time_error, and push_copy() fails with it.
  */
 static uint64_t map_time(void *data, const bt_clock_snapshot *cs)
 {
@@ -44,7 +45,11 @@ static uint64_t map_time(void *data, const bt_clock_snapshot *cs)
 	}
 	if (ds_clock_snapshot_ns(&it->owner, it->current_in, cs, &ns) !=
 			DS_MESSAGE_TIME_STATUS_OK) {
-		it->time_failed = true;
+		if (it->time_error) {
+			bt_current_thread_clear_error();
+		} else {
+			it->time_error = bt_current_thread_take_error();
+		}
 		return 0;
 	}
 	t = corrected_ns(it, it->current_input, bt_clock_snapshot_borrow_clock_class_const(cs),
@@ -130,9 +135,14 @@ static bt_message_iterator_class_next_method_status push_copy(struct sync_iter *
 	if (!timed) {
 		it->current_cs = NULL;
 	}
-	it->time_failed = false;
-	if (ds_ir_copy_message(&it->copy, it->self, msg, &out) || it->time_failed) {
+	if (ds_ir_copy_message(&it->copy, it->self, msg, &out) || it->time_error) {
 		BT_MESSAGE_PUT_REF_AND_RESET(out);
+		if (it->time_error) {
+			/* the copy's own error, if any, gives way to the time's */
+			bt_current_thread_clear_error();
+			bt_current_thread_move_error(it->time_error);
+			it->time_error = NULL;
+		}
 		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_MESSAGE_ITERATOR(it->self,
 			"%s: cannot copy a %s message onto the synchronized clock.",
 			SYNC_CLASS_NAME, bt_message_get_type(msg) == BT_MESSAGE_TYPE_EVENT ?
@@ -486,6 +496,9 @@ static void iter_destroy(struct sync_iter *it)
 		ds_ir_copy_fini(&it->copy);
 	}
 	BT_CLOCK_CLASS_PUT_REF_AND_RESET(it->out_clock);
+	if (it->time_error) {
+		bt_error_release(it->time_error);
+	}
 	if (it->stream_keys) {
 		g_hash_table_destroy(it->stream_keys);
 	}

@@ -156,7 +156,7 @@ struct sync_iter {
 	struct sync_input *current_input;	/* borrowed: its input */
 	const bt_clock_snapshot *current_cs;	/* borrowed: the snapshot its key came from */
 	int64_t current_key;
-	bool time_failed;			/* the time callback failed (cause appended) */
+	const bt_error *time_error;		/* owned; taken from the thread when the time callback failed */
 };
 
 /* sync-component.c */
