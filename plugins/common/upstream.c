@@ -89,11 +89,11 @@ static const bt_stream_class *message_stream_class(const bt_message *msg)
 	return bt_stream_borrow_class_const(ds_message_stream(msg));
 }
 
-const bt_clock_snapshot *ds_message_default_clock_snapshot(const bt_message *msg)
+static const bt_clock_snapshot *snapshot_of(const bt_message *msg, bt_message_type type)
 {
 	const bt_clock_snapshot *cs = NULL;
 
-	switch (bt_message_get_type(msg)) {
+	switch (type) {
 	case BT_MESSAGE_TYPE_EVENT:
 		return bt_message_event_borrow_stream_class_default_clock_class_const(msg) ?
 			bt_message_event_borrow_default_clock_snapshot_const(msg) : NULL;
@@ -128,10 +128,15 @@ const bt_clock_snapshot *ds_message_default_clock_snapshot(const bt_message *msg
 	}
 }
 
-/* The end snapshot of a discarded-events/packets message that has one, else NULL. */
-static const bt_clock_snapshot *discarded_end_snapshot(const bt_message *msg)
+const bt_clock_snapshot *ds_message_default_clock_snapshot(const bt_message *msg)
 {
-	switch (bt_message_get_type(msg)) {
+	return snapshot_of(msg, bt_message_get_type(msg));
+}
+
+/* The end snapshot of a discarded-events/packets message that has one, else NULL. */
+static const bt_clock_snapshot *discarded_end_snapshot(const bt_message *msg, bt_message_type type)
+{
+	switch (type) {
 	case BT_MESSAGE_TYPE_DISCARDED_EVENTS:
 		return bt_stream_class_discarded_events_have_default_clock_snapshots(
 				message_stream_class(msg)) ?
@@ -222,21 +227,25 @@ ds_message_time_status ds_clock_snapshot_ns(const struct ds_upstream_owner *owne
 }
 
 ds_message_time_status ds_message_time_ns(const struct ds_upstream_owner *owner,
-		const bt_message *msg, int64_t *ns)
+		const bt_message *msg, int64_t *ns, const bt_clock_snapshot **cs_out)
 {
-	const bt_clock_snapshot *cs = ds_message_default_clock_snapshot(msg);
+	bt_message_type type = bt_message_get_type(msg);
+	const bt_clock_snapshot *cs = snapshot_of(msg, type);
 	const bt_clock_snapshot *end;
 	ds_message_time_status status;
 	int64_t end_ns;
 
+	if (cs_out) {
+		*cs_out = cs;
+	}
 	if (!cs) {
 		return DS_MESSAGE_TIME_STATUS_NONE;
 	}
 	status = ds_clock_snapshot_ns(owner, msg, cs, ns);
-	if (status != DS_MESSAGE_TIME_STATUS_OK) {
+	if (status != DS_MESSAGE_TIME_STATUS_OK || type == BT_MESSAGE_TYPE_EVENT) {
 		return status;
 	}
-	end = discarded_end_snapshot(msg);
+	end = discarded_end_snapshot(msg, type);
 	if (end) {
 		status = ds_clock_snapshot_ns(owner, msg, end, &end_ns);
 	}

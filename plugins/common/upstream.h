@@ -59,9 +59,12 @@ typedef enum ds_message_time_status {
 /* The message's default clock snapshot by the rule above (borrowed), or NULL. */
 const bt_clock_snapshot *ds_message_default_clock_snapshot(const bt_message *msg);
 
-/* The time of `msg` in ns from origin (rule above) into *ns (untouched unless OK). */
+/*
+ * The time of `msg` in ns from origin (rule above) into *ns (untouched unless OK); when
+ * `cs_out` is not NULL, *cs_out receives the snapshot it came from (NULL: none).
+ */
 ds_message_time_status ds_message_time_ns(const struct ds_upstream_owner *owner,
-		const bt_message *msg, int64_t *ns);
+		const bt_message *msg, int64_t *ns, const bt_clock_snapshot **cs_out);
 
 /*
  * `cs` (a snapshot of `msg`) in ns from origin: OK or ERROR (cause appended naming msg's

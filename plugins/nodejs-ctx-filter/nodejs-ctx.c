@@ -275,11 +275,11 @@ static bool handle_vnode(struct nodejs_ctx_iter *iter, const bt_message *msg,
 /* Queues one upstream message (reference moved) and feeds it to the engine. */
 static bool handle_message(struct nodejs_ctx_iter *iter, const bt_message *msg)
 {
-	const bt_clock_snapshot *snapshot = ds_message_default_clock_snapshot(msg);
+	const bt_clock_snapshot *snapshot;
 	struct vnode_class *info = NULL;
 	int64_t ts = iter->last_ts;
 
-	if (ds_message_time_ns(&iter->owner, msg, &ts) == DS_MESSAGE_TIME_STATUS_ERROR) {
+	if (ds_message_time_ns(&iter->owner, msg, &ts, &snapshot) == DS_MESSAGE_TIME_STATUS_ERROR) {
 		bt_message_put_ref(msg);
 		return false;
 	}
@@ -446,7 +446,7 @@ static bool pass_through(struct nodejs_ctx_iter *iter, bt_message_array_const up
 		return true;
 	}
 	while (i < upstream_count && i < capacity && !may_be_vnode(iter, upstream[i])) {
-		switch (ds_message_time_ns(&iter->owner, upstream[i], &ts)) {
+		switch (ds_message_time_ns(&iter->owner, upstream[i], &ts, NULL)) {
 		case DS_MESSAGE_TIME_STATUS_ERROR:
 			return false;
 		case DS_MESSAGE_TIME_STATUS_OK:

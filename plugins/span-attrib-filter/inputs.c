@@ -146,7 +146,7 @@ bt_message_iterator_class_next_method_status inputs_next(struct span_attrib_iter
 			best = up;
 			break;
 		}
-		time_status = ds_message_time_ns(&it->owner, up->batch[up->index], &ns);
+		time_status = ds_message_time_ns(&it->owner, up->batch[up->index], &ns, NULL);
 		if (time_status == DS_MESSAGE_TIME_STATUS_ERROR) {
 			return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_ERROR;
 		}

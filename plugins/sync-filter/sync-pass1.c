@@ -124,10 +124,9 @@ ds_message_time_status sync_msg_view_make(struct sync_iter *it, struct sync_inpu
 		in->tracked_streams |= sync_stream_tracks_keys(bt_stream_borrow_class_const(
 			bt_message_stream_beginning_borrow_stream_const(msg)));
 	}
-	status = ds_message_time_ns(&it->owner, msg, &view->ns);
-	if (status == DS_MESSAGE_TIME_STATUS_OK) {
-		view->cs = ds_message_default_clock_snapshot(msg);
-	} else if (status == DS_MESSAGE_TIME_STATUS_NONE) {
+	status = ds_message_time_ns(&it->owner, msg, &view->ns, &view->cs);
+	if (status == DS_MESSAGE_TIME_STATUS_NONE) {
+		view->cs = NULL;
 		status = DS_MESSAGE_TIME_STATUS_OK;
 	}
 	return status;
