@@ -1,7 +1,11 @@
 """Helpers of the span-attrib tests: a scripted bt2 source of kernel + span events and a collecting sink.
 
 A script is a list of (ts_ns, host, stream, event_name, fields) in time order; `stream` is
-"k<cpu>" (kernel, packet context cpu_id) or "u" (UST, contexts vpid/vtid), or ("discard", host, "k<cpu>").
+"k<cpu>" (kernel, packet context cpu_id) or "u" (UST, contexts vpid/vtid), or
+("discard", host, "k<cpu>", begin, end, count) for a discarded-events message, or
+("discard_packets", host, "k<cpu>", begin, end, count) for a discarded-packets message.
+Source options (obj): "clock": {"none": True} gives every stream no clock (no snapshots);
+"kernel_cpu_id": False gives kernel packets no cpu_id member.
 """
 import gc
 
@@ -56,19 +60,24 @@ def _field_class(tc, kind):
 class _Trace:
     """One host+domain trace of the scripted source."""
 
-    def __init__(self, comp, host, domain, clock_class, fields_of):
+    def __init__(self, comp, host, domain, clock_class, fields_of, cpu_id=True):
         self.tc = comp._create_trace_class()
         self.domain = domain
         self.fields_of = fields_of
+        self.cpu_id = cpu_id
         if domain == "kernel":
             pc = self.tc.create_structure_field_class()
-            pc.append_member("cpu_id", self.tc.create_unsigned_integer_field_class(32))
+            if cpu_id:
+                pc.append_member("cpu_id", self.tc.create_unsigned_integer_field_class(32))
+            timed = clock_class is not None
             self.sc = self.tc.create_stream_class(default_clock_class=clock_class, supports_packets=True,
-                                                  packets_have_beginning_default_clock_snapshot=True,
-                                                  packets_have_end_default_clock_snapshot=True,
+                                                  packets_have_beginning_default_clock_snapshot=timed,
+                                                  packets_have_end_default_clock_snapshot=timed,
                                                   packet_context_field_class=pc,
                                                   supports_discarded_events=True,
-                                                  discarded_events_have_default_clock_snapshots=True)
+                                                  discarded_events_have_default_clock_snapshots=timed,
+                                                  supports_discarded_packets=True,
+                                                  discarded_packets_have_default_clock_snapshots=timed)
         else:
             cc = self.tc.create_structure_field_class()
             cc.append_member("vpid", self.tc.create_signed_integer_field_class(32))
@@ -115,17 +124,17 @@ class Source(bt2._UserSourceComponent, message_iterator_class=_ScriptIter):
             return sys_fields if sys_fields is not None else []
 
         self._fields_of = fields_of
-        self._clock = self._create_clock_class(frequency=1_000_000_000, name="monotonic",
-                                               origin_is_unix_epoch=clock.get("unix_epoch", True),
-                                               offset=bt2.ClockClassOffset(clock.get("offset_s", 0), 0),
-                                               uuid=clock.get("uuid"))
+        self._clock = None if clock.get("none") else self._create_clock_class(
+            frequency=1_000_000_000, name="monotonic", origin_is_unix_epoch=clock.get("unix_epoch", True),
+            offset=bt2.ClockClassOffset(clock.get("offset_s", 0), 0), uuid=clock.get("uuid"))
+        self._cpu_id = obj.get("kernel_cpu_id", True)
         self._traces = {}
         self._add_output_port("out")
 
     def _trace(self, host, domain):
         key = (host, domain)
         if key not in self._traces:
-            self._traces[key] = _Trace(self, host, domain, self._clock, self._fields_of)
+            self._traces[key] = _Trace(self, host, domain, self._clock, self._fields_of, self._cpu_id)
         return self._traces[key]
 
     def _stream(self, it, host, stream, ts):
@@ -136,12 +145,22 @@ class Source(bt2._UserSourceComponent, message_iterator_class=_ScriptIter):
             packet = None
             msgs = [it._create_stream_beginning_message(s)]
             if domain == "kernel":
-                packet = s.create_packet()
-                packet.context_field["cpu_id"] = int(stream[1:])
-                msgs.append(it._create_packet_beginning_message(packet, ts))
+                packet = _new_packet(trace, s, stream)
+                msgs.append(it._create_packet_beginning_message(packet, self._ts(ts)))
             trace.streams[stream] = (s, packet)
             return trace, s, msgs
         return trace, trace.streams[stream][0], []
+
+    def _ts(self, ts):
+        """The clock snapshot argument: None when the streams have no clock."""
+        return ts if self._clock is not None else None
+
+
+def _new_packet(trace, stream_obj, stream):
+    packet = stream_obj.create_packet()
+    if trace.cpu_id:
+        packet.context_field["cpu_id"] = int(stream[1:])
+    return packet
 
 
 def _gen(comp, it):
@@ -149,21 +168,21 @@ def _gen(comp, it):
     opened = []
     last_ts = 0
     for entry in script:
-        if entry[0] == "discard":
+        if entry[0] in ("discard", "discard_packets"):
             _, host, stream, begin, end, count = entry
             trace, s, msgs = comp._stream(it, host, stream, begin)
             yield from msgs
-            # a discarded-events message cannot sit inside a packet: close and reopen it
+            # a discarded-events/packets message cannot sit inside a packet: close and reopen it
             pkt = trace.streams[stream][1]
             if pkt is not None:
-                yield it._create_packet_end_message(pkt, begin)
-            yield it._create_discarded_events_message(s, count=count, beg_clock_snapshot=begin,
-                                                      end_clock_snapshot=end)
+                yield it._create_packet_end_message(pkt, comp._ts(begin))
+            create = (it._create_discarded_events_message if entry[0] == "discard"
+                      else it._create_discarded_packets_message)
+            yield create(s, count=count, beg_clock_snapshot=comp._ts(begin), end_clock_snapshot=comp._ts(end))
             if pkt is not None:
-                new_pkt = s.create_packet()
-                new_pkt.context_field["cpu_id"] = int(stream[1:])
+                new_pkt = _new_packet(trace, s, stream)
                 trace.streams[stream] = (s, new_pkt)
-                yield it._create_packet_beginning_message(new_pkt, end)
+                yield it._create_packet_beginning_message(new_pkt, comp._ts(end))
             continue
         ts, host, stream, name, fields = entry
         trace, s, msgs = comp._stream(it, host, stream, ts)
@@ -172,7 +191,7 @@ def _gen(comp, it):
             opened.append((trace, stream))
         yield from msgs
         msg = it._create_event_message(trace.event_class(name), trace.streams[stream][1] or s,
-                                       default_clock_snapshot=ts)
+                                       default_clock_snapshot=comp._ts(ts))
         for key, value in fields.items():
             if trace.domain == "ust" and key in ("vpid", "vtid", "procname"):
                 msg.event.common_context_field[key] = value
@@ -182,7 +201,7 @@ def _gen(comp, it):
     for trace, stream in opened:
         s, pkt = trace.streams[stream]
         if pkt is not None:
-            yield it._create_packet_end_message(pkt, last_ts)
+            yield it._create_packet_end_message(pkt, comp._ts(last_ts))
         yield it._create_stream_end_message(s)
 
 
@@ -228,10 +247,12 @@ def payload_dict(event):
 STATES = ("user", "syscall", "blocked", "wait_cpu", "interrupted", "unknown")
 
 
-def run_script(plugin, script, params=None, fields=None, clock=None, logging_level=bt2.LoggingLevel.WARNING):
+def run_script(plugin, script, params=None, fields=None, clock=None, logging_level=bt2.LoggingLevel.WARNING,
+               kernel_cpu_id=True):
     """Runs script source -> span-attrib(params) -> collector; returns (message summaries, span payloads)."""
     graph = bt2.Graph()
-    src = graph.add_component(Source, "src", obj={"script": script, "fields": fields or {}, "clock": clock or {}})
+    src = graph.add_component(Source, "src", obj={"script": script, "fields": fields or {}, "clock": clock or {},
+                                                  "kernel_cpu_id": kernel_cpu_id})
     flt = graph.add_component(plugin.filter_component_classes["span-attrib"], "span-attrib",
                               params=params or {}, logging_level=logging_level)
     out = []
@@ -244,7 +265,7 @@ def run_script(plugin, script, params=None, fields=None, clock=None, logging_lev
         entry = {"type": type(m).__name__}
         if type(m) is bt2._EventMessageConst:
             entry["name"] = m.event.name
-            entry["ts"] = m.default_clock_snapshot.value
+            entry["ts"] = m.default_clock_snapshot.value if m.event.stream.cls.default_clock_class else None
             if m.event.name == "deepspan:span":
                 spans.append(payload_dict(m.event))
                 entry["env"] = dict((k, str(v)) for k, v in m.event.stream.trace.environment.items())

@@ -29,6 +29,13 @@ def scenario_error(params):
     ('truth="/nonexistent-dir/t.json"', 'cannot create truth file "/nonexistent-dir/t.json"'),
     ('interarrival="fast"', "parameter `interarrival`"),
     ("packet-events=3", "parameter `packet-events`"),
+    # used to be accepted, then stalled (the run deadline overflowed int64)
+    ("requests=30000000000", "parameter `requests`: expected an unsigned integer in [0, 1000000000], "
+                             "got signed integer 30000000000."),
+    ('requests=1000000000,interarrival="10s"',
+     "parameter `requests`: 1000000000 requests every 10000000000 ns (`interarrival`) would arrive over "
+     "more than 1000000000 s of simulated time, the most the simulated clock can hold: lower `requests` "
+     "or `interarrival`."),
 ])
 def test_bad_parameter(plugin_dir, params, expected):
     error = scenario_error(params)

@@ -10,6 +10,7 @@
  */
 #include "component.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -19,6 +20,7 @@
 #include "log.h"
 #include "params.h"
 #include "span-output.h"
+#include "upstream.h"
 #include "vnode-input.h"
 
 #define NODEJS_CTX_CLASS "filter.deepspan.nodejs-ctx"
@@ -38,6 +40,7 @@ struct queued_msg {
 struct nodejs_ctx_iter {
 	struct nodejs_ctx_comp *comp;		/* borrowed */
 	bt_self_message_iterator *self_msg_iter;	/* borrowed */
+	struct ds_upstream_owner owner;		/* names it in upstream.h's causes */
 	bt_message_iterator *upstream;		/* owned */
 	struct nctx_engine *engine;		/* owned */
 	struct vnode_classes classes;		/* owned contents */
@@ -67,6 +70,7 @@ bt_component_class_initialize_method_status nodejs_ctx_component_initialize(
 	struct ds_params p = ds_params_make(self_comp, params, NODEJS_CTX_CLASS);
 	bt_component_class_initialize_method_status status =
 		BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_OK;
+	bt_self_component_add_port_status port_status;
 	const char *stats_path = NULL;
 
 	(void) configuration;
@@ -84,12 +88,25 @@ bt_component_class_initialize_method_status nodejs_ctx_component_initialize(
 		status = BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_ERROR;
 		goto error;
 	}
+	if (stats_path && !stats_path[0]) {
+		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(self_comp,
+			"%s: parameter `stats`: expected the path of the statistics file to write, "
+			"got an empty string (leave `stats` out for no file).", NODEJS_CTX_CLASS);
+		status = BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_ERROR;
+		goto error;
+	}
 	comp->stats_path = g_strdup(stats_path);
-	if (bt_self_component_filter_add_input_port(self_comp_filter, "in", NULL, NULL) !=
-			BT_SELF_COMPONENT_ADD_PORT_STATUS_OK ||
-			bt_self_component_filter_add_output_port(self_comp_filter, "out", NULL,
-				NULL) != BT_SELF_COMPONENT_ADD_PORT_STATUS_OK) {
-		status = BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_MEMORY_ERROR;
+	port_status = bt_self_component_filter_add_input_port(self_comp_filter, "in", NULL, NULL);
+	if (port_status == BT_SELF_COMPONENT_ADD_PORT_STATUS_OK) {
+		port_status = bt_self_component_filter_add_output_port(self_comp_filter, "out", NULL,
+			NULL);
+	}
+	if (port_status != BT_SELF_COMPONENT_ADD_PORT_STATUS_OK) {
+		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(self_comp,
+			"%s: cannot add the ports `in` and `out`.", NODEJS_CTX_CLASS);
+		status = port_status == BT_SELF_COMPONENT_ADD_PORT_STATUS_MEMORY_ERROR ?
+			BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_MEMORY_ERROR :
+			BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_ERROR;
 		goto error;
 	}
 	bt_self_component_set_data(self_comp, comp);
@@ -164,18 +181,24 @@ bt_message_iterator_class_initialize_method_status nodejs_ctx_iterator_initializ
 	struct nodejs_ctx_iter *iter = g_new0(struct nodejs_ctx_iter, 1);
 	bt_self_component_port_input *in_port = bt_self_component_filter_borrow_input_port_by_name(
 		(bt_self_component_filter *) self_comp, "in");
+	bt_message_iterator_create_from_message_iterator_status create_status;
 
 	(void) configuration;
 	(void) self_port;
 	iter->comp = comp;
 	iter->self_msg_iter = self_msg_iter;
-	if (bt_message_iterator_create_from_message_iterator(self_msg_iter, in_port,
-			&iter->upstream) != BT_MESSAGE_ITERATOR_CREATE_FROM_MESSAGE_ITERATOR_STATUS_OK) {
+	iter->owner = (struct ds_upstream_owner) { .self_msg_iter = self_msg_iter,
+		.class_name = NODEJS_CTX_CLASS, .doc_page = "doc/nodejs.md" };
+	create_status = bt_message_iterator_create_from_message_iterator(self_msg_iter, in_port,
+		&iter->upstream);
+	if (create_status != BT_MESSAGE_ITERATOR_CREATE_FROM_MESSAGE_ITERATOR_STATUS_OK) {
 		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(self_comp,
 			"%s: cannot create the upstream message iterator of port `in`",
 			NODEJS_CTX_CLASS);
 		g_free(iter);
-		return BT_MESSAGE_ITERATOR_CLASS_INITIALIZE_METHOD_STATUS_ERROR;
+		return create_status == BT_MESSAGE_ITERATOR_CREATE_FROM_MESSAGE_ITERATOR_STATUS_MEMORY_ERROR ?
+			BT_MESSAGE_ITERATOR_CLASS_INITIALIZE_METHOD_STATUS_MEMORY_ERROR :
+			BT_MESSAGE_ITERATOR_CLASS_INITIALIZE_METHOD_STATUS_ERROR;
 	}
 	iter->engine = nctx_engine_create(&comp->config, emit_op, iter);
 	vnode_classes_init(&iter->classes);
@@ -204,53 +227,6 @@ void nodejs_ctx_iterator_finalize(bt_self_message_iterator *self_msg_iter)
 	span_output_fini(&iter->output);
 	BT_MESSAGE_ITERATOR_PUT_REF_AND_RESET(iter->upstream);
 	g_free(iter);
-}
-
-/* The default clock snapshot of `msg`, when it has one. */
-static const bt_clock_snapshot *message_snapshot(const bt_message *msg)
-{
-	const bt_clock_snapshot *snapshot = NULL;
-	const bt_stream_class *sc;
-
-	switch (bt_message_get_type(msg)) {
-	case BT_MESSAGE_TYPE_EVENT:
-		if (bt_message_event_borrow_stream_class_default_clock_class_const(msg)) {
-			snapshot = bt_message_event_borrow_default_clock_snapshot_const(msg);
-		}
-		break;
-	case BT_MESSAGE_TYPE_PACKET_BEGINNING:
-		sc = bt_stream_borrow_class_const(bt_packet_borrow_stream_const(
-			bt_message_packet_beginning_borrow_packet_const(msg)));
-		if (bt_stream_class_packets_have_beginning_default_clock_snapshot(sc)) {
-			snapshot = bt_message_packet_beginning_borrow_default_clock_snapshot_const(msg);
-		}
-		break;
-	case BT_MESSAGE_TYPE_PACKET_END:
-		sc = bt_stream_borrow_class_const(bt_packet_borrow_stream_const(
-			bt_message_packet_end_borrow_packet_const(msg)));
-		if (bt_stream_class_packets_have_end_default_clock_snapshot(sc)) {
-			snapshot = bt_message_packet_end_borrow_default_clock_snapshot_const(msg);
-		}
-		break;
-	case BT_MESSAGE_TYPE_STREAM_BEGINNING:
-		if (bt_message_stream_beginning_borrow_default_clock_snapshot_const(msg,
-				&snapshot) != BT_MESSAGE_STREAM_CLOCK_SNAPSHOT_STATE_KNOWN) {
-			snapshot = NULL;
-		}
-		break;
-	case BT_MESSAGE_TYPE_STREAM_END:
-		if (bt_message_stream_end_borrow_default_clock_snapshot_const(msg,
-				&snapshot) != BT_MESSAGE_STREAM_CLOCK_SNAPSHOT_STATE_KNOWN) {
-			snapshot = NULL;
-		}
-		break;
-	case BT_MESSAGE_TYPE_MESSAGE_ITERATOR_INACTIVITY:
-		snapshot = bt_message_message_iterator_inactivity_borrow_clock_snapshot_const(msg);
-		break;
-	default:
-		break;
-	}
-	return snapshot;
 }
 
 /* Feeds one vnode event to the engine. */
@@ -303,13 +279,13 @@ static bool handle_vnode(struct nodejs_ctx_iter *iter, const bt_message *msg,
 /* Queues one upstream message (reference moved) and feeds it to the engine. */
 static bool handle_message(struct nodejs_ctx_iter *iter, const bt_message *msg)
 {
-	const bt_clock_snapshot *snapshot = message_snapshot(msg);
+	const bt_clock_snapshot *snapshot;
 	struct vnode_class *info = NULL;
 	int64_t ts = iter->last_ts;
 
-	if (snapshot && bt_clock_snapshot_get_ns_from_origin(snapshot, &ts) !=
-			BT_CLOCK_SNAPSHOT_GET_NS_FROM_ORIGIN_STATUS_OK) {
-		ts = iter->last_ts;
+	if (ds_message_time_ns(&iter->owner, msg, &ts, &snapshot) == DS_MESSAGE_TIME_STATUS_ERROR) {
+		bt_message_put_ref(msg);
+		return false;
 	}
 	if (ts < iter->last_ts) {
 		ts = iter->last_ts;
@@ -359,10 +335,12 @@ static uint64_t release(struct nodejs_ctx_iter *iter, bt_message_array_const msg
 	return count;
 }
 
-static void write_stats(struct nodejs_ctx_iter *iter)
+/* Logs the summary and writes the `stats` file; false (cause appended) when it cannot be written. */
+static bool write_stats(struct nodejs_ctx_iter *iter)
 {
 	const struct nctx_stats *s = nctx_engine_stats(iter->engine);
 	struct ds_json_writer writer;
+	bool ok = true;
 	FILE *file;
 
 	DS_LOG_INFO(iter->comp->self_comp, NODEJS_CTX_CLASS,
@@ -376,20 +354,24 @@ static void write_stats(struct nodejs_ctx_iter *iter)
 			"they were emitted at that later time to keep the output in time order",
 			iter->late_ops);
 	}
-	if (s->open_at_end || s->unmatched_responses) {
+	if (s->open_at_end) {
 		DS_LOG_WARN(iter->comp->self_comp, NODEJS_CTX_CLASS,
-			"%" PRIu64 " requests never answered (their spans have no end), "
-			"%" PRIu64 " responses without a known request", s->open_at_end,
-			s->unmatched_responses);
+			"%" PRIu64 " requests never answered (their spans have no end)",
+			s->open_at_end);
+	}
+	if (s->unmatched_responses) {
+		DS_LOG_WARN(iter->comp->self_comp, NODEJS_CTX_CLASS,
+			"%" PRIu64 " responses without a known request", s->unmatched_responses);
 	}
 	if (!iter->comp->stats_path) {
-		return;
+		return true;
 	}
 	file = fopen(iter->comp->stats_path, "w");
 	if (!file) {
-		DS_LOG_WARN(iter->comp->self_comp, NODEJS_CTX_CLASS,
-			"cannot write parameter `stats` file `%s`", iter->comp->stats_path);
-		return;
+		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_MESSAGE_ITERATOR(iter->self_msg_iter,
+			"%s: parameter `stats`: cannot write \"%s\": %s.", NODEJS_CTX_CLASS,
+			iter->comp->stats_path, g_strerror(errno));
+		return false;
 	}
 	ds_json_init(&writer, file, true);
 	ds_json_begin_object(&writer, NULL);
@@ -410,17 +392,29 @@ static void write_stats(struct nodejs_ctx_iter *iter)
 	ds_json_uint(&writer, "open_at_end", s->open_at_end);
 	ds_json_end_object(&writer);
 	fputc('\n', file);
-	fclose(file);
+	if (ferror(file)) {
+		ok = false;
+		errno = EIO;
+	}
+	if (fclose(file) != 0 || !ok) {
+		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_MESSAGE_ITERATOR(iter->self_msg_iter,
+			"%s: parameter `stats`: cannot write \"%s\": %s.", NODEJS_CTX_CLASS,
+			iter->comp->stats_path, g_strerror(errno));
+		ok = false;
+	}
+	return ok;
 }
 
-/* Upstream ended: decide what is pending, then close our streams. */
-static void finish(struct nodejs_ctx_iter *iter)
+/* Upstream ended: decide what is pending, then close our streams; false (cause appended) on error. */
+static bool finish(struct nodejs_ctx_iter *iter)
 {
 	const bt_message *ends[64];
 	unsigned int count, i;
 
 	nctx_engine_finish(iter->engine);
-	write_stats(iter);
+	if (!write_stats(iter)) {
+		return false;
+	}
 	do {
 		count = span_output_end_messages(&iter->output, iter->self_msg_iter, ends,
 			G_N_ELEMENTS(ends));
@@ -430,6 +424,7 @@ static void finish(struct nodejs_ctx_iter *iter)
 		}
 	} while (count == G_N_ELEMENTS(ends));
 	iter->finished = true;
+	return true;
 }
 
 static bool may_be_vnode(struct nodejs_ctx_iter *iter, const bt_message *msg)
@@ -440,30 +435,39 @@ static bool may_be_vnode(struct nodejs_ctx_iter *iter, const bt_message *msg)
 
 /*
  * Fast path: while nothing is queued or held back, messages before the first
- * possible vnode event go straight out (references moved).  Returns how many.
+ * possible vnode event go straight out (references moved); their count in *passed.
+ * false (cause appended, nothing moved) when the time of one of them overflows.
  */
-static uint64_t pass_through(struct nodejs_ctx_iter *iter, bt_message_array_const upstream,
-		uint64_t upstream_count, bt_message_array_const msgs, uint64_t capacity)
+static bool pass_through(struct nodejs_ctx_iter *iter, bt_message_array_const upstream,
+		uint64_t upstream_count, bt_message_array_const msgs, uint64_t capacity,
+		uint64_t *passed)
 {
+	int64_t released = iter->released_ts, ts;
 	uint64_t i = 0;
 
+	*passed = 0;
 	if (iter->head != iter->queue->len || nctx_engine_horizon(iter->engine) != INT64_MAX) {
-		return 0;
+		return true;
 	}
 	while (i < upstream_count && i < capacity && !may_be_vnode(iter, upstream[i])) {
-		msgs[i] = upstream[i];
+		switch (ds_message_time_ns(&iter->owner, upstream[i], &ts, NULL)) {
+		case DS_MESSAGE_TIME_STATUS_ERROR:
+			return false;
+		case DS_MESSAGE_TIME_STATUS_OK:
+			if (ts > released) {
+				released = ts;
+			}
+			break;
+		default:
+			break;
+		}
 		i++;
 	}
-	if (i > 0) {
-		const bt_clock_snapshot *snapshot = message_snapshot(msgs[i - 1]);
-		int64_t ts;
-
-		if (snapshot && bt_clock_snapshot_get_ns_from_origin(snapshot, &ts) ==
-				BT_CLOCK_SNAPSHOT_GET_NS_FROM_ORIGIN_STATUS_OK && ts > iter->released_ts) {
-			iter->released_ts = ts;
-		}
+	for (*passed = 0; *passed < i; (*passed)++) {
+		msgs[*passed] = upstream[*passed];
 	}
-	return i;
+	iter->released_ts = released;
+	return true;
 }
 
 bt_message_iterator_class_next_method_status nodejs_ctx_iterator_next(
@@ -471,6 +475,7 @@ bt_message_iterator_class_next_method_status nodejs_ctx_iterator_next(
 		uint64_t capacity, uint64_t *count)
 {
 	struct nodejs_ctx_iter *iter = bt_self_message_iterator_get_data(self_msg_iter);
+	bt_message_iterator_class_next_method_status status;
 	bt_message_array_const upstream_msgs;
 	uint64_t upstream_count, i;
 
@@ -483,15 +488,21 @@ bt_message_iterator_class_next_method_status nodejs_ctx_iterator_next(
 			return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_END;
 		}
 		if (iter->upstream_ended) {
-			finish(iter);
-			if (iter->emit_failed) {
+			if (!finish(iter) || iter->emit_failed) {
 				return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_ERROR;
 			}
 			continue;
 		}
-		switch (bt_message_iterator_next(iter->upstream, &upstream_msgs, &upstream_count)) {
-		case BT_MESSAGE_ITERATOR_NEXT_STATUS_OK:
-			i = pass_through(iter, upstream_msgs, upstream_count, msgs, capacity);
+		status = ds_upstream_next(&iter->owner, iter->upstream, "in", &upstream_msgs,
+			&upstream_count);
+		switch (status) {
+		case BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK:
+			if (!pass_through(iter, upstream_msgs, upstream_count, msgs, capacity, &i)) {
+				for (i = 0; i < upstream_count; i++) {
+					bt_message_put_ref(upstream_msgs[i]);
+				}
+				return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_ERROR;
+			}
 			*count = i;
 			for (; i < upstream_count; i++) {
 				if (!handle_message(iter, upstream_msgs[i])) {
@@ -505,18 +516,12 @@ bt_message_iterator_class_next_method_status nodejs_ctx_iterator_next(
 				return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK;
 			}
 			break;
-		case BT_MESSAGE_ITERATOR_NEXT_STATUS_END:
+		case BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_END:
 			iter->upstream_ended = true;
 			BT_MESSAGE_ITERATOR_PUT_REF_AND_RESET(iter->upstream);
 			break;
-		case BT_MESSAGE_ITERATOR_NEXT_STATUS_AGAIN:
-			return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_AGAIN;
-		case BT_MESSAGE_ITERATOR_NEXT_STATUS_MEMORY_ERROR:
-			return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_MEMORY_ERROR;
 		default:
-			BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(iter->comp->self_comp,
-				"%s: the upstream message iterator failed", NODEJS_CTX_CLASS);
-			return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_ERROR;
+			return status;
 		}
 	}
 }

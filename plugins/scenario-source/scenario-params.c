@@ -94,7 +94,7 @@ bool scn_params_parse(bt_self_component *self_comp, const bt_value *map,
 			ds_params_get_choice(&params, "preset", presets, 0, &preset) ||
 			ds_params_get_uint(&params, "hosts", 3, 1, SIM_MAX_HOSTS, &hosts) ||
 			ds_params_get_uint(&params, "cpus", 4, 1, SIM_MAX_CPUS, &cpus) ||
-			ds_params_get_uint(&params, "requests", 200, 0, UINT64_C(100000000000), &cfg->requests) ||
+			ds_params_get_uint(&params, "requests", 200, 0, SCN_MAX_REQUESTS, &cfg->requests) ||
 			ds_params_get_uint(&params, "seed", 1, 0, UINT64_MAX, &cfg->seed) ||
 			ds_params_get_double(&params, "slow-ratio", 0.05, 0.0, 1.0, &cfg->slow_ratio) ||
 			ds_params_get_choice(&params, "cause", causes, SIM_CAUSE_MIXED, &cause) ||
@@ -127,6 +127,14 @@ bool scn_params_parse(bt_self_component *self_comp, const bt_value *map,
 		return false;
 	}
 	cfg->interarrival_ns = interarrival;
+	if ((__int128) cfg->requests * interarrival > SCN_MAX_ARRIVAL_SPAN_NS) {
+		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(self_comp,
+			"%s: parameter `requests`: %" PRIu64 " requests every %" PRId64 " ns (`interarrival`) "
+			"would arrive over more than %" PRId64 " s of simulated time, the most the simulated "
+			"clock can hold: lower `requests` or `interarrival`.", SCN_CLASS_NAME, cfg->requests,
+			interarrival, SCN_MAX_ARRIVAL_SPAN_NS / INT64_C(1000000000));
+		return false;
+	}
 	if (cfg->discard_every != 0 && cfg->discard_every <= 64) {
 		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(self_comp,
 			"%s: parameter `discard-every`: expected 0 (never) or more than 64 (a burst loses 64 "

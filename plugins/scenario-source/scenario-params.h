@@ -8,6 +8,11 @@
 #include "sim.h"
 
 #define SCN_CLASS_NAME "source.deepspan.scenario"
+/* Most `requests` (doc/scenario.md): 1e9, about 450e9 events. */
+#define SCN_MAX_REQUESTS UINT64_C(1000000000)
+/* Most simulated time the arrivals may span (`requests` x `interarrival`), about 31 years:
+ * the simulated clock starts at 1.7e18 ns and must stay within int64. */
+#define SCN_MAX_ARRIVAL_SPAN_NS INT64_C(1000000000000000000)
 
 /*
  * Reads and validates `params` into `cfg`; `*truth_path` is a new string

@@ -114,6 +114,7 @@ void sim_schedule(struct sim *sim, int64_t time, uint32_t kind, uint32_t arg,
 struct sim *sim_create(const struct sim_config *cfg, char *error, size_t error_size)
 {
 	struct sim *sim;
+	__int128 deadline;
 	unsigned int h;
 
 	if (!cfg->preset) {
@@ -128,9 +129,10 @@ struct sim *sim_create(const struct sim_config *cfg, char *error, size_t error_s
 	sim->cfg = *cfg;
 	sim->start = SIM_EPOCH_START;
 	sim->now = sim->start;
-	/* generous: a run never lasts 100x its arrival time plus a minute */
-	sim->deadline = sim->start + INT64_C(60000000000) +
-		(int64_t) cfg->requests * cfg->interarrival_ns * 100;
+	/* generous: a run never lasts 100x its arrival time plus a minute (saturated) */
+	deadline = (__int128) sim->start + INT64_C(60000000000) +
+		(__int128) cfg->requests * cfg->interarrival_ns * 100;
+	sim->deadline = deadline > INT64_MAX ? INT64_MAX : (int64_t) deadline;
 	for (h = 0; h < cfg->hosts; h++) {
 		sim->cfg.clocks[h].reference_ns = sim->start;
 	}

@@ -1,7 +1,9 @@
 /* filter.deepspan.span-attrib: upstream messages to the thread model and span accounting. */
 #include "span-attrib.h"
+#include "log.h"
 
 #include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
 
 #define APPEND_CAUSE(it, ...) \
@@ -55,17 +57,22 @@ void span_attrib_forget_trace_classes(struct span_attrib_iterator *it)
 	g_hash_table_remove_all(it->trace_classes);
 }
 
-static void watch_trace_class(struct span_attrib_iterator *it, const bt_trace_class *tc)
+/* MEMORY_ERROR (cause appended) when the listener cannot be added. */
+static enum span_attrib_status watch_trace_class(struct span_attrib_iterator *it, const bt_trace_class *tc)
 {
 	bt_listener_id id;
 
 	if (g_hash_table_contains(it->trace_classes, tc)) {
-		return;
+		return SPAN_ATTRIB_STATUS_OK;
 	}
-	if (bt_trace_class_add_destruction_listener(tc, trace_class_destroyed, it, &id) ==
+	if (bt_trace_class_add_destruction_listener(tc, trace_class_destroyed, it, &id) !=
 			BT_TRACE_CLASS_ADD_LISTENER_STATUS_OK) {
-		g_hash_table_insert(it->trace_classes, (gpointer) tc, GSIZE_TO_POINTER(id));
+		APPEND_CAUSE(it, "%s: cannot watch an input trace class for its destruction (out of memory).",
+			SPAN_ATTRIB_CLASS_NAME);
+		return SPAN_ATTRIB_STATUS_MEMORY_ERROR;
 	}
+	g_hash_table_insert(it->trace_classes, (gpointer) tc, GSIZE_TO_POINTER(id));
+	return SPAN_ATTRIB_STATUS_OK;
 }
 
 /* The role of an event class, resolved once; NULL (cause appended) for a class that cannot be decoded. */
@@ -87,7 +94,10 @@ static const struct event_role *role_get(struct span_attrib_iterator *it, const 
 	}
 	role = g_new0(struct event_role, 1);
 	role->trace_class = bt_stream_class_borrow_trace_class_const(bt_event_class_borrow_stream_class_const(ec));
-	watch_trace_class(it, role->trace_class);
+	if (watch_trace_class(it, role->trace_class)) {
+		g_free(role);
+		return NULL;
+	}
 	role->span = ds_span_events_resolve(it->span_events, ec);
 	if (role->span->kind != DS_SPAN_EVENT_NONE) {
 		role->type = ROLE_SPAN;
@@ -104,8 +114,7 @@ static const struct event_role *role_get(struct span_attrib_iterator *it, const 
 		role->invalid = true;
 		APPEND_CAUSE(it, "Event class `%s` has no integer/string field `%s` where the %s schema requires one: "
 			"cannot attribute spans from this trace (is it corrupt, or written by another tracer version?).",
-			bt_event_class_get_name(ec), missing,
-			role->type == ROLE_SPAN ? "span (doc/instrumentation.md, \"The span schemas\")" :
+			bt_event_class_get_name(ec), missing, role->type == ROLE_SPAN ? "span (doc/instrumentation.md, \"The span schemas\")" :
 				"kernel (doc/span-attrib.md, \"Input\")");
 		return NULL;
 	}
@@ -206,7 +215,7 @@ static struct ds_thread *span_event_thread(struct host *host, const struct ds_sp
 }
 
 static void span_start(struct span_attrib_iterator *it, struct host *host,
-		const struct ds_span_event *ev, int64_t ns)
+		const struct ds_span_class *cls, const struct ds_span_event *ev, int64_t ns)
 {
 	struct ds_thread *thread;
 	struct sa_span *span;
@@ -234,6 +243,8 @@ static void span_start(struct span_attrib_iterator *it, struct host *host,
 		span->pid = thread->pid >= 0 ? thread->pid :
 			(ev->vpid >= 0 ? ds_model_tid_for_vtid(host->model, ev->vpid, ev->vpid) : -1);
 		sa_span_attach(host->model, span, thread, ns);
+	} else if (cls->vtid.scope != DS_FIELD_SCOPE_NONE && ev->vtid < 0) {
+		it->counters.spans_invalid_vtid++;
 	} else {
 		it->counters.spans_without_thread++;
 	}
@@ -251,7 +262,8 @@ static enum span_attrib_status span_emit_and_free(struct span_attrib_iterator *i
 }
 
 static enum span_attrib_status handle_span_event(struct span_attrib_iterator *it, struct host *host,
-		const struct stream_info *info, const struct ds_span_event *ev, int64_t ns)
+		const struct stream_info *info, const struct ds_span_class *cls,
+		const struct ds_span_event *ev, int64_t ns)
 {
 	struct sa_span *span;
 
@@ -260,7 +272,7 @@ static enum span_attrib_status handle_span_event(struct span_attrib_iterator *it
 		host->out_clock = info->clock;
 	}
 	if (ev->kind == DS_SPAN_EVENT_START) {
-		span_start(it, host, ev, ns);
+		span_start(it, host, cls, ev, ns);
 		return SPAN_ATTRIB_STATUS_OK;
 	}
 	span = span_lookup(host, ev);
@@ -295,12 +307,58 @@ static enum span_attrib_status handle_span_event(struct span_attrib_iterator *it
 	return SPAN_ATTRIB_STATUS_OK;
 }
 
+/* Names a stream for a warning: `name` (id N) of trace `T`. */
+static void stream_label(const bt_stream *stream, char *buf, size_t size)
+{
+	const char *name = bt_stream_get_name(stream);
+	const char *trace = bt_trace_get_name(bt_stream_borrow_trace_const(stream));
+
+	snprintf(buf, size, "`%s` (id %" PRIu64 ") of trace `%s`", name ? name : "(unnamed)",
+		bt_stream_get_id(stream), trace ? trace : "(unnamed)");
+}
+
+/* A stream without a clock carries kernel or span events: they cannot be placed in time. */
+static void warn_unclocked(struct span_attrib_iterator *it, struct stream_info *info,
+		const bt_stream *stream)
+{
+	char label[512];
+
+	if (info->warned) {
+		return;
+	}
+	info->warned = true;
+	stream_label(stream, label, sizeof(label));
+	DS_LOG_WARN(it->comp->self_comp, SPAN_ATTRIB_CLASS_NAME, "stream %s (host `%s`) has no "
+		"default clock: its kernel and span events are ignored (no span comes from it). "
+		"Record it with a clock (LTTng always does), see doc/span-attrib.md.", label,
+		info->host->name);
+}
+
+/* A kernel stream whose packets do not say their CPU: its threads' CPU time is Unknown. */
+static void warn_no_cpu_id(struct span_attrib_iterator *it, struct stream_info *info,
+		const bt_stream *stream)
+{
+	char label[512];
+
+	if (info->warned) {
+		return;
+	}
+	info->warned = true;
+	stream_label(stream, label, sizeof(label));
+	DS_LOG_WARN(it->comp->self_comp, SPAN_ATTRIB_CLASS_NAME, "kernel stream %s (host `%s`) "
+		"has no integer `cpu_id` member in its packet context: the CPU of its events is "
+		"unknown, so the time of its threads is Unknown. Use a kernel trace written by "
+		"lttng-modules (one stream per CPU with `cpu_id`), see doc/span-attrib.md.", label,
+		info->host->name);
+}
+
 static enum span_attrib_status handle_event(struct span_attrib_iterator *it, const bt_message *msg)
 {
 	const bt_event *event = bt_message_event_borrow_event_const(msg);
 	const struct event_role *role = role_get(it, bt_event_borrow_class_const(event));
 	struct stream_info *info;
 	struct host *host;
+	uint64_t cycles;
 	int64_t ns;
 
 	if (!role) {
@@ -310,11 +368,24 @@ static enum span_attrib_status handle_event(struct span_attrib_iterator *it, con
 		return SPAN_ATTRIB_STATUS_OK;
 	}
 	info = stream_info_get(it, bt_event_borrow_stream_const(event));
+	if (!info) {
+		return SPAN_ATTRIB_STATUS_ERROR;
+	}
 	if (!info->clock.clock_class) {
+		warn_unclocked(it, info, bt_event_borrow_stream_const(event));
 		return SPAN_ATTRIB_STATUS_OK;
 	}
-	ns = clock_map_ns(&info->clock,
-		bt_clock_snapshot_get_value(bt_message_event_borrow_default_clock_snapshot_const(msg)));
+	cycles = bt_clock_snapshot_get_value(bt_message_event_borrow_default_clock_snapshot_const(msg));
+	if (!clock_map_ns(&info->clock, cycles, &ns)) {
+		char what[256];
+
+		snprintf(what, sizeof(what), "the timestamp of event `%s` (%" PRIu64 " cycles)",
+			bt_event_class_get_name(bt_event_borrow_class_const(event)) ?
+			bt_event_class_get_name(bt_event_borrow_class_const(event)) : "(unnamed)", cycles);
+		clock_map_append_overflow(it, info->host, bt_event_borrow_stream_const(event),
+			info->clock.clock_class, what);
+		return SPAN_ATTRIB_STATUS_ERROR;
+	}
 	host = info->host;
 	if (ns < host->last_ns) {
 		it->counters.out_of_order++;
@@ -328,6 +399,9 @@ static enum span_attrib_status handle_event(struct span_attrib_iterator *it, con
 		struct ds_kernel_event kev;
 
 		host->has_kernel = true;
+		if (info->cpu < 0 && !ds_field_ref_is_int(info->cpu_id)) {
+			warn_no_cpu_id(it, info, bt_event_borrow_stream_const(event));
+		}
 		if (kind_needs_fields[role->kernel->kind]) {
 			ds_kernel_event_decode(role->kernel, event, &kev);
 		} else {
@@ -340,50 +414,86 @@ static enum span_attrib_status handle_event(struct span_attrib_iterator *it, con
 		struct ds_span_event sev;
 
 		ds_span_event_decode(role->span, event, &sev);
-		return handle_span_event(it, host, info, &sev, ns);
+		return handle_span_event(it, host, info, role->span, &sev, ns);
 	}
 }
 
-static void handle_packet_beginning(struct span_attrib_iterator *it, const bt_message *msg)
+static enum span_attrib_status handle_packet_beginning(struct span_attrib_iterator *it, const bt_message *msg)
 {
 	const bt_packet *packet = bt_message_packet_beginning_borrow_packet_const(msg);
 	struct stream_info *info = stream_info_get(it, bt_packet_borrow_stream_const(packet));
 	const bt_field *context, *cpu_field;
 
+	if (!info) {
+		return SPAN_ATTRIB_STATUS_ERROR;
+	}
 	info->cpu = -1;
 	if (info->cpu_id.scope == DS_FIELD_SCOPE_NONE || !ds_field_ref_is_int(info->cpu_id)) {
-		return;
+		return SPAN_ATTRIB_STATUS_OK;
 	}
 	context = bt_packet_borrow_context_field_const(packet);
 	if (!context) {
-		return;
+		return SPAN_ATTRIB_STATUS_OK;
 	}
 	cpu_field = bt_field_structure_borrow_member_field_by_index_const(context, info->cpu_id.index);
 	info->cpu = info->cpu_id.kind == DS_FIELD_KIND_UNSIGNED ?
 		(int64_t) bt_field_integer_unsigned_get_value(cpu_field) :
 		bt_field_integer_signed_get_value(cpu_field);
+	return SPAN_ATTRIB_STATUS_OK;
 }
 
-static void handle_discarded(struct span_attrib_iterator *it, const bt_message *msg)
+/*
+ * Discarded events or packets: the threads of the host are Unknown from the loss on until
+ * their next defining event (the lost events may have changed their state).
+ */
+static enum span_attrib_status handle_discarded(struct span_attrib_iterator *it, const bt_message *msg)
 {
-	const bt_stream *stream = bt_message_discarded_events_borrow_stream_const(msg);
+	bool packets = bt_message_get_type(msg) == BT_MESSAGE_TYPE_DISCARDED_PACKETS;
+	const bt_stream *stream = packets ? bt_message_discarded_packets_borrow_stream_const(msg) :
+		bt_message_discarded_events_borrow_stream_const(msg);
 	const bt_stream_class *sc = bt_stream_borrow_class_const(stream);
 	struct stream_info *info = stream_info_get(it, stream);
+	const bt_clock_snapshot *cs = NULL;
 	uint64_t count = 0;
-	int64_t ns = info->host->last_ns;
+	int64_t ns;
 
-	if (bt_message_discarded_events_get_count(msg, &count) == BT_PROPERTY_AVAILABILITY_AVAILABLE) {
-		it->counters.discarded_events += count;
+	if (!info) {
+		return SPAN_ATTRIB_STATUS_ERROR;
 	}
-	it->counters.discarded_messages++;
-	if (info->clock.clock_class && bt_stream_class_discarded_events_have_default_clock_snapshots(sc)) {
-		ns = clock_map_ns(&info->clock, bt_clock_snapshot_get_value(
-			bt_message_discarded_events_borrow_beginning_default_clock_snapshot_const(msg)));
+	ns = info->host->last_ns;
+	if (packets) {
+		if (bt_message_discarded_packets_get_count(msg, &count) ==
+				BT_PROPERTY_AVAILABILITY_AVAILABLE) {
+			it->counters.discarded_packets += count;
+		}
+		it->counters.discarded_packet_messages++;
+		if (bt_stream_class_discarded_packets_have_default_clock_snapshots(sc)) {
+			cs = bt_message_discarded_packets_borrow_beginning_default_clock_snapshot_const(msg);
+		}
+	} else {
+		if (bt_message_discarded_events_get_count(msg, &count) ==
+				BT_PROPERTY_AVAILABILITY_AVAILABLE) {
+			it->counters.discarded_events += count;
+		}
+		it->counters.discarded_messages++;
+		if (bt_stream_class_discarded_events_have_default_clock_snapshots(sc)) {
+			cs = bt_message_discarded_events_borrow_beginning_default_clock_snapshot_const(msg);
+		}
+	}
+	if (info->clock.clock_class && cs &&
+			!clock_map_ns(&info->clock, bt_clock_snapshot_get_value(cs), &ns)) {
+		char what[128];
+
+		snprintf(what, sizeof(what), "the beginning of a discarded-%s message (%" PRIu64
+			" cycles)", packets ? "packets" : "events", bt_clock_snapshot_get_value(cs));
+		clock_map_append_overflow(it, info->host, stream, info->clock.clock_class, what);
+		return SPAN_ATTRIB_STATUS_ERROR;
 	}
 	if (ns == INT64_MIN) {
 		ns = it->last_ns;
 	}
 	ds_model_discarded(info->host->model, ns);
+	return SPAN_ATTRIB_STATUS_OK;
 }
 
 enum span_attrib_status span_attrib_handle_message(struct span_attrib_iterator *it,
@@ -393,11 +503,10 @@ enum span_attrib_status span_attrib_handle_message(struct span_attrib_iterator *
 	case BT_MESSAGE_TYPE_EVENT:
 		return handle_event(it, msg);
 	case BT_MESSAGE_TYPE_PACKET_BEGINNING:
-		handle_packet_beginning(it, msg);
-		break;
+		return handle_packet_beginning(it, msg);
 	case BT_MESSAGE_TYPE_STREAM_BEGINNING:
-		stream_info_get(it, bt_message_stream_beginning_borrow_stream_const(msg));
-		break;
+		return stream_info_get(it, bt_message_stream_beginning_borrow_stream_const(msg)) ?
+			SPAN_ATTRIB_STATUS_OK : SPAN_ATTRIB_STATUS_ERROR;
 	case BT_MESSAGE_TYPE_STREAM_END:
 		if (it->last_stream == bt_message_stream_end_borrow_stream_const(msg)) {
 			it->last_stream = NULL;
@@ -406,8 +515,8 @@ enum span_attrib_status span_attrib_handle_message(struct span_attrib_iterator *
 		g_hash_table_remove(it->streams, bt_message_stream_end_borrow_stream_const(msg));
 		break;
 	case BT_MESSAGE_TYPE_DISCARDED_EVENTS:
-		handle_discarded(it, msg);
-		break;
+	case BT_MESSAGE_TYPE_DISCARDED_PACKETS:
+		return handle_discarded(it, msg);
 	default:
 		break;
 	}

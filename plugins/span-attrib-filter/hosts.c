@@ -1,6 +1,7 @@
 /* Per-host state and the per-stream cache of filter.deepspan.span-attrib. */
 #include "span-attrib.h"
 
+#include <inttypes.h>
 #include <string.h>
 #include <xxhash.h>
 
@@ -45,7 +46,19 @@ void stream_info_destroy(gpointer data)
 	g_free(data);
 }
 
-void clock_map_init(struct clock_map *map, const bt_clock_class *clock_class)
+/* ns = seconds * 1e9 + cycles * 1e9 / frequency, checked; false on overflow. */
+static bool offset_to_ns(int64_t seconds, uint64_t cycles, uint64_t frequency, int64_t *ns)
+{
+	__int128 v = (__int128) seconds * 1000000000 + (__int128) cycles * 1000000000 / frequency;
+
+	if (v > INT64_MAX || v < INT64_MIN) {
+		return false;
+	}
+	*ns = (int64_t) v;
+	return true;
+}
+
+int clock_map_init(struct clock_map *map, const bt_clock_class *clock_class)
 {
 	int64_t seconds;
 	uint64_t cycles;
@@ -53,33 +66,58 @@ void clock_map_init(struct clock_map *map, const bt_clock_class *clock_class)
 	memset(map, 0, sizeof(*map));
 	map->clock_class = clock_class;
 	if (!clock_class) {
-		return;
+		return 0;
 	}
 	map->frequency = bt_clock_class_get_frequency(clock_class);
 	bt_clock_class_get_offset(clock_class, &seconds, &cycles);
-	map->offset_ns = seconds * INT64_C(1000000000) +
-		(int64_t) ((__int128) cycles * 1000000000 / map->frequency);
+	return map->frequency && offset_to_ns(seconds, cycles, map->frequency, &map->offset_ns) ?
+		0 : -1;
 }
 
-int64_t clock_map_ns(const struct clock_map *map, uint64_t cycles)
+bool clock_map_ns(const struct clock_map *map, uint64_t cycles, int64_t *ns)
 {
 	if (map->frequency == UINT64_C(1000000000)) {
-		return map->offset_ns + (int64_t) cycles;
+		return cycles <= INT64_MAX &&
+			!__builtin_add_overflow(map->offset_ns, (int64_t) cycles, ns);
 	}
-	return map->offset_ns + (int64_t) ((__int128) cycles * 1000000000 / map->frequency);
+	return offset_to_ns(0, cycles, map->frequency, ns) &&
+		!__builtin_add_overflow(map->offset_ns, *ns, ns);
 }
 
 uint64_t clock_map_cycles(const struct clock_map *map, int64_t ns)
 {
-	int64_t rel = ns - map->offset_ns;
+	__int128 rel = (__int128) ns - map->offset_ns, cycles;
 
 	if (rel < 0) {
 		return 0;
 	}
 	if (map->frequency == UINT64_C(1000000000)) {
-		return (uint64_t) rel;
+		cycles = rel;
+	} else {
+		cycles = rel * map->frequency / 1000000000;
 	}
-	return (uint64_t) ((__int128) rel * map->frequency / 1000000000);
+	return cycles > UINT64_MAX ? UINT64_MAX : (uint64_t) cycles;
+}
+
+/* Appends the cause of a clock whose mapping to ns from origin overflows. */
+void clock_map_append_overflow(struct span_attrib_iterator *it, const struct host *host,
+		const bt_stream *stream, const bt_clock_class *clock_class, const char *what)
+{
+	const char *clock_name = bt_clock_class_get_name(clock_class);
+	const char *trace_name = bt_trace_get_name(bt_stream_borrow_trace_const(stream));
+	int64_t seconds;
+	uint64_t offset_cycles;
+
+	bt_clock_class_get_offset(clock_class, &seconds, &offset_cycles);
+	BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_MESSAGE_ITERATOR(it->self_msg_iter,
+		"%s: host `%s`, trace `%s`: %s of clock `%s` (offset %" PRId64
+		" s + %" PRIu64 " cycles, frequency %" PRIu64 " Hz) does not fit in signed 64-bit "
+		"nanoseconds from the clock's origin: the clock's offset is out of range or the "
+		"trace is corrupt. Fix `offset_s`/`offset` of clock `%s` in the trace's metadata, "
+		"or leave this trace out (see doc/span-attrib.md).",
+		SPAN_ATTRIB_CLASS_NAME, host->name, trace_name ? trace_name : "(unnamed)", what,
+		clock_name ? clock_name : "(unnamed)", seconds, offset_cycles,
+		bt_clock_class_get_frequency(clock_class), clock_name ? clock_name : "(unnamed)");
 }
 
 struct host *host_for_trace(struct span_attrib_iterator *it, const bt_trace *trace)
@@ -107,6 +145,7 @@ struct stream_info *stream_info_get(struct span_attrib_iterator *it, const bt_st
 {
 	struct stream_info *info;
 	const bt_stream_class *sc;
+	const bt_clock_class *cc;
 
 	if (stream == it->last_stream) {
 		return it->last_info;
@@ -116,9 +155,14 @@ struct stream_info *stream_info_get(struct span_attrib_iterator *it, const bt_st
 		goto end;
 	}
 	sc = bt_stream_borrow_class_const(stream);
+	cc = bt_stream_class_borrow_default_clock_class_const(sc);
 	info = g_new0(struct stream_info, 1);
 	info->host = host_for_trace(it, bt_stream_borrow_trace_const(stream));
-	clock_map_init(&info->clock, bt_stream_class_borrow_default_clock_class_const(sc));
+	if (clock_map_init(&info->clock, cc)) {
+		clock_map_append_overflow(it, info->host, stream, cc, "the offset");
+		g_free(info);
+		return NULL;
+	}
 	info->cpu_id = ds_field_ref_find(bt_stream_class_borrow_packet_context_field_class_const(sc),
 		DS_FIELD_SCOPE_PAYLOAD, "cpu_id");
 	info->cpu = -1;

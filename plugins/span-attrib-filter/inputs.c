@@ -1,8 +1,8 @@
 /*
  * The input ports of filter.deepspan.span-attrib: `in0`, `in1`, … (a new one appears when the last
  * is connected, like filter.utils.muxer's).  One connected port is read batch by batch; several are
- * merged by time (ns from origin of each message's default clock snapshot; messages without one —
- * stream beginnings and ends — go first), so `babeltrace2 run` can connect each host's source directly.
+ * merged by time (ns from origin of each message's default clock snapshot, upstream.h's rule; messages
+ * without one — most stream beginnings and ends — go first), so `babeltrace2 run` can connect each host's source directly.
  */
 #include "span-attrib.h"
 
@@ -16,6 +16,7 @@ struct upstream {
 	bt_message_array_const batch;	/* borrowed array; the messages from `index` on are owned */
 	uint64_t count, index;
 	bool ended;
+	char port[24];			/* its input port's name */
 };
 
 #define APPEND_CAUSE(self_comp, ...) \
@@ -46,9 +47,11 @@ int inputs_init(struct span_attrib_iterator *it, bt_self_component_filter *self_
 		}
 		if (bt_message_iterator_create_from_message_iterator(it->self_msg_iter, port, &up.iter) !=
 				BT_MESSAGE_ITERATOR_CREATE_FROM_MESSAGE_ITERATOR_STATUS_OK) {
-			APPEND_CAUSE(it->comp->self_comp, "Cannot create the message iterator of input port in%" PRIu64 ".", i);
+			APPEND_CAUSE(it->comp->self_comp, "%s: cannot create the message iterator of input port in%" PRIu64
+				" (its upstream's cause is above).", SPAN_ATTRIB_CLASS_NAME, i);
 			return -1;
 		}
+		snprintf(up.port, sizeof(up.port), "in%" PRIu64, i);
 		g_array_append_val(it->upstreams, up);
 	}
 	if (it->upstreams->len == 0) {
@@ -78,60 +81,22 @@ void inputs_fini(struct span_attrib_iterator *it)
 }
 
 /* Makes sure `up` has a message at `index` unless it ended. */
-static bt_message_iterator_class_next_method_status fill(struct upstream *up)
+static bt_message_iterator_class_next_method_status fill(struct span_attrib_iterator *it,
+		struct upstream *up)
 {
+	bt_message_iterator_class_next_method_status status;
+
 	if (up->ended || up->index < up->count) {
 		return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK;
 	}
 	up->index = 0;
 	up->count = 0;
-	switch (bt_message_iterator_next(up->iter, &up->batch, &up->count)) {
-	case BT_MESSAGE_ITERATOR_NEXT_STATUS_OK:
-		return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK;
-	case BT_MESSAGE_ITERATOR_NEXT_STATUS_END:
+	status = ds_upstream_next(&it->owner, up->iter, up->port, &up->batch, &up->count);
+	if (status == BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_END) {
 		up->ended = true;
-		return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK;
-	case BT_MESSAGE_ITERATOR_NEXT_STATUS_AGAIN:
-		return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_AGAIN;
-	case BT_MESSAGE_ITERATOR_NEXT_STATUS_MEMORY_ERROR:
-		return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_MEMORY_ERROR;
-	default:
-		return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_ERROR;
+		status = BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK;
 	}
-}
-
-/* The message's default clock snapshot, or NULL when it has none. */
-static const bt_clock_snapshot *message_time(const bt_message *msg)
-{
-	const bt_stream_class *sc;
-
-	switch (bt_message_get_type(msg)) {
-	case BT_MESSAGE_TYPE_EVENT:
-		return bt_message_event_borrow_stream_class_default_clock_class_const(msg) ?
-			bt_message_event_borrow_default_clock_snapshot_const(msg) : NULL;
-	case BT_MESSAGE_TYPE_PACKET_BEGINNING:
-		sc = bt_stream_borrow_class_const(bt_packet_borrow_stream_const(
-			bt_message_packet_beginning_borrow_packet_const(msg)));
-		return bt_stream_class_packets_have_beginning_default_clock_snapshot(sc) ?
-			bt_message_packet_beginning_borrow_default_clock_snapshot_const(msg) : NULL;
-	case BT_MESSAGE_TYPE_PACKET_END:
-		sc = bt_stream_borrow_class_const(bt_packet_borrow_stream_const(
-			bt_message_packet_end_borrow_packet_const(msg)));
-		return bt_stream_class_packets_have_end_default_clock_snapshot(sc) ?
-			bt_message_packet_end_borrow_default_clock_snapshot_const(msg) : NULL;
-	case BT_MESSAGE_TYPE_DISCARDED_EVENTS:
-		sc = bt_stream_borrow_class_const(bt_message_discarded_events_borrow_stream_const(msg));
-		return bt_stream_class_discarded_events_have_default_clock_snapshots(sc) ?
-			bt_message_discarded_events_borrow_beginning_default_clock_snapshot_const(msg) : NULL;
-	case BT_MESSAGE_TYPE_DISCARDED_PACKETS:
-		sc = bt_stream_borrow_class_const(bt_message_discarded_packets_borrow_stream_const(msg));
-		return bt_stream_class_discarded_packets_have_default_clock_snapshots(sc) ?
-			bt_message_discarded_packets_borrow_beginning_default_clock_snapshot_const(msg) : NULL;
-	case BT_MESSAGE_TYPE_MESSAGE_ITERATOR_INACTIVITY:
-		return bt_message_message_iterator_inactivity_borrow_clock_snapshot_const(msg);
-	default:
-		return NULL;
-	}
+	return status;
 }
 
 bt_message_iterator_class_next_method_status inputs_next(struct span_attrib_iterator *it,
@@ -145,10 +110,10 @@ bt_message_iterator_class_next_method_status inputs_next(struct span_attrib_iter
 	*out = NULL;
 	for (i = 0; i < it->upstreams->len; i++) {
 		struct upstream *up = &g_array_index(it->upstreams, struct upstream, i);
-		const bt_clock_snapshot *cs;
+		ds_message_time_status time_status;
 		int64_t ns;
 
-		status = fill(up);
+		status = fill(it, up);
 		if (status != BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK) {
 			return status;
 		}
@@ -159,13 +124,13 @@ bt_message_iterator_class_next_method_status inputs_next(struct span_attrib_iter
 			best = up;
 			break;
 		}
-		cs = message_time(up->batch[up->index]);
-		if (!cs) {
+		time_status = ds_message_time_ns(&it->owner, up->batch[up->index], &ns, NULL);
+		if (time_status == DS_MESSAGE_TIME_STATUS_ERROR) {
+			return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_ERROR;
+		}
+		if (time_status == DS_MESSAGE_TIME_STATUS_NONE) {
 			best = up;
 			break;
-		}
-		if (bt_clock_snapshot_get_ns_from_origin(cs, &ns) != BT_CLOCK_SNAPSHOT_GET_NS_FROM_ORIGIN_STATUS_OK) {
-			ns = INT64_MAX;
 		}
 		if (!best || ns < best_ns) {
 			best = up;

@@ -9,6 +9,7 @@
 #include "params.h"
 
 #include <inttypes.h>
+#include <stdio.h>
 
 #define APPEND_CAUSE(self_comp, ...) \
 	BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT((self_comp), __VA_ARGS__)
@@ -76,6 +77,21 @@ void span_attrib_component_finalize(bt_self_component_filter *self_comp_filter)
 	g_free(bt_self_component_get_data(bt_self_component_filter_as_self_component(self_comp_filter)));
 }
 
+/* "N discarded-WHAT message(s) (M WHAT lost): …", the lost count only when known (non-zero). */
+static void report_discarded(bt_self_component *sc, const char *what, uint64_t messages, uint64_t lost)
+{
+	char lost_text[64] = "";
+
+	if (!messages) {
+		return;
+	}
+	if (lost) {
+		snprintf(lost_text, sizeof(lost_text), " (%" PRIu64 " %s lost)", lost, what);
+	}
+	DS_LOG_WARN(sc, SPAN_ATTRIB_CLASS_NAME, "%" PRIu64 " discarded-%s message(s)%s: "
+		"threads of the host were Unknown until their next defining event.", messages, what, lost_text);
+}
+
 static void report_warnings(struct span_attrib_iterator *it)
 {
 	const struct span_attrib_counters *c = &it->counters;
@@ -103,15 +119,16 @@ static void report_warnings(struct span_attrib_iterator *it)
 		DS_LOG_WARN(sc, SPAN_ATTRIB_CLASS_NAME, "%" PRIu64 " span(s) had no vtid context (lttng add-context -u -t vtid): "
 			"their time is Unknown.", c->spans_without_thread);
 	}
+	if (c->spans_invalid_vtid) {
+		DS_LOG_WARN(sc, SPAN_ATTRIB_CLASS_NAME, "%" PRIu64 " span(s) had a negative (invalid) vtid context value: "
+			"their thread is unknown and their time is Unknown.", c->spans_invalid_vtid);
+	}
 	if (c->out_of_order) {
 		DS_LOG_WARN(sc, SPAN_ATTRIB_CLASS_NAME, "%" PRIu64 " event(s) were out of time order within their host; "
 			"they were applied at the host's latest time.", c->out_of_order);
 	}
-	if (c->discarded_messages) {
-		DS_LOG_WARN(sc, SPAN_ATTRIB_CLASS_NAME, "%" PRIu64 " discarded-events message(s) (%" PRIu64 " events lost): "
-			"threads of the host were Unknown until their next defining event.",
-			c->discarded_messages, c->discarded_events);
-	}
+	report_discarded(sc, "events", c->discarded_messages, c->discarded_events);
+	report_discarded(sc, "packets", c->discarded_packet_messages, c->discarded_packets);
 	g_hash_table_iter_init(&iter, it->hosts);
 	while (g_hash_table_iter_next(&iter, NULL, &value)) {
 		const struct host *host = value;
@@ -170,6 +187,8 @@ bt_message_iterator_class_initialize_method_status span_attrib_iterator_initiali
 	(void) port;
 	it->comp = bt_self_component_get_data(self_comp);
 	it->self_msg_iter = self_msg_iter;
+	it->owner = (struct ds_upstream_owner) { .self_msg_iter = self_msg_iter,
+		.class_name = SPAN_ATTRIB_CLASS_NAME, .doc_page = "doc/span-attrib.md" };
 	it->kernel_events = ds_kernel_events_create();
 	it->span_events = ds_span_events_create();
 	it->roles = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);

@@ -20,6 +20,7 @@
 #include "kernel-events.h"
 #include "span-events.h"
 #include "thread-state.h"
+#include "upstream.h"
 
 #define SPAN_ATTRIB_CLASS_NAME "filter.deepspan.span-attrib"
 
@@ -72,6 +73,7 @@ struct stream_info {
 	struct clock_map clock;
 	struct ds_field_ref cpu_id;		/* packet context cpu_id */
 	int64_t cpu;				/* of the current packet, -1 unknown */
+	bool warned;				/* its no-clock / no-cpu_id warning was given */
 };
 
 /* Counted warnings, one summary line each at the end. */
@@ -83,7 +85,10 @@ struct span_attrib_counters {
 	uint64_t out_of_order;
 	uint64_t discarded_messages;
 	uint64_t discarded_events;
-	uint64_t spans_without_thread;
+	uint64_t discarded_packet_messages;
+	uint64_t discarded_packets;
+	uint64_t spans_without_thread;		/* no vtid context */
+	uint64_t spans_invalid_vtid;		/* a negative vtid value */
 };
 
 #define ROLE_CACHE_SIZE 256
@@ -91,6 +96,7 @@ struct span_attrib_counters {
 struct span_attrib_iterator {
 	struct span_attrib_component *comp;	/* borrowed */
 	bt_self_message_iterator *self_msg_iter;	/* borrowed */
+	struct ds_upstream_owner owner;		/* names it in upstream.h's causes */
 	GArray *upstreams;			/* owned; struct upstream (inputs.c), one per connected port */
 	struct ds_kernel_events *kernel_events;	/* owned */
 	struct ds_span_events *span_events;	/* owned */
@@ -114,12 +120,19 @@ struct span_attrib_iterator {
 
 /* hosts.c */
 struct host *host_for_trace(struct span_attrib_iterator *it, const bt_trace *trace);
+/* The stream's cached info; NULL (cause appended) when its clock's offset overflows. */
 struct stream_info *stream_info_get(struct span_attrib_iterator *it, const bt_stream *stream);
 void host_destroy(gpointer data);
 void stream_info_destroy(gpointer data);
-void clock_map_init(struct clock_map *map, const bt_clock_class *clock_class);
-int64_t clock_map_ns(const struct clock_map *map, uint64_t cycles);
+/* -1 when the clock's offset does not fit in int64 ns (nothing appended). */
+int clock_map_init(struct clock_map *map, const bt_clock_class *clock_class);
+/* cycles to ns from origin; false on int64 overflow (nothing appended). */
+bool clock_map_ns(const struct clock_map *map, uint64_t cycles, int64_t *ns);
+/* ns from origin to cycles, saturated to 0 … UINT64_MAX. */
 uint64_t clock_map_cycles(const struct clock_map *map, int64_t ns);
+/* Appends "`what` of clock … of host … does not fit" naming the trace and clock. */
+void clock_map_append_overflow(struct span_attrib_iterator *it, const struct host *host,
+		const bt_stream *stream, const bt_clock_class *clock_class, const char *what);
 guint span_key_hash(gconstpointer key);
 gboolean span_key_equal(gconstpointer a, gconstpointer b);
 

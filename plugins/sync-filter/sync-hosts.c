@@ -93,7 +93,7 @@ int sync_host_of(struct sync_iter *it, struct sync_input *in, const bt_clock_cla
 		host = GPOINTER_TO_INT(v) - 1;
 	} else {
 		char uuid[37] = "";
-		const char *name = hostname_of(msg ? sync_msg_stream(msg) : NULL);
+		const char *name = hostname_of(msg ? ds_message_stream(msg) : NULL);
 
 		if (bt_clock_class_get_uuid(cc)) {
 			format_uuid(bt_clock_class_get_uuid(cc), uuid);

@@ -9,6 +9,7 @@
  */
 #include <inttypes.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <xxhash.h>
@@ -38,66 +39,76 @@ static bool map_host_time(struct sync_iter *it, int host, int64_t ns, int64_t *o
 	return false;
 }
 
-static int64_t corrected_ns(struct sync_iter *it, struct sync_input *in,
-		const bt_clock_snapshot *cs, const bt_message *msg, bool *ok)
+/* `ns` (raw, from a snapshot on clock class `cc` of `msg`) on the reference clock into *out;
+ * false (cause appended) when the host is refused or the time maps outside int64. */
+static bool corrected_ns(struct sync_iter *it, struct sync_input *in,
+		const bt_clock_class *cc, const bt_message *msg, int64_t ns, int64_t *out)
 {
-	int64_t ns;
-	int host;
+	int host = sync_host_of(it, in, cc, msg);
 
-	*ok = bt_clock_snapshot_get_ns_from_origin(cs, &ns) == 0;
-	if (!*ok) {
-		return 0;
-	}
-	host = sync_host_of(it, in, bt_clock_snapshot_borrow_clock_class_const(cs), msg);
-	if (host < 0 || !map_host_time(it, host, ns, &ns)) {
-		it->time_failed = true;
-		*ok = false;
-		return 0;
-	}
-	return ns;
+	return host >= 0 && map_host_time(it, host, ns, out);
 }
 
-/* ds_ir_copy's callback: the output clock counts ns since the reference origin. */
+/*
+ * ds_ir_copy's callback: the output clock counts ns since the reference origin.
+ * The snapshots other than the key's (a discarded message's end) were checked by
+ * ds_message_time_ns(); should one still fail, its error is taken off the thread (the
+ * copy goes on calling the library) into time_error, and push_copy() fails with it.
+ */
 static uint64_t map_time(void *data, const bt_clock_snapshot *cs)
 {
 	struct sync_iter *it = data;
-	bool ok;
-	int64_t t;
+	int64_t ns, t;
 
 	if (cs == it->current_cs) {
 		/* the snapshot the message's key came from: already corrected and clamped */
 		return it->current_key < 0 ? 0 : (uint64_t) it->current_key;
 	}
-	t = corrected_ns(it, it->current_input, cs, it->current_in, &ok);
+	if (ds_clock_snapshot_ns(&it->owner, it->current_in, cs, &ns) !=
+			DS_MESSAGE_TIME_STATUS_OK ||
+			!corrected_ns(it, it->current_input, bt_clock_snapshot_borrow_clock_class_const(cs),
+				it->current_in, ns, &t)) {
+		if (it->time_error) {
+			bt_current_thread_clear_error();
+		} else {
+			it->time_error = bt_current_thread_take_error();
+		}
+		return 0;
+	}
 	if (t < it->map_floor) {
 		t = it->map_floor;
 	}
 	return t < 0 ? 0 : (uint64_t) t;
 }
 
-/* Key of `msg`; *timed says whether it carries a snapshot (then clamped to the floor). */
-static int64_t message_key(struct sync_iter *it, struct sync_input *in,
-		const bt_message *msg, bool *timed)
+/*
+ * Key of `msg` into *key; *timed says whether it carries a snapshot (then clamped to
+ * the floor).  -1 (cause appended) when its time overflows.
+ */
+static int message_key(struct sync_iter *it, struct sync_input *in,
+		const bt_message *msg, int64_t *key_out, bool *timed)
 {
 	struct sync_msg_view view;
 	const bt_stream *stream = NULL;
 	bt_message_type type;
 	bool tracks = false;
 	int64_t key = 0, *slot;
-	bool ok = false;
 
-	sync_msg_view_make(in, msg, &view);
+	if (sync_msg_view_make(it, in, msg, &view) != DS_MESSAGE_TIME_STATUS_OK) {
+		return -1;
+	}
 	type = view.type;
 	if (in->tracked_streams && type != BT_MESSAGE_TYPE_MESSAGE_ITERATOR_INACTIVITY) {
-		stream = sync_msg_stream(msg);
+		stream = ds_message_stream(msg);
 		tracks = sync_stream_tracks_keys(bt_stream_borrow_class_const(stream));
 	}
 	*timed = false;
 	it->current_cs = view.cs;
 	if (view.cs) {
-		key = corrected_ns(it, in, view.cs, msg, &ok);
-	}
-	if (ok) {
+		if (!corrected_ns(it, in, bt_clock_snapshot_borrow_clock_class_const(view.cs), msg,
+				view.ns, &key)) {
+			return -1;
+		}
 		*timed = true;
 		if (it->has_floor && key < it->floor) {
 			key = it->floor;
@@ -124,7 +135,8 @@ static int64_t message_key(struct sync_iter *it, struct sync_input *in,
 			*slot = key;
 		}
 	}
-	return key;
+	*key_out = key;
+	return 0;
 }
 
 /* ---- pass 2 ---- */
@@ -136,8 +148,7 @@ static bt_message_iterator_class_next_method_status push_copy(struct sync_iter *
 	int64_t key;
 	bool timed;
 
-	key = message_key(it, in, msg, &timed);
-	if (it->time_failed) {
+	if (message_key(it, in, msg, &key, &timed)) {
 		return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_ERROR;
 	}
 	it->map_floor = it->has_floor ? it->floor : INT64_MIN;
@@ -147,8 +158,14 @@ static bt_message_iterator_class_next_method_status push_copy(struct sync_iter *
 	if (!timed) {
 		it->current_cs = NULL;
 	}
-	if (ds_ir_copy_message(&it->copy, it->self, msg, &out) || it->time_failed) {
-		bt_message_put_ref(out);
+	if (ds_ir_copy_message(&it->copy, it->self, msg, &out) || it->time_error) {
+		BT_MESSAGE_PUT_REF_AND_RESET(out);
+		if (it->time_error) {
+			/* the copy's own error, if any, gives way to the time's */
+			bt_current_thread_clear_error();
+			bt_current_thread_move_error(it->time_error);
+			it->time_error = NULL;
+		}
 		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_MESSAGE_ITERATOR(it->self,
 			"%s: cannot copy a %s message onto the synchronized clock.",
 			SYNC_CLASS_NAME, bt_message_get_type(msg) == BT_MESSAGE_TYPE_EVENT ?
@@ -196,32 +213,24 @@ static int limiting_input(struct sync_iter *it, int64_t *bound)
 static bt_message_iterator_class_next_method_status pull(struct sync_iter *it, int index)
 {
 	struct sync_input *in = &it->inputs[index];
-	bt_message_iterator_class_next_method_status st =
-		BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK;
+	bt_message_iterator_class_next_method_status st;
 	bt_message_array_const msgs;
 	uint64_t count, i;
+	char port[24];
 
-	switch (bt_message_iterator_next(in->iter, &msgs, &count)) {
-	case BT_MESSAGE_ITERATOR_NEXT_STATUS_OK:
-		for (i = 0; i < count; i++) {
-			if (st == BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK) {
-				st = push_copy(it, in, msgs[i]);
-			}
-			bt_message_put_ref(msgs[i]);
-		}
-		return st;
-	case BT_MESSAGE_ITERATOR_NEXT_STATUS_END:
+	snprintf(port, sizeof(port), "in%d", index);
+	st = ds_upstream_next(&it->owner, in->iter, port, &msgs, &count);
+	if (st == BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_END) {
 		in->ended = true;
-		return st;
-	case BT_MESSAGE_ITERATOR_NEXT_STATUS_AGAIN:
-		return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_AGAIN;
-	case BT_MESSAGE_ITERATOR_NEXT_STATUS_MEMORY_ERROR:
-		return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_MEMORY_ERROR;
-	default:
-		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_MESSAGE_ITERATOR(it->self,
-			"%s: cannot read input port `in%d`.", SYNC_CLASS_NAME, index);
-		return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_ERROR;
+		return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK;
 	}
+	for (i = 0; i < count; i++) {
+		if (st == BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK) {
+			st = push_copy(it, in, msgs[i]);
+		}
+		bt_message_put_ref(msgs[i]);
+	}
+	return st;
 }
 
 static bt_message_iterator_class_next_method_status pass2_next(struct sync_iter *it,
@@ -374,10 +383,13 @@ static int make_out_clock(struct sync_iter *it)
 	char *seed, *descr;
 	XXH128_hash_t h;
 	uint8_t uuid[16];
-	int i;
+	int i, ret = 0;
 
 	it->out_clock = bt_clock_class_create(it->comp->self_comp);
 	if (!it->out_clock) {
+		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_MESSAGE_ITERATOR(it->self,
+			"%s: cannot create the synchronized clock class (out of memory).",
+			SYNC_CLASS_NAME);
 		return -1;
 	}
 	seed = g_strdup_printf("deepspan-synchronized:%s:%s", ref ? ref->uuid : "",
@@ -391,9 +403,15 @@ static int make_out_clock(struct sync_iter *it)
 	uuid[8] = (uint8_t) ((uuid[8] & 0x3f) | 0x80);
 	descr = g_strdup_printf("synchronized by %s onto the clock of host %s",
 		SYNC_CLASS_NAME, ref ? ref->name : "(none)");
-	bt_clock_class_set_name(it->out_clock, ref && ref->clock_name ? ref->clock_name :
-		"synchronized");
-	bt_clock_class_set_description(it->out_clock, descr);
+	if (bt_clock_class_set_name(it->out_clock, ref && ref->clock_name ? ref->clock_name :
+			"synchronized") != BT_CLOCK_CLASS_SET_NAME_STATUS_OK ||
+			bt_clock_class_set_description(it->out_clock, descr) !=
+			BT_CLOCK_CLASS_SET_DESCRIPTION_STATUS_OK) {
+		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_MESSAGE_ITERATOR(it->self,
+			"%s: cannot name the synchronized clock class (out of memory).",
+			SYNC_CLASS_NAME);
+		ret = -1;
+	}
 	bt_clock_class_set_frequency(it->out_clock, 1000000000);
 	bt_clock_class_set_offset(it->out_clock, 0, 0);
 	bt_clock_class_set_origin_is_unix_epoch(it->out_clock,
@@ -401,7 +419,7 @@ static int make_out_clock(struct sync_iter *it)
 	bt_clock_class_set_uuid(it->out_clock, uuid);
 	g_free(seed);
 	g_free(descr);
-	return 0;
+	return ret;
 }
 
 static int start_pass2(struct sync_iter *it)
@@ -448,11 +466,18 @@ static int finish_pass1(struct sync_iter *it)
 				host->result.to_ref.slope, SYNC_MAX_SLOPE_DEVIATION * 1e6,
 				ds_sync_quality_name(host->result.quality));
 		}
-		if (host->result.quality != DS_SYNC_QUALITY_ABSENT && host->result.fail_on_path) {
+		if (host->result.quality == DS_SYNC_QUALITY_ABSENT || !host->result.fail_on_path) {
+			continue;
+		}
+		if (host->rejected) {
 			DS_LOG_WARN(it->comp->self_comp, SYNC_CLASS_NAME,
 				"host %s: contradicting pairs on its path to the reference (quality FAIL): "
 				"the last good formula is kept (%" PRIu64 " pairs rejected)",
 				host->name, host->rejected);
+		} else {
+			DS_LOG_WARN(it->comp->self_comp, SYNC_CLASS_NAME,
+				"host %s: contradicting pairs on its path to the reference (quality FAIL): "
+				"the last good formula is kept", host->name);
 		}
 	}
 	compute_windows(it);
@@ -531,6 +556,9 @@ static void iter_destroy(struct sync_iter *it)
 		ds_ir_copy_fini(&it->copy);
 	}
 	BT_CLOCK_CLASS_PUT_REF_AND_RESET(it->out_clock);
+	if (it->time_error) {
+		bt_error_release(it->time_error);
+	}
 	if (it->stream_keys) {
 		g_hash_table_destroy(it->stream_keys);
 	}
@@ -583,6 +611,8 @@ bt_message_iterator_class_initialize_method_status sync_iterator_initialize(
 	(void) config;
 	(void) port;
 	it->self = self;
+	it->owner = (struct ds_upstream_owner) { .self_msg_iter = self,
+		.class_name = SYNC_CLASS_NAME, .doc_page = "doc/sync.md" };
 	it->comp = bt_self_component_get_data(bt_self_message_iterator_borrow_component(self));
 	it->hosts = g_ptr_array_new_with_free_func(sync_host_destroy);
 	it->clock_hosts = g_hash_table_new_full(g_direct_hash, g_direct_equal,
@@ -592,7 +622,12 @@ bt_message_iterator_class_initialize_method_status sync_iterator_initialize(
 	it->stream_keys = g_hash_table_new_full(g_direct_hash, g_direct_equal,
 		put_stream_key, g_free);
 	ds_reorder_init(&it->reorder);
-	if (create_inputs(it) || sync_pass1_init(it)) {
+	if (create_inputs(it)) {
+		goto error;
+	}
+	if (sync_pass1_init(it)) {
+		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_MESSAGE_ITERATOR(self,
+			"%s: out of memory while preparing pass 1.", SYNC_CLASS_NAME);
 		goto error;
 	}
 	/* two passes: fail now rather than after reading everything once */

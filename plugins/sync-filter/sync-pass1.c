@@ -10,6 +10,7 @@
  *   deepspan_ust schema only client -> server edges count.
  * - HTTP (Node.js vnode events): see sync-http.c.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <xxhash.h>
@@ -109,87 +110,26 @@ bool sync_stream_tracks_keys(const bt_stream_class *sc)
 			!bt_stream_class_discarded_packets_have_default_clock_snapshots(sc));
 }
 
-static const bt_clock_snapshot *other_snapshot(const bt_message *msg, bt_message_type type)
+ds_message_time_status sync_msg_view_make(struct sync_iter *it, struct sync_input *in,
+		const bt_message *msg, struct sync_msg_view *view)
 {
-	const bt_clock_snapshot *cs = NULL;
-	const bt_stream_class *sc = NULL;
+	ds_message_time_status status = DS_MESSAGE_TIME_STATUS_OK;
 
-	if (type != BT_MESSAGE_TYPE_MESSAGE_ITERATOR_INACTIVITY) {
-		sc = bt_stream_borrow_class_const(sync_msg_stream(msg));
-	}
-	switch (type) {
-	case BT_MESSAGE_TYPE_PACKET_BEGINNING:
-		return bt_stream_class_packets_have_beginning_default_clock_snapshot(sc) ?
-			bt_message_packet_beginning_borrow_default_clock_snapshot_const(msg) : NULL;
-	case BT_MESSAGE_TYPE_PACKET_END:
-		return bt_stream_class_packets_have_end_default_clock_snapshot(sc) ?
-			bt_message_packet_end_borrow_default_clock_snapshot_const(msg) : NULL;
-	case BT_MESSAGE_TYPE_STREAM_BEGINNING:
-		return bt_message_stream_beginning_borrow_default_clock_snapshot_const(msg, &cs) ==
-			BT_MESSAGE_STREAM_CLOCK_SNAPSHOT_STATE_KNOWN ? cs : NULL;
-	case BT_MESSAGE_TYPE_STREAM_END:
-		return bt_message_stream_end_borrow_default_clock_snapshot_const(msg, &cs) ==
-			BT_MESSAGE_STREAM_CLOCK_SNAPSHOT_STATE_KNOWN ? cs : NULL;
-	case BT_MESSAGE_TYPE_DISCARDED_EVENTS:
-		return bt_stream_class_discarded_events_have_default_clock_snapshots(sc) ?
-			bt_message_discarded_events_borrow_beginning_default_clock_snapshot_const(msg) :
-			NULL;
-	case BT_MESSAGE_TYPE_DISCARDED_PACKETS:
-		return bt_stream_class_discarded_packets_have_default_clock_snapshots(sc) ?
-			bt_message_discarded_packets_borrow_beginning_default_clock_snapshot_const(msg) :
-			NULL;
-	case BT_MESSAGE_TYPE_MESSAGE_ITERATOR_INACTIVITY:
-		return bt_message_message_iterator_inactivity_borrow_clock_snapshot_const(msg);
-	default:
-		return NULL;
-	}
-}
-
-void sync_msg_view_make(struct sync_input *in, const bt_message *msg,
-		struct sync_msg_view *view)
-{
 	view->type = bt_message_get_type(msg);
 	view->event = NULL;
+	view->cs = NULL;
 	if (view->type == BT_MESSAGE_TYPE_EVENT) {
 		view->event = bt_message_event_borrow_event_const(msg);
-		/* every stream of the input has a clock unless one began without */
-		view->cs = !in->unclocked_streams ||
-			bt_stream_class_borrow_default_clock_class_const(
-				bt_event_class_borrow_stream_class_const(
-					bt_event_borrow_class_const(view->event))) ?
-			bt_message_event_borrow_default_clock_snapshot_const(msg) : NULL;
-		return;
+	} else if (view->type == BT_MESSAGE_TYPE_STREAM_BEGINNING) {
+		in->tracked_streams |= sync_stream_tracks_keys(bt_stream_borrow_class_const(
+			bt_message_stream_beginning_borrow_stream_const(msg)));
 	}
-	if (view->type == BT_MESSAGE_TYPE_STREAM_BEGINNING) {
-		const bt_stream_class *sc = bt_stream_borrow_class_const(
-			bt_message_stream_beginning_borrow_stream_const(msg));
-
-		in->unclocked_streams |= !bt_stream_class_borrow_default_clock_class_const(sc);
-		in->tracked_streams |= sync_stream_tracks_keys(sc);
+	status = ds_message_time_ns(&it->owner, msg, &view->ns, &view->cs);
+	if (status == DS_MESSAGE_TIME_STATUS_NONE) {
+		view->cs = NULL;
+		status = DS_MESSAGE_TIME_STATUS_OK;
 	}
-	view->cs = other_snapshot(msg, view->type);
-}
-
-const bt_stream *sync_msg_stream(const bt_message *msg)
-{
-	switch (bt_message_get_type(msg)) {
-	case BT_MESSAGE_TYPE_EVENT:
-		return bt_event_borrow_stream_const(bt_message_event_borrow_event_const(msg));
-	case BT_MESSAGE_TYPE_PACKET_BEGINNING:
-		return bt_packet_borrow_stream_const(bt_message_packet_beginning_borrow_packet_const(msg));
-	case BT_MESSAGE_TYPE_PACKET_END:
-		return bt_packet_borrow_stream_const(bt_message_packet_end_borrow_packet_const(msg));
-	case BT_MESSAGE_TYPE_STREAM_BEGINNING:
-		return bt_message_stream_beginning_borrow_stream_const(msg);
-	case BT_MESSAGE_TYPE_STREAM_END:
-		return bt_message_stream_end_borrow_stream_const(msg);
-	case BT_MESSAGE_TYPE_DISCARDED_EVENTS:
-		return bt_message_discarded_events_borrow_stream_const(msg);
-	case BT_MESSAGE_TYPE_DISCARDED_PACKETS:
-		return bt_message_discarded_packets_borrow_stream_const(msg);
-	default:
-		return NULL;
-	}
+	return status;
 }
 
 void sync_record_pair(struct sync_iter *it, enum sync_pair_kind kind, int send_host,
@@ -313,17 +253,20 @@ static void on_event(struct sync_iter *it, const bt_event *event, int host, int6
 	}
 }
 
-static void on_message(struct sync_iter *it, struct sync_input *in, const bt_message *msg)
+static int on_message(struct sync_iter *it, struct sync_input *in, const bt_message *msg)
 {
 	struct sync_msg_view view;
 	struct sync_host *h;
 	int64_t ns;
 	int host;
 
-	sync_msg_view_make(in, msg, &view);
-	if (!view.cs || bt_clock_snapshot_get_ns_from_origin(view.cs, &ns)) {
-		return;
+	if (sync_msg_view_make(it, in, msg, &view) != DS_MESSAGE_TIME_STATUS_OK) {
+		return -1;
 	}
+	if (!view.cs) {
+		return 0;
+	}
+	ns = view.ns;
 	host = sync_host_of(it, in, bt_clock_snapshot_borrow_clock_class_const(view.cs), msg);
 	if (in->has_last_raw && ns < in->last_raw && in->last_raw - ns > in->max_backstep) {
 		in->max_backstep = in->last_raw - ns;
@@ -343,6 +286,7 @@ static void on_message(struct sync_iter *it, struct sync_input *in, const bt_mes
 	if (view.event) {
 		on_event(it, view.event, host, ns);
 	}
+	return 0;
 }
 
 /*
@@ -468,7 +412,9 @@ static int pass1_next_input(struct sync_iter *it, int64_t *frontier)
  */
 bt_message_iterator_class_next_method_status sync_pass1_run(struct sync_iter *it)
 {
+	bt_message_iterator_class_next_method_status status;
 	int64_t frontier;
+	char port[24];
 	int index;
 
 	while ((index = pass1_next_input(it, &frontier)) >= 0) {
@@ -482,25 +428,27 @@ bt_message_iterator_class_next_method_status sync_pass1_run(struct sync_iter *it
 			it->last_sweep = frontier;
 			it->has_swept = true;
 		}
-		switch (bt_message_iterator_next(in->iter, &msgs, &count)) {
-		case BT_MESSAGE_ITERATOR_NEXT_STATUS_OK:
-			for (i = 0; i < count; i++) {
-				on_message(it, in, msgs[i]);
-				bt_message_put_ref(msgs[i]);
-			}
-			break;
-		case BT_MESSAGE_ITERATOR_NEXT_STATUS_END:
+		snprintf(port, sizeof(port), "in%d", index);
+		status = ds_upstream_next(&it->owner, in->iter, port, &msgs, &count);
+		if (status == BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_END) {
 			in->ended = true;
-			break;
-		case BT_MESSAGE_ITERATOR_NEXT_STATUS_AGAIN:
-			return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_AGAIN;
-		case BT_MESSAGE_ITERATOR_NEXT_STATUS_MEMORY_ERROR:
-			return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_MEMORY_ERROR;
-		default:
-			BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_MESSAGE_ITERATOR(it->self,
-				"%s: pass 1 cannot read input port `in%d`.", SYNC_CLASS_NAME,
-				index);
-			return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_ERROR;
+			continue;
+		}
+		if (status != BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK) {
+			return status;
+		}
+		for (i = 0; i < count; i++) {
+			if (status == BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK &&
+					on_message(it, in, msgs[i])) {
+				BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_MESSAGE_ITERATOR(it->self,
+					"%s: pass 1 stopped on input port `%s`.", SYNC_CLASS_NAME,
+					port);
+				status = BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_ERROR;
+			}
+			bt_message_put_ref(msgs[i]);
+		}
+		if (status != BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK) {
+			return status;
 		}
 	}
 	return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK;
@@ -529,6 +477,9 @@ int sync_pass1_solve(struct sync_iter *it)
 	sync_http_add_pairs(it);
 	g_array_sort(it->pair_recs, compare_pairs);
 	if (!ds_sync_solver_init(&it->solver, it->hosts->len)) {
+		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_MESSAGE_ITERATOR(it->self,
+			"%s: out of memory while fitting the clocks of %u hosts.", SYNC_CLASS_NAME,
+			it->hosts->len);
 		return -1;
 	}
 	it->solver_ready = true;
@@ -560,6 +511,9 @@ int sync_pass1_solve(struct sync_iter *it)
 		if (!ds_sync_solver_add(&it->solver, (unsigned int) r->send_host, r->send_ts,
 				(unsigned int) r->recv_host, r->recv_ts, &oom)) {
 			if (oom) {
+				BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_MESSAGE_ITERATOR(it->self,
+					"%s: out of memory while fitting the clocks (pair %u of %u).",
+					SYNC_CLASS_NAME, i, it->pair_recs->len);
 				return -1;
 			}
 			s->rejected++;

@@ -23,6 +23,7 @@
 #include "kernel-net.h"
 #include "span-events.h"
 #include "json-reader.h"
+#include "upstream.h"
 
 #define SYNC_CLASS_NAME "filter.deepspan.sync"
 /* Pass 1 forgets an open send/receive key this long after its first event. */
@@ -95,7 +96,6 @@ struct sync_input {
 	int64_t last_raw;			/* last timestamp read */
 	bool has_last_raw;
 	int64_t max_backstep;			/* largest decrease of raw timestamps */
-	bool unclocked_streams;			/* a stream without a default clock began */
 	bool tracked_streams;			/* a stream with untimed packets/discards began */
 	GArray *hosts_seen;			/* owned; gboolean per host index */
 	/* pass 2 */
@@ -119,6 +119,7 @@ struct sync_pair_rec {
 struct sync_iter {
 	struct sync_comp *comp;			/* borrowed */
 	bt_self_message_iterator *self;		/* borrowed */
+	struct ds_upstream_owner owner;		/* names this iterator in upstream.h's causes */
 	struct sync_input *inputs;		/* owned; input_count */
 	unsigned int input_count;
 	enum { SYNC_PHASE_PASS1, SYNC_PHASE_PASS2, SYNC_PHASE_DONE } phase;
@@ -159,7 +160,7 @@ struct sync_iter {
 	struct sync_input *current_input;	/* borrowed: its input */
 	const bt_clock_snapshot *current_cs;	/* borrowed: the snapshot its key came from */
 	int64_t current_key;
-	bool time_failed;			/* a time could not be mapped (cause appended) */
+	const bt_error *time_error;		/* owned; taken from the thread when the time callback failed */
 };
 
 /*
@@ -181,14 +182,14 @@ void sync_pass1_fini(struct sync_iter *it);
 struct sync_msg_view {
 	bt_message_type type;
 	const bt_event *event;			/* events only */
-	const bt_clock_snapshot *cs;		/* the snapshot that orders it, or NULL */
+	const bt_clock_snapshot *cs;		/* the snapshot that orders it (upstream.h's rule), or NULL */
+	int64_t ns;				/* cs in ns from origin (when cs) */
 };
-void sync_msg_view_make(struct sync_input *in, const bt_message *msg,
-		struct sync_msg_view *view);
+/* DS_MESSAGE_TIME_STATUS_ERROR (cause appended) when the message's time overflows. */
+ds_message_time_status sync_msg_view_make(struct sync_iter *it, struct sync_input *in,
+		const bt_message *msg, struct sync_msg_view *view);
 /* Does a stream of this class have messages without snapshots that need ordering? */
 bool sync_stream_tracks_keys(const bt_stream_class *sc);
-/* The stream of `msg` (NULL for inactivity messages). */
-const bt_stream *sync_msg_stream(const bt_message *msg);
 
 void sync_record_pair(struct sync_iter *it, enum sync_pair_kind kind, int send_host,
 		int64_t send_ts, int recv_host, int64_t recv_ts);
