@@ -12,6 +12,7 @@
 
 #include "diff-run.h"
 #include "params.h"
+#include "upstream.h"
 #include "span-consumer/progress.h"
 #include "span-consumer/span-reader.h"
 #include "span-consumer/request-stream.h"
@@ -277,20 +278,22 @@ static bt_component_class_sink_consume_method_status consume_input(
 	bt_component_class_sink_consume_method_status status =
 		BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_OK;
 
-	switch (bt_message_iterator_next(sink->iterators[input], &messages, &count)) {
-	case BT_MESSAGE_ITERATOR_NEXT_STATUS_OK:
+	const struct ds_upstream_owner owner = {
+		.self_comp = sink->self_comp, .class_name = CLASS_NAME, .doc_page = "doc/diff.md",
+	};
+
+	switch (ds_upstream_next(&owner, sink->iterators[input], port_names[input], &messages, &count)) {
+	case BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK:
 		break;
-	case BT_MESSAGE_ITERATOR_NEXT_STATUS_END:
+	case BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_END:
 		sink->ended[input] = true;
 		BT_MESSAGE_ITERATOR_PUT_REF_AND_RESET(sink->iterators[input]);
 		return status;
-	case BT_MESSAGE_ITERATOR_NEXT_STATUS_AGAIN:
+	case BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_AGAIN:
 		return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_AGAIN;
-	case BT_MESSAGE_ITERATOR_NEXT_STATUS_MEMORY_ERROR:
+	case BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_MEMORY_ERROR:
 		return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_MEMORY_ERROR;
 	default:
-		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(sink->self_comp,
-			"%s: the upstream of port `%s` failed.", CLASS_NAME, port_names[input]);
 		return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_ERROR;
 	}
 	if (!ds_span_reader_read_batch(&sink->reader, messages, count, input,

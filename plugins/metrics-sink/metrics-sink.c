@@ -13,6 +13,7 @@
 #include "log.h"
 #include "metrics-build.h"
 #include "params.h"
+#include "upstream.h"
 #include "span-consumer/progress.h"
 #include "span-consumer/span-reader.h"
 #include "span-consumer/request-stream.h"
@@ -244,20 +245,18 @@ bt_component_class_sink_consume_method_status metrics_component_consume(
 	bt_component_class_sink_consume_method_status status =
 		BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_OK;
 
-	switch (bt_message_iterator_next(sink->iterator, &messages, &count)) {
-	case BT_MESSAGE_ITERATOR_NEXT_STATUS_OK:
-		break;
-	case BT_MESSAGE_ITERATOR_NEXT_STATUS_END:
+	const struct ds_upstream_owner owner = {
+		.self_comp = sink->self_comp, .class_name = CLASS_NAME, .doc_page = "doc/metrics.md",
+	};
+	bt_message_iterator_class_next_method_status next =
+		ds_upstream_next(&owner, sink->iterator, "in", &messages, &count);
+
+	if (next == BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_END) {
 		BT_MESSAGE_ITERATOR_PUT_REF_AND_RESET(sink->iterator);
 		return write_table(sink);
-	case BT_MESSAGE_ITERATOR_NEXT_STATUS_AGAIN:
-		return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_AGAIN;
-	case BT_MESSAGE_ITERATOR_NEXT_STATUS_MEMORY_ERROR:
-		return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_MEMORY_ERROR;
-	default:
-		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(sink->self_comp,
-			"%s: the upstream of port `in` failed.", CLASS_NAME);
-		return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_ERROR;
+	}
+	if (next != BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK) {
+		return ds_upstream_status_to_sink(next);
 	}
 	if (!ds_span_reader_read_batch(&sink->reader, messages, count, 0,
 			&sink->stream, &sink->progress)) {
