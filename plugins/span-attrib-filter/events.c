@@ -317,9 +317,9 @@ static void stream_label(const bt_stream *stream, char *buf, size_t size)
 		bt_stream_get_id(stream), trace ? trace : "(unnamed)");
 }
 
-/* A stream without a clock carries kernel or span events: they cannot be placed in time. */
-static void warn_unclocked(struct span_attrib_iterator *it, struct stream_info *info,
-		const bt_stream *stream)
+/* Warns once per stream: "<kind>stream <label> (host `H`) <problem>". */
+static void warn_stream_once(struct span_attrib_iterator *it, struct stream_info *info,
+		const bt_stream *stream, const char *kind, const char *problem)
 {
 	char label[512];
 
@@ -328,28 +328,27 @@ static void warn_unclocked(struct span_attrib_iterator *it, struct stream_info *
 	}
 	info->warned = true;
 	stream_label(stream, label, sizeof(label));
-	DS_LOG_WARN(it->comp->self_comp, SPAN_ATTRIB_CLASS_NAME, "stream %s (host `%s`) has no "
-		"default clock: its kernel and span events are ignored (no span comes from it). "
-		"Record it with a clock (LTTng always does), see doc/span-attrib.md.", label,
-		info->host->name);
+	DS_LOG_WARN(it->comp->self_comp, SPAN_ATTRIB_CLASS_NAME, "%sstream %s (host `%s`) %s", kind,
+		label, info->host->name, problem);
+}
+
+/* A stream without a clock carries kernel or span events: they cannot be placed in time. */
+static void warn_unclocked(struct span_attrib_iterator *it, struct stream_info *info,
+		const bt_stream *stream)
+{
+	warn_stream_once(it, info, stream, "", "has no default clock: its kernel and span events "
+		"are ignored (no span comes from it). Record it with a clock (LTTng always does), see "
+		"doc/span-attrib.md.");
 }
 
 /* A kernel stream whose packets do not say their CPU: its threads' CPU time is Unknown. */
 static void warn_no_cpu_id(struct span_attrib_iterator *it, struct stream_info *info,
 		const bt_stream *stream)
 {
-	char label[512];
-
-	if (info->warned) {
-		return;
-	}
-	info->warned = true;
-	stream_label(stream, label, sizeof(label));
-	DS_LOG_WARN(it->comp->self_comp, SPAN_ATTRIB_CLASS_NAME, "kernel stream %s (host `%s`) "
-		"has no integer `cpu_id` member in its packet context: the CPU of its events is "
-		"unknown, so the time of its threads is Unknown. Use a kernel trace written by "
-		"lttng-modules (one stream per CPU with `cpu_id`), see doc/span-attrib.md.", label,
-		info->host->name);
+	warn_stream_once(it, info, stream, "kernel ", "has no integer `cpu_id` member in its packet "
+		"context: the CPU of its events is unknown, so the time of its threads is Unknown. Use a "
+		"kernel trace written by lttng-modules (one stream per CPU with `cpu_id`), see "
+		"doc/span-attrib.md.");
 }
 
 static enum span_attrib_status handle_event(struct span_attrib_iterator *it, const bt_message *msg)
