@@ -12,8 +12,14 @@
  * come from the input too.  A graph may fail cleanly (an error status with a
  * cause); a crash, a sanitizer report or a run without a cause is a finding.
  *
- * Outputs go to a private temporary directory (DEEPSPAN_FUZZ_TMP overrides),
- * removed at exit.
+ * With DEEPSPAN_FUZZ_CONTRACT=1 every span keeps the producer's contract
+ * (doc/span-attrib.md: begin <= end within +-2^62 ns, state totals summing
+ * to end - begin, segments and syscall times inside the span, pid and tid
+ * kernel ids or -1), so that what
+ * is found there is not the sinks' missing range checks on corrupt spans.
+ *
+ * Outputs go to a private temporary directory (in /dev/shm when it exists;
+ * DEEPSPAN_FUZZ_TMP overrides), removed at exit.
  *
  * Input layout: 4 header bytes (ports and modes, sink parameters, payload
  * shape, grace), then span records until the input ends (at most MAX_SPANS).
@@ -82,6 +88,9 @@ struct fuzz_input {
 };
 
 static struct fuzz_input input;	/* the current input, read by the source's iterators */
+static bool contract;		/* DEEPSPAN_FUZZ_CONTRACT: spans as a correct producer writes them */
+
+#define CONTRACT_LIMIT ((int64_t) 1 << 62)
 
 static const char *const hosts[] = { "host-a", "host-b", "h" };
 static const char *const services[] = { "frontend", "mysql", "redis", "" };
@@ -155,6 +164,39 @@ static void decode_span(struct fuzz_bytes *in, struct fuzz_span *span, int64_t *
 		seg->end = pick_time(in, seg->begin, raw);
 		seg->state = fuzz_u8(in) % 8;
 		seg->detail = pick_string(in, details, G_N_ELEMENTS(details));
+	}
+}
+
+static int64_t clamp(int64_t v, int64_t lo, int64_t hi)
+{
+	return v < lo ? lo : v > hi ? hi : v;
+}
+
+/* Brings a decoded span within the producer's contract (DEEPSPAN_FUZZ_CONTRACT). */
+static void keep_contract(struct fuzz_span *span)
+{
+	uint64_t length, rest;
+	unsigned int i;
+
+	span->pid = clamp(span->pid, -1, INT32_MAX);	/* kernel ids, or -1 */
+	span->tid = clamp(span->tid, -1, INT32_MAX);
+	span->begin = clamp(span->begin, -CONTRACT_LIMIT, CONTRACT_LIMIT);
+	span->end = clamp(span->end, span->begin, CONTRACT_LIMIT);
+	length = (uint64_t) (span->end - span->begin);
+	rest = length;
+	for (i = 0; i < 6; i++) {
+		span->states[i] = i == 5 ? rest : span->states[i] % (rest + 1);
+		rest -= span->states[i];
+	}
+	for (i = 0; i < span->syscall_count; i++) {
+		span->syscalls[i].count %= (uint64_t) 1 << 32;
+		span->syscalls[i].duration %= length + 1;
+	}
+	for (i = 0; i < span->segment_count; i++) {
+		struct fuzz_segment *seg = &span->segments[i];
+
+		seg->begin = clamp(seg->begin, span->begin, span->end);
+		seg->end = clamp(seg->end, seg->begin, span->end);
 	}
 }
 
@@ -643,9 +685,17 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	}
 	bt_message_iterator_class_put_ref(iter_class);
 
+	contract = getenv("DEEPSPAN_FUZZ_CONTRACT") && strcmp(getenv("DEEPSPAN_FUZZ_CONTRACT"), "0");
 	if (getenv("DEEPSPAN_FUZZ_TMP")) {
 		tmp_dir = g_strdup(getenv("DEEPSPAN_FUZZ_TMP"));
 		g_mkdir_with_parents(tmp_dir, 0700);
+	} else if (!getenv("TMPDIR") && g_file_test("/dev/shm", G_FILE_TEST_IS_DIR) &&
+			access("/dev/shm", W_OK) == 0) {
+		tmp_dir = g_build_filename("/dev/shm", "deepspan-fuzz-XXXXXX", NULL);
+		if (!g_mkdtemp(tmp_dir)) {
+			g_free(tmp_dir);
+			tmp_dir = NULL;
+		}
 	} else {
 		tmp_dir = g_dir_make_tmp("deepspan-fuzz-XXXXXX", NULL);
 	}
@@ -801,7 +851,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	dparams = diff_params(&in, header, sink_byte, grace);
 	mparams = metrics_params(header, grace);
 	while (!fuzz_done(&in) && input.span_count < MAX_SPANS) {
-		decode_span(&in, &input.spans[input.span_count++], &clock);
+		decode_span(&in, &input.spans[input.span_count], &clock);
+		if (contract) {
+			keep_contract(&input.spans[input.span_count]);
+		}
+		input.span_count++;
 	}
 
 	graph = bt_graph_create(0);

@@ -1,0 +1,138 @@
+"""A short fuzzing run: each libFuzzer harness of fuzz/ for a few seconds with a fixed seed, the inputs that
+crashed them before (fuzz/crashes-fixed-elsewhere/), and scripts/corrupt-corpus on 30 corrupt traces under
+ASan+UBSan.  The long run is bench/fuzz-long (doc/testing.md, "Fuzzing")."""
+import json
+import os
+import pathlib
+import re
+import subprocess
+
+import pytest
+
+from conftest import ASAN_BUILD_DIR, PLUGIN_DIR, SRC_DIR
+
+FUZZ_BUILD_DIR = pathlib.Path(os.environ.get("DEEPSPAN_FUZZ_BUILD_DIR", SRC_DIR / "build-fuzz"))
+CORPUS_DIR = SRC_DIR / "fuzz" / "corpus"
+REPRODUCERS_DIR = SRC_DIR / "fuzz" / "crashes-fixed-elsewhere"
+SECONDS_PER_HARNESS = int(os.environ.get("DEEPSPAN_FUZZ_SECONDS", "4"))
+# (test id, harness, environment): fuzz_spans also runs with spans that keep the producer's contract.
+HARNESSES = [
+    ("fuzz_duration", "fuzz_duration", {}),
+    ("fuzz_params", "fuzz_params", {}),
+    ("fuzz_json", "fuzz_json", {}),
+    ("fuzz_formula", "fuzz_formula", {}),
+    ("fuzz_spans", "fuzz_spans", {}),
+    ("fuzz_spans-contract", "fuzz_spans", {"DEEPSPAN_FUZZ_CONTRACT": "1"}),
+]
+FINDING_RE = re.compile(r"ERROR: libFuzzer|ERROR: AddressSanitizer|runtime error:|ERROR: LeakSanitizer|"
+                        r"fuzz_\w+: ")
+
+_build_result = {}
+
+
+def fuzz_build():
+    """Builds the harnesses once per session (fuzz/build is incremental); skips when clang cannot."""
+    if "proc" not in _build_result:
+        _build_result["proc"] = subprocess.run([str(SRC_DIR / "fuzz" / "build"), str(FUZZ_BUILD_DIR)],
+                                               capture_output=True, text=True, timeout=1800)
+    proc = _build_result["proc"]
+    if proc.returncode == 77:
+        pytest.skip(f"fuzz harnesses not built: {proc.stderr.strip()}")
+    assert proc.returncode == 0, f"fuzz/build failed:\n{proc.stderr[-6000:]}"
+    return FUZZ_BUILD_DIR
+
+
+def run_harness(harness, args, env_extra, timeout):
+    env = dict(os.environ, **env_extra)
+    env["ASAN_OPTIONS"] = "detect_leaks=0:allocator_may_return_null=1"
+    env.pop("LD_PRELOAD", None)
+    return subprocess.run([str(fuzz_build() / harness), *args], capture_output=True, text=True,
+                          timeout=timeout, env=env)
+
+
+@pytest.mark.parametrize("harness,env_extra", [(h, e) for _, h, e in HARNESSES],
+                         ids=[i for i, _, _ in HARNESSES])
+def test_fuzz_harness_short_run(tmp_path, harness, env_extra):
+    """A few seconds from the committed seeds, seed 1: no crash, no sanitizer report, no broken invariant."""
+    new_inputs = tmp_path / "corpus"
+    new_inputs.mkdir()
+    proc = run_harness(harness, ["-seed=1", f"-max_total_time={SECONDS_PER_HARNESS}", "-timeout=20",
+                                 "-max_len=2048", "-rss_limit_mb=4096", "-print_final_stats=1",
+                                 f"-artifact_prefix={tmp_path}/", str(new_inputs),
+                                 str(CORPUS_DIR / harness)],
+                       env_extra, timeout=SECONDS_PER_HARNESS + 120)
+    execs = re.search(r"stat::number_of_executed_units:\s*(\d+)", proc.stderr)
+    crash = sorted(tmp_path.glob("crash-*")) + sorted(tmp_path.glob("timeout-*")) + sorted(tmp_path.glob("oom-*"))
+    assert proc.returncode == 0 and not crash and not FINDING_RE.search(proc.stderr), (
+        f"{harness} found a defect (input kept in {crash[0] if crash else '-'}; reproduce with "
+        f"`build-fuzz/{harness} FILE`):\n{proc.stderr[-5000:]}")
+    # the run really ran: it executed at least the seeds
+    assert execs and int(execs.group(1)) >= len(list((CORPUS_DIR / harness).iterdir()))
+
+
+def reproducers():
+    if not REPRODUCERS_DIR.is_dir():
+        return []
+    return sorted(p for p in REPRODUCERS_DIR.glob("*/*") if p.is_file() and p.name != "README.md")
+
+
+@pytest.mark.parametrize("path", reproducers(), ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_fuzz_reproducer(path):
+    """Inputs that crashed a harness: each must now run clean (the fixes are in the parsers' and sinks' owners'
+    branches; see fuzz/crashes-fixed-elsewhere/README.md)."""
+    harness = path.parent.name
+    env_extra = {"DEEPSPAN_FUZZ_CONTRACT": "1"} if harness.endswith("-contract") else {}
+    proc = run_harness(harness.replace("-contract", ""), ["-runs=1", str(path)], env_extra, timeout=120)
+    assert proc.returncode == 0 and not FINDING_RE.search(proc.stderr), (
+        f"{path.relative_to(SRC_DIR)} still fails:\n{proc.stderr[-4000:]}")
+
+
+@pytest.mark.skipif(not ASAN_BUILD_DIR, reason="DEEPSPAN_ASAN_BUILD_DIR not set (scripts/dev test sets it)")
+def test_corrupt_corpus_short(tmp_path):
+    """30 corrupt scenario and real traces (seed 1), one graph each in turn, the ASan+UBSan plugin: no deepspan
+    crash, sanitizer report or hang; every input ran."""
+    plugin_dir = pathlib.Path(ASAN_BUILD_DIR) / "plugin-dir"
+    if not (plugin_dir / "babeltrace-plugin-deepspan.so").exists():
+        pytest.skip(f"{plugin_dir} has no plugin: build {ASAN_BUILD_DIR} first")
+    report = tmp_path / "report.json"
+    cmd = [str(SRC_DIR / "scripts" / "corrupt-corpus"), "--count", "30", "--seed", "1",
+           "--bases", "scenario-hotrod-2,scenario-jaeger-3,multi-domains", "--timeout", "10",
+           "--plugin-dir", str(plugin_dir), "--base-plugin-dir", str(PLUGIN_DIR),
+           "--work", str(tmp_path / "work"), "--report", str(report), "--findings", str(tmp_path / "findings")]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=900)
+    assert report.exists(), f"corrupt-corpus did not finish ({proc.returncode}):\n{proc.stderr[-4000:]}"
+    summary = json.loads(report.read_text())["summary"]
+    assert summary["inputs"] == 30 and summary["runs"] >= 30, summary
+    deepspan = {k: v for k, v in summary["outcomes"].items() if "(deepspan)" in k}
+    assert proc.returncode == 0 and not deepspan, (
+        f"deepspan defects on corrupt traces: {deepspan}\n{proc.stdout[-4000:]}\n"
+        f"(inputs kept in {tmp_path / 'findings'}: copy them before the temporary directory goes)")
+    # a run of only clean errors would mean the corruption never reached deepspan's code
+    assert summary["outcomes"].get("success", 0) > 0, summary
+
+
+def test_corrupt_corpus_deterministic(tmp_path):
+    """The same seed and index give the same corruption (nothing run: --graphs is checked, inputs are made)."""
+    if not (PLUGIN_DIR / "babeltrace-plugin-deepspan.so").exists():
+        pytest.skip("the plugin is not built")
+    descriptions = []
+    for attempt in range(2):
+        report = tmp_path / f"r{attempt}.json"
+        subprocess.run([str(SRC_DIR / "scripts" / "corrupt-corpus"), "--count", "4", "--seed", "3",
+                        "--bases", "scenario-hotrod-2", "--graphs", "span-attrib", "--no-sanitizer-env",
+                        "--plugin-dir", str(PLUGIN_DIR), "--work", str(tmp_path / "work"),
+                        "--report", str(report)], capture_output=True, text=True, timeout=600)
+        runs = json.loads(report.read_text())["runs"]
+        descriptions.append([{k: r.get(k) for k in ("input", "mutation", "file", "bits", "offset", "fill")}
+                             for r in runs])
+    assert len(descriptions[0]) == 4 and descriptions[0] == descriptions[1]
+
+
+def test_corrupt_corpus_refuses_unknown_graph(tmp_path):
+    if not (PLUGIN_DIR / "babeltrace-plugin-deepspan.so").exists():
+        pytest.skip("the plugin is not built")
+    proc = subprocess.run([str(SRC_DIR / "scripts" / "corrupt-corpus"), "--graphs", "sync-diff,nope",
+                           "--plugin-dir", str(PLUGIN_DIR), "--no-sanitizer-env"],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2
+    assert "unknown graph(s) nope; known: sync-diff, nodejs-metrics, span-attrib, sync-report" in proc.stderr
