@@ -13,7 +13,8 @@
  * cause); a crash, a sanitizer report or a run without a cause is a finding.
  *
  * With DEEPSPAN_FUZZ_CONTRACT=1 every span keeps the producer's contract
- * (doc/span-attrib.md: begin <= end within +-2^62 ns, state totals summing
+ * (doc/span-attrib.md: begin <= end within +-2^62 ns, at most 2^44 ns
+ * (4.9 hours) apart, state totals summing
  * to end - begin, segments and syscall times inside the span, pid and tid
  * kernel ids or -1), so that what
  * is found there is not the sinks' missing range checks on corrupt spans.
@@ -91,6 +92,7 @@ static struct fuzz_input input;	/* the current input, read by the source's itera
 static bool contract;		/* DEEPSPAN_FUZZ_CONTRACT: spans as a correct producer writes them */
 
 #define CONTRACT_LIMIT ((int64_t) 1 << 62)
+#define CONTRACT_LENGTH ((int64_t) 1 << 44)
 
 static const char *const hosts[] = { "host-a", "host-b", "h" };
 static const char *const services[] = { "frontend", "mysql", "redis", "" };
@@ -181,8 +183,10 @@ static void keep_contract(struct fuzz_span *span)
 	span->pid = clamp(span->pid, -1, INT32_MAX);	/* kernel ids, or -1 */
 	span->tid = clamp(span->tid, -1, INT32_MAX);
 	span->begin = clamp(span->begin, -CONTRACT_LIMIT, CONTRACT_LIMIT);
-	span->end = clamp(span->end, span->begin, CONTRACT_LIMIT);
-	length = (uint64_t) (span->end - span->begin);
+	/* and a length of at most 2^44 ns (4.9 hours: sums over many requests fit) */
+	span->end = clamp(span->end, span->begin, span->begin <= CONTRACT_LIMIT - CONTRACT_LENGTH ?
+		span->begin + CONTRACT_LENGTH : CONTRACT_LIMIT);
+	length = (uint64_t) span->end - (uint64_t) span->begin;
 	rest = length;
 	for (i = 0; i < 6; i++) {
 		span->states[i] = i == 5 ? rest : span->states[i] % (rest + 1);
