@@ -136,3 +136,66 @@ def test_corrupt_corpus_refuses_unknown_graph(tmp_path):
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 2
     assert "unknown graph(s) nope; known: sync-diff, nodejs-metrics, span-attrib, sync-report" in proc.stderr
+
+
+def corrupt_corpus_module():
+    import importlib.machinery
+    import importlib.util
+    loader = importlib.machinery.SourceFileLoader("corrupt_corpus", str(SRC_DIR / "scripts" / "corrupt-corpus"))
+    spec = importlib.util.spec_from_loader("corrupt_corpus", loader)
+    module = importlib.util.module_from_spec(spec)
+    loader.exec_module(module)
+    return module
+
+
+ABORT_IN_API_CALL = """\
+==42==ERROR: AddressSanitizer: ABRT on unknown address 0x00000000002a (pc 0x7f01 bp 0x7f02 sp 0x7f03 T0)
+    #0 0x7f0000 in __pthread_kill_implementation nptl/pthread_kill.c:44
+    #1 0x7f0001 in raise ../sysdeps/posix/raise.c:26
+    #2 0x7f0002 in abort stdlib/abort.c:79
+    #3 0x7f0003  (/lib/x86_64-linux-gnu/libbabeltrace2.so.0+0x1f2e3)
+    #4 0x7f0004 in bt_clock_snapshot_get_ns_from_origin (/lib/x86_64-linux-gnu/libbabeltrace2.so.0+0x2a000)
+    #5 0x7f0005 in sync_next ../plugins/sync-filter/sync-iter.c:300
+    #6 0x7f0006  (/lib/x86_64-linux-gnu/libbabeltrace2.so.0+0x2b565)
+"""
+SEGV_IN_CTF = """\
+==42==ERROR: AddressSanitizer: SEGV on unknown address 0x000000000000 (pc 0x7f01 bp 0x7f02 sp 0x7f03 T0)
+    #0 0x7f0000 in ctf_msg_iter_get_next_message (/usr/lib/x86_64-linux-gnu/babeltrace2/plugins/babeltrace-plugin-ctf.so+0x3a1b0)
+    #1 0x7f0001  (/lib/x86_64-linux-gnu/libbabeltrace2.so.0+0x2b565)
+    #2 0x7f0002 in sync_pass1 ../plugins/sync-filter/sync-pass1.c:120
+"""
+OVERFLOW_IN_SINK = """\
+==42==ERROR: AddressSanitizer: heap-buffer-overflow on address 0x602000000011 at pc 0x7f01 bp 0x7f02 sp 0x7f03
+READ of size 1 at 0x602000000011 thread T0
+    #0 0x7f0000 in __interceptor_strlen ../../../../src/libsanitizer/sanitizer_common/sanitizer_common_interceptors.inc:387
+    #1 0x7f0001 in ds_strings_intern ../plugins/metrics-sink/strings.c:40
+    #2 0x7f0002 in ds_span_reader_read ../plugins/span-consumer/span-reader.c:560
+"""
+UBSAN_IN_SINK = ("../plugins/diff-sink/metrics-build.c:259:43: runtime error: signed integer overflow: "
+                 "7205759403792859392 + 4611686018427387903 cannot be represented in type 'long int'\n")
+
+
+@pytest.mark.parametrize("stderr,owner,where", [
+    (ABORT_IN_API_CALL, "deepspan", "ABRT in sync_next sync-iter.c:300"),
+    (SEGV_IN_CTF, "babeltrace2", "SEGV in ctf_msg_iter_get_next_message"),
+    (OVERFLOW_IN_SINK, "deepspan", "heap-buffer-overflow in ds_strings_intern strings.c:40"),
+    (UBSAN_IN_SINK, "deepspan", "metrics-build.c:259: signed integer overflow"),
+], ids=["abort-in-api-call", "segv-in-ctf", "overflow-in-sink", "ubsan-in-sink"])
+def test_corrupt_corpus_attribution(stderr, owner, where):
+    """Whose defect a report is: the first frame outside libc/the sanitizer; an abort inside babeltrace2
+    belongs to the deepspan frame that called it."""
+    cc = corrupt_corpus_module()
+    got_owner, signature = cc.attribute(stderr)
+    assert got_owner == owner and signature.startswith(where), (got_owner, signature)
+
+
+def test_corrupt_corpus_outcomes():
+    cc = corrupt_corpus_module()
+    assert cc.classify(0, "", False) == "success"
+    assert cc.classify(1, "ERROR:    [Babeltrace CLI] (babeltrace2.c:2480)\n  Graph failed\n", False) == "error"
+    assert cc.classify(1, "", False) == "silent-error"
+    assert cc.classify(-11, "", False) == "crash"
+    assert cc.classify(86, ABORT_IN_API_CALL, False) == "crash"
+    assert cc.classify(86, OVERFLOW_IN_SINK, False) == "sanitizer"
+    assert cc.classify(87, UBSAN_IN_SINK, False) == "sanitizer"
+    assert cc.classify(None, "", True) == "hang"
