@@ -9,6 +9,7 @@
  * left on the thread after a success.
  */
 #include <glib.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -186,6 +187,10 @@ static void read_everything(const struct ds_params *params, const char *name,
 	check_error(name, status);
 	status = ds_params_get_duration(params, name, 3, &i);
 	if (status == DS_PARAM_STATUS_OK && i < 0) {
+		char description[96];
+
+		ds_describe_value(ds_params_borrow(params, name), description, sizeof(description));
+		fprintf(stderr, "fuzz_params: %s read as the duration %" PRId64 "\n", description, i);
 		fail(name, "negative duration accepted");
 	}
 	check_error(name, status);
