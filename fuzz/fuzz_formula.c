@@ -13,6 +13,7 @@
  * signed overflow there into a crash; the loader must refuse what it cannot
  * apply.
  */
+#include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +22,8 @@
 #include "json-reader.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+#define DAY_NS 86400000000000LL
 
 /* As formula_host() accepts a host: false when the filter would refuse it. */
 static bool accepted(const struct ds_json_value *host, struct ds_transform *tf)
@@ -38,7 +41,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct ds_json_value *doc = ds_json_parse((const char *) data, size, err, sizeof(err));
 	const struct ds_json_value *hosts = ds_json_get(doc, "hosts");
 	struct ds_transform first = ds_transform_identity();
-	volatile int64_t sink = 0;
+	volatile uint64_t sink = 0;	/* keeps the results alive */
 	size_t i;
 	int end;
 
@@ -56,15 +59,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (ds_json_get_int(hosts->items[i], "first_ns", &t[0]) &&
 				ds_json_get_int(hosts->items[i], "last_ns", &t[1])) {
 			for (end = 0; end < 2; end++) {
-				sink += ds_transform_apply(&tf, t[end]) - t[end];
+				int64_t correction;
+
+				/* formula_window (sync-report.c): the correction apply(t) - t */
+				if (__builtin_sub_overflow(ds_transform_apply(&tf, t[end]), t[end], &correction)) {
+					fprintf(stderr, "fuzz_formula: host #%zu: the correction at %" PRId64
+						" overflows (formula_window, sync-report.c)\n", i, t[end]);
+					abort();
+				}
+				sink ^= (uint64_t) correction;
 			}
 		}
-		/* events of the host: at its reference point and a day of ns either side */
-		sink += ds_transform_apply(&tf, tf.x0);
-		sink += ds_transform_apply(&tf, tf.x0 + 86400000000000LL);
+		/* events of the host: at its reference point and a day of ns after (or before) */
+		sink ^= (uint64_t) ds_transform_apply(&tf, tf.x0);
+		sink ^= (uint64_t) ds_transform_apply(&tf, tf.x0 <= INT64_MAX - DAY_NS ?
+			tf.x0 + DAY_NS : tf.x0 - DAY_NS);
 		inv = ds_transform_inverse(&tf);
 		both = ds_transform_compose(&first, &inv);
-		sink += ds_transform_apply(&both, tf.y0);
+		sink ^= (uint64_t) ds_transform_apply(&both, tf.y0);
 		if (i == 0) {
 			first = tf;
 		}
