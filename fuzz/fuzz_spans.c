@@ -20,7 +20,7 @@
  * is found there is not the sinks' missing range checks on corrupt spans.
  *
  * Outputs go to a private temporary directory (in /dev/shm when it exists;
- * DEEPSPAN_FUZZ_TMP overrides), removed at exit.
+ * DEEPSPAN_FUZZ_TMP overrides), emptied after each input and removed at exit.
  *
  * Input layout: 4 header bytes (ports and modes, sink parameters, payload
  * shape, grace), then span records until the input ends (at most MAX_SPANS).
@@ -639,6 +639,18 @@ static void remove_tree(const char *path)
 	(void) g_remove(path);
 }
 
+/* The sinks' outputs of one input: removed after it, so a crash leaves one small directory. */
+static void clear_outputs(void)
+{
+	char *dir = g_build_filename(tmp_dir, "diff", NULL);
+	char *file = g_build_filename(tmp_dir, "metrics.out", NULL);
+
+	remove_tree(dir);
+	(void) g_remove(file);
+	g_free(file);
+	g_free(dir);
+}
+
 static void cleanup(void)
 {
 	if (tmp_dir && !getenv("DEEPSPAN_FUZZ_TMP")) {
@@ -905,5 +917,6 @@ end:
 	bt_value_put_ref(dparams);
 	bt_value_put_ref(mparams);
 	free_input(&input);
+	clear_outputs();
 	return 0;
 }
