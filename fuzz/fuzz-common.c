@@ -1,0 +1,87 @@
+#include "fuzz-common.h"
+
+#include <glib.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static bt_self_component *captured;
+
+static bt_component_class_initialize_method_status capture_init(
+		bt_self_component_sink *self_sink,
+		bt_self_component_sink_configuration *configuration,
+		const bt_value *params, void *init_data)
+{
+	(void) configuration;
+	(void) params;
+	(void) init_data;
+	captured = bt_self_component_sink_as_self_component(self_sink);
+	return BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_OK;
+}
+
+static bt_component_class_sink_consume_method_status capture_consume(
+		bt_self_component_sink *self_sink)
+{
+	(void) self_sink;
+	return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_END;
+}
+
+bt_self_component *fuzz_self_component(void)
+{
+	static bt_graph *graph;	/* owned for the whole run */
+	bt_component_class_sink *cls;
+	const bt_component_sink *comp;
+
+	if (captured) {
+		return captured;
+	}
+	cls = bt_component_class_sink_create("fuzz", capture_consume);
+	graph = bt_graph_create(0);
+	if (!cls || !graph ||
+			bt_component_class_sink_set_initialize_method(cls, capture_init) !=
+				BT_COMPONENT_CLASS_SET_METHOD_STATUS_OK ||
+			bt_graph_add_sink_component(graph, cls, "fuzz", NULL,
+				BT_LOGGING_LEVEL_NONE, &comp) != BT_GRAPH_ADD_COMPONENT_STATUS_OK ||
+			!captured) {
+		fprintf(stderr, "fuzz: cannot create the component receiving error causes\n");
+		abort();
+	}
+	bt_component_class_sink_put_ref(cls);
+	return captured;
+}
+
+uint8_t fuzz_u8(struct fuzz_bytes *in)
+{
+	return in->pos < in->size ? in->data[in->pos++] : 0;
+}
+
+uint64_t fuzz_u64(struct fuzz_bytes *in)
+{
+	uint64_t value = 0;
+	int i;
+
+	for (i = 0; i < 8; i++) {
+		value |= (uint64_t) fuzz_u8(in) << (8 * i);
+	}
+	return value;
+}
+
+bool fuzz_done(const struct fuzz_bytes *in)
+{
+	return in->pos >= in->size;
+}
+
+char *fuzz_string(struct fuzz_bytes *in, size_t max)
+{
+	size_t len = fuzz_u8(in) % (max + 1);
+	char *text;
+
+	if (len > in->size - in->pos) {
+		len = in->size - in->pos;
+	}
+	text = g_malloc(len + 1);
+	memcpy(text, in->data + in->pos, len);
+	text[len] = '\0';
+	in->pos += len;
+	return text;
+}
