@@ -1,5 +1,5 @@
 /*
- * libFuzzer harness: the JSON reader (plugins/common/json-reader.c) that reads
+ * libFuzzer harness: the JSON reader (plugins/sync-filter/json-reader.c) that reads
  * sync formulas and scenario truth files.
  *
  * The input is a document.  Checked: a refusal comes with a message naming a

@@ -1,5 +1,5 @@
 """A short fuzzing run: each libFuzzer harness of fuzz/ for a few seconds with a fixed seed, the inputs that
-crashed them before (fuzz/crashes-fixed-elsewhere/), and scripts/corrupt-corpus on 30 corrupt traces under
+crashed them before (fuzz/regressions/), and scripts/corrupt-corpus on 30 corrupt traces under
 ASan+UBSan.  The long run is bench/fuzz-long (doc/testing.md, "Fuzzing")."""
 import json
 import os
@@ -13,7 +13,7 @@ from conftest import ASAN_BUILD_DIR, PLUGIN_DIR, SRC_DIR
 
 FUZZ_BUILD_DIR = pathlib.Path(os.environ.get("DEEPSPAN_FUZZ_BUILD_DIR", SRC_DIR / "build-fuzz"))
 CORPUS_DIR = SRC_DIR / "fuzz" / "corpus"
-REPRODUCERS_DIR = SRC_DIR / "fuzz" / "crashes-fixed-elsewhere"
+REPRODUCERS_DIR = SRC_DIR / "fuzz" / "regressions"
 SECONDS_PER_HARNESS = int(os.environ.get("DEEPSPAN_FUZZ_SECONDS", "4"))
 # (test id, harness, environment): fuzz_spans also runs with spans that keep the producer's contract.
 HARNESSES = [
@@ -24,8 +24,10 @@ HARNESSES = [
     ("fuzz_spans", "fuzz_spans", {}),
     ("fuzz_spans-contract", "fuzz_spans", {"DEEPSPAN_FUZZ_CONTRACT": "1"}),
 ]
+# A harness reports a broken invariant on a line of its own starting with its name ("fuzz_duration: ...");
+# libFuzzer's "/path/fuzz_duration: Running 1 inputs" line is not one.
 FINDING_RE = re.compile(r"ERROR: libFuzzer|ERROR: AddressSanitizer|runtime error:|ERROR: LeakSanitizer|"
-                        r"fuzz_\w+: ")
+                        r"^fuzz_\w+: ", re.MULTILINE)
 
 _build_result = {}
 
@@ -79,7 +81,7 @@ def reproducers():
 @pytest.mark.parametrize("path", reproducers(), ids=lambda p: f"{p.parent.name}/{p.name}")
 def test_fuzz_reproducer(path):
     """Inputs that crashed a harness: each must now run clean (the fixes are in the parsers' and sinks' owners'
-    branches; see fuzz/crashes-fixed-elsewhere/README.md)."""
+    branches; see fuzz/regressions/README.md)."""
     harness = path.parent.name
     env_extra = {"DEEPSPAN_FUZZ_CONTRACT": "1"} if harness.endswith("-contract") else {}
     proc = run_harness(harness.replace("-contract", ""), ["-runs=1", str(path)], env_extra, timeout=120)
