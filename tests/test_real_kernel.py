@@ -270,3 +270,56 @@ def test_diff_names_injected_cause(unpack, tmp_path, base, cause, leaf):
     top_ns, top = leaves[0]
     assert re.search(leaf, top), leaves[:5]
     assert top_ns >= difference / 3, leaves[:5]
+
+
+RECORD = SRC_DIR / "scripts" / "deepspan-record"
+LIST_K = FIXTURES_DIR / "lttng-list-k-6.1-lttng-modules-2.13.9.txt"
+
+
+def check_events(path):
+    return subprocess.run([str(RECORD), "check-events", str(path)], capture_output=True, text=True, timeout=60)
+
+
+def test_record_selects_kernel_events_from_lttng_list_k():
+    """The `lttng list -k` of the guests (lttng-modules 2.13.9, Linux 6.1): every required event exists, timer
+    events are enabled, and the optional ones this build lacks are named."""
+    proc = check_events(LIST_K)
+    assert proc.returncode == 0, proc.stderr
+    enabled = proc.stdout.split("enable: ", 1)[1].split()
+    for ev in ("sched_switch", "sched_waking", "irq_softirq_entry", "timer_hrtimer_expire_entry",
+               "timer_hrtimer_expire_exit", "timer_expire_entry", "block_rq_issue", "block_rq_insert",
+               "net_dev_queue", "net_if_receive_skb", "lttng_statedump_*"):
+        assert ev in enabled, enabled
+    assert "warning" not in proc.stderr, proc.stderr
+    for ev in ("x86_irq_vectors_*", "inet_sock_local_in", "inet_sock_local_out"):
+        assert f"kernel event {ev} is not available in this tracer (optional)" in proc.stderr
+        assert ev not in enabled
+
+
+def test_record_warns_for_every_missing_required_event(tmp_path):
+    lines = LIST_K.read_text().splitlines()
+    dropped = ("sched_waking", "timer_hrtimer_expire_entry", "net_if_receive_skb")
+    trimmed = tmp_path / "list-k.txt"
+    trimmed.write_text("\n".join(l for l in lines if l.strip().split(" ")[0] not in dropped) + "\n")
+    proc = check_events(trimmed)
+    assert proc.returncode == 0, proc.stderr
+    for ev in dropped:
+        assert f"warning: kernel event {ev} is not available in this tracer (lttng list -k)" in proc.stderr
+        assert ev not in proc.stdout.split()
+    assert "no TCP pairs: filter.deepspan.sync cannot align this host" in proc.stderr
+    assert "timer wake-ups are not named" in proc.stderr
+    # without any statedump event, the glob warns too
+    no_dump = tmp_path / "no-statedump.txt"
+    no_dump.write_text("\n".join(l for l in lines if "lttng_statedump_" not in l) + "\n")
+    proc = check_events(no_dump)
+    assert "warning: kernel event lttng_statedump_* is not available" in proc.stderr
+
+
+def test_record_check_events_rejects_other_input(tmp_path):
+    other = tmp_path / "other.txt"
+    other.write_text("Error: Unable to list kernel events: Kernel tracer not available\n")
+    proc = check_events(other)
+    assert proc.returncode == 2
+    assert "lists no kernel tracepoints (is it 'lttng list -k' output?)" in proc.stderr
+    proc = check_events(tmp_path / "missing.txt")
+    assert proc.returncode == 2 and "cannot read" in proc.stderr
