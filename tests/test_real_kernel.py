@@ -16,7 +16,7 @@ import bt2
 import pytest
 
 from conftest import SRC_DIR, run_babeltrace2
-from span_attrib_support import payload_dict
+from span_attrib_support import payload_dict, run_script
 
 FIXTURES_DIR = SRC_DIR / "tests" / "fixtures" / "real-kernel"
 FIXTURES = sorted(p.name[:-len(".tar.xz")] for p in FIXTURES_DIR.glob("*.tar.xz"))
@@ -323,3 +323,36 @@ def test_record_check_events_rejects_other_input(tmp_path):
     assert "lists no kernel tracepoints (is it 'lttng list -k' output?)" in proc.stderr
     proc = check_events(tmp_path / "missing.txt")
     assert proc.returncode == 2 and "cannot read" in proc.stderr
+
+
+def test_unknown_syscalls_named_from_their_id(bt2_plugin):
+    """lttng-modules 2.13.9 on Linux 6.1 writes `syscall_entry_unknown {id, args}` for clone3, rseq, getrandom...
+    (as in the fixtures: the child of clone3 starts with a `syscall_exit_unknown` that has no entry);
+    span-attrib names them from the x86_64 table."""
+    from test_span_attrib_graph import end, kev, start, sw
+    fields = {"syscall_entry_unknown": [("id", "s64")], "syscall_exit_unknown": [("id", "s64"), ("ret", "s64")],
+              "compat_syscall_entry_unknown": [("id", "s64")],
+              "compat_syscall_exit_unknown": [("id", "s64"), ("ret", "s64")]}
+    script = [
+        sw(1000, 0, 0, 0, 100, prev_comm="swapper/0"),
+        start(1005, 100, 7),
+        kev(1010, 0, "syscall_entry_unknown", id=435),           # clone3
+        kev(1030, 0, "syscall_exit_unknown", id=435, ret=101),
+        kev(1040, 0, "syscall_entry_unknown", id=318),           # getrandom
+        kev(1045, 0, "syscall_exit_unknown", id=318, ret=8),
+        kev(1050, 0, "syscall_entry_unknown", id=999),           # no such x86_64 syscall
+        kev(1055, 0, "syscall_exit_unknown", id=999, ret=-38),
+        kev(1060, 0, "compat_syscall_entry_unknown", id=435),    # an i386 number: not named
+        kev(1062, 0, "compat_syscall_exit_unknown", id=435, ret=0),
+        sw(1070, 0, 100, 0, 101, next_comm="app"),               # the child returns from clone3
+        kev(1071, 0, "syscall_exit_unknown", id=435, ret=0),
+        sw(1075, 0, 101, 1, 100, prev_comm="app"),
+        end(1080, 100, 7),
+    ]
+    _, spans = run_script(bt2_plugin, script, fields=fields)
+    (span,) = spans
+    by_name = {s["name"]: (s["count"], s["duration"]) for s in span["syscalls"]}
+    assert by_name == {"clone3": (1, 20), "getrandom": (1, 5), "unknown": (2, 7)}, by_name
+    details = [(seg["state"], seg["detail"]) for seg in span["segments"]]
+    assert ("syscall", "clone3") in details and ("syscall", "getrandom") in details
+    assert sum(span[k] for k in STATES) == span["end"] - span["begin"]
