@@ -185,10 +185,10 @@ def tcp_pairs_after_sync(ds, root):
         ev = msg.event
         if str(ev["network_header_type"].labels[0]) != "_ipv4":
             continue
-        ip = ev["network_header"]["ipv4"]
+        ip = ev["network_header"].selected_option
         if str(ip["transport_header_type"].labels[0]) != "_tcp":
             continue
-        tcp = ip["transport_header"]["tcp"]
+        tcp = ip["transport_header"].selected_option
         key = (int(ip["saddr"][0]), int(ip["saddr"][3]), int(ip["daddr"][3]), int(tcp["source_port"]),
                int(tcp["dest_port"]), int(tcp["seq"]), int(tcp["ack_seq"]), int(tcp["flags"]))
         host = ev.stream.trace.environment["hostname"]
