@@ -269,8 +269,9 @@ def diff_a_b(unpack, base, cause, out):
 
 # (baseline, cause recording, the leaf that must gain most, the services it is looked for in). The diff
 # runs in critical-path mode: its leaves' W_B - W_A sum to the mean latency difference; summed per leaf
-# state (over all the span paths it occurs in), the injected cause must come first with at least a third
-# of the difference of those paths.
+# state (over all the span paths it occurs in), the injected cause must gain most, at least a third of
+# all the gains. (Two recordings under TCG on a shared host differ by the host's load too: two-netem's
+# 4 ms delay is the largest gain, yet the run as a whole was faster than two-plain's.)
 # Two guests, CPU hog on guest2: what grows is the gateway's wait for guest2 (`[Waited blocked] recvfrom`
 # in `GET account` / `GET store/reserve`): the hog delays ds-account's and ds-store's accept loops and
 # thread starts, which no span covers, so without critical-path chains through the waker (a later issue)
@@ -291,13 +292,12 @@ CAUSES = [
 def test_diff_names_injected_cause(unpack, tmp_path, base, cause, leaf, within):
     explain, folded = diff_a_b(unpack, base, cause, tmp_path / "ab")
     leaves = leaf_causes(folded, within)
-    difference = sum(ns for ns, _ in leaves)
+    growth = sum(ns for ns, _ in leaves if ns > 0)
     print(explain)
     print("per leaf cause:", [(f"{ns / 1e6:+.1f} ms", name) for ns, name in leaves[:5]])
-    assert difference > 0, explain
     top_ns, top = leaves[0]
     assert re.search(leaf, top), leaves[:5]
-    assert top_ns >= difference / 3, leaves[:5]
+    assert top_ns >= growth / 3, leaves[:5]
 
 
 RECORD = SRC_DIR / "scripts" / "deepspan-record"
