@@ -30,7 +30,7 @@ def test_plugin_loads_from_its_install_directory(staged):
 
 
 def test_commands_installed(staged):
-    for name in ("deepspan-report", "deepspan-record"):
+    for name in ("deepspan-report", "deepspan-record", "deepspan-vm"):
         (script,) = staged.rglob(f"bin/{name}")
         proc = subprocess.run([str(script), "--help"], capture_output=True, text=True, timeout=60)
         assert proc.returncode == 0 and name in proc.stdout + proc.stderr, name

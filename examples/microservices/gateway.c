@@ -12,8 +12,8 @@
 #define SERVICE_NAME "gateway"
 
 /* One outgoing call inside `parent`: a client span around the HTTP exchange. */
-static bool call(const struct deepspan_span *parent, const char *operation, uint16_t port,
-		const char *path, struct http_response *resp)
+static bool call(const struct deepspan_span *parent, const char *operation, struct in_addr host,
+		uint16_t port, const char *path, struct http_response *resp)
 {
 	struct deepspan_context context = deepspan_span_context(parent);
 	struct deepspan_span span;
@@ -21,7 +21,7 @@ static bool call(const struct deepspan_span *parent, const char *operation, uint
 
 	deepspan_span_start(&span, &context, SERVICE_NAME, operation, DEEPSPAN_KIND_CLIENT);
 	context = deepspan_span_context(&span);
-	ok = http_get(port, path, &context, resp) && resp->status == 200;
+	ok = http_get_from(host, port, path, &context, resp) && resp->status == 200;
 	deepspan_span_end(&span, ok ? DEEPSPAN_STATUS_OK : DEEPSPAN_STATUS_ERROR);
 	return ok;
 }
@@ -43,7 +43,7 @@ static void handle(int fd, const struct http_request *req, const struct service_
 	deepspan_span_start(&span, req->has_context ? &req->context : NULL, SERVICE_NAME,
 		checkout ? "HTTP GET /checkout" : "HTTP GET /balance", DEEPSPAN_KIND_SERVER);
 	snprintf(path, sizeof(path), "/account?user=%lu", user);
-	ok = call(&span, "GET account", opts->account_port, path, &resp);
+	ok = call(&span, "GET account", opts->account_host, opts->account_port, path, &resp);
 	if (ok && checkout) {
 		struct deepspan_context context = deepspan_span_context(&span);
 		struct deepspan_span price;
@@ -52,7 +52,7 @@ static void handle(int fd, const struct http_request *req, const struct service_
 		service_busy_wait_ns((uint64_t) items * opts->work_us * 1000);
 		deepspan_span_end(&price, DEEPSPAN_STATUS_OK);
 		snprintf(path, sizeof(path), "/reserve?user=%lu&items=%lu", user, items);
-		ok = call(&span, "GET store/reserve", opts->store_port, path, &resp);
+		ok = call(&span, "GET store/reserve", opts->store_host, opts->store_port, path, &resp);
 	}
 	snprintf(body, sizeof(body), "{\"user\":%lu,\"ok\":%s}\n", user, ok ? "true" : "false");
 	deepspan_span_end(&span, ok ? DEEPSPAN_STATUS_OK : DEEPSPAN_STATUS_ERROR);

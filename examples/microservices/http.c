@@ -1,4 +1,4 @@
-/* Tiny loopback HTTP/1.0 client and server helpers for the example services (see http.h). */
+/* Tiny HTTP/1.0 client and server helpers for the example services (see http.h). */
 #define _GNU_SOURCE
 #include "http.h"
 
@@ -16,8 +16,12 @@
 
 int http_listen_loopback(uint16_t port)
 {
-	struct sockaddr_in addr = { .sin_family = AF_INET, .sin_port = htons(port),
-		.sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	return http_listen((struct in_addr) { .s_addr = htonl(INADDR_LOOPBACK) }, port);
+}
+
+int http_listen(struct in_addr address, uint16_t port)
+{
+	struct sockaddr_in addr = { .sin_family = AF_INET, .sin_port = htons(port), .sin_addr = address };
 	int one = 1;
 	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 
@@ -173,8 +177,14 @@ static bool parse_response(const char *text, struct http_response *resp)
 bool http_get(uint16_t port, const char *path, const struct deepspan_context *context,
 		struct http_response *resp)
 {
-	struct sockaddr_in addr = { .sin_family = AF_INET, .sin_port = htons(port),
-		.sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	return http_get_from((struct in_addr) { .s_addr = htonl(INADDR_LOOPBACK) }, port, path, context, resp);
+}
+
+bool http_get_from(struct in_addr address, uint16_t port, const char *path,
+		const struct deepspan_context *context, struct http_response *resp)
+{
+	struct sockaddr_in addr = { .sin_family = AF_INET, .sin_port = htons(port), .sin_addr = address };
+	char host[INET_ADDRSTRLEN] = "127.0.0.1";
 	char traceparent[DEEPSPAN_TRACEPARENT_SIZE] = "";
 	char request[512], reply[HTTP_MAX_HEADER + HTTP_MAX_BODY];
 	bool ok = false;
@@ -187,8 +197,9 @@ bool http_get(uint16_t port, const char *path, const struct deepspan_context *co
 	if (context && deepspan_traceparent_format(context, traceparent, sizeof(traceparent)) != DEEPSPAN_OK) {
 		traceparent[0] = '\0';
 	}
-	len = snprintf(request, sizeof(request), "GET %s HTTP/1.0\r\nHost: 127.0.0.1:%u\r\n%s%s%s\r\n",
-		path, (unsigned int) port, traceparent[0] ? "traceparent: " : "", traceparent,
+	inet_ntop(AF_INET, &address, host, sizeof(host));
+	len = snprintf(request, sizeof(request), "GET %s HTTP/1.0\r\nHost: %s:%u\r\n%s%s%s\r\n",
+		path, host, (unsigned int) port, traceparent[0] ? "traceparent: " : "", traceparent,
 		traceparent[0] ? "\r\n" : "");
 	if (len <= 0 || (size_t) len >= sizeof(request)) {
 		goto end;

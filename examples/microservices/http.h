@@ -6,6 +6,7 @@
 #ifndef DEEPSPAN_EXAMPLES_HTTP_H
 #define DEEPSPAN_EXAMPLES_HTTP_H
 
+#include <netinet/in.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -30,6 +31,9 @@ struct http_response {
 /* A listening TCP socket on 127.0.0.1:port (0 = any free port); -1 on error (errno set). */
 int http_listen_loopback(uint16_t port);
 
+/* The same on `address` (another guest's interface in two-host recordings, doc/real-kernels.md). */
+int http_listen(struct in_addr address, uint16_t port);
+
 /* The local port of a bound socket; 0 on error. */
 uint16_t http_socket_port(int fd);
 
@@ -45,6 +49,10 @@ bool http_send_response(int fd, int status, const char *body);
  */
 bool http_get(uint16_t port, const char *path, const struct deepspan_context *context,
 		struct http_response *resp);
+
+/* The same from address:port. */
+bool http_get_from(struct in_addr address, uint16_t port, const char *path,
+		const struct deepspan_context *context, struct http_response *resp);
 
 /* The value of query parameter `name` in `path` as an unsigned number, or `fallback`. */
 unsigned long http_query_ulong(const char *path, const char *name, unsigned long fallback);

@@ -9,6 +9,7 @@
  * store's lock too long). Each request is a client span of service "loadgen".
  */
 #define _GNU_SOURCE
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -32,6 +33,8 @@ struct loadgen_options {
 	unsigned long requests, warmup, concurrency, big_every, big_items, balance_every, max_seconds;
 	unsigned long gateway_work_us, account_work_us, store_work_us;
 	uint16_t gateway_port;
+	struct in_addr gateway_host;	/* --gateway-host (default 127.0.0.1) */
+	const char *store_journal;	/* --store-journal=FILE: passed to the spawned ds-store as --journal */
 	const char *output;
 };
 
@@ -61,7 +64,8 @@ static void usage(FILE *out)
 	fprintf(out,
 		"usage: ds-loadgen [--requests=N] [--warmup=W] [--concurrency=C] [--big-every=K] [--big-items=I]\n"
 		"                  [--balance-every=M] [--gateway-work-us=US] [--account-work-us=US]\n"
-		"                  [--store-work-us=US] [--max-seconds=S] [--gateway-port=PORT] [--output=FILE]\n"
+		"                  [--store-work-us=US] [--max-seconds=S] [--gateway-port=PORT] [--gateway-host=ADDR]\n"
+		"                  [--store-journal=FILE] [--output=FILE]\n"
 		"Sends N requests (default 200, at most %d) from C threads (default 4, at most %d) to the\n"
 		"example gateway. Every M-th request (default 10) is GET /balance, the others GET /checkout;\n"
 		"every K-th request (default 50) is a checkout of I items (default 100): the gateway prices\n"
@@ -97,6 +101,8 @@ static bool parse_options(int argc, char **argv, struct loadgen_options *opts)
 		{ "store-work-us", required_argument, NULL, 's' },
 		{ "max-seconds", required_argument, NULL, 't' },
 		{ "gateway-port", required_argument, NULL, 'g' },
+		{ "gateway-host", required_argument, NULL, 'G' },
+		{ "store-journal", required_argument, NULL, 'J' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -107,7 +113,7 @@ static bool parse_options(int argc, char **argv, struct loadgen_options *opts)
 
 	*opts = (struct loadgen_options) { .requests = 200, .warmup = 5, .concurrency = 4, .big_every = 50,
 		.big_items = 100, .balance_every = 10, .max_seconds = 120, .gateway_work_us = 200,
-		.account_work_us = 200, .store_work_us = 100 };
+		.account_work_us = 200, .store_work_us = 100, .gateway_host.s_addr = htonl(INADDR_LOOPBACK) };
 	while (ok && (c = getopt_long(argc, argv, "h", long_options, NULL)) != -1) {
 		switch (c) {
 		case 'n': ok = parse_ulong(optarg, 1, MAX_REQUESTS, &opts->requests); break;
@@ -121,6 +127,8 @@ static bool parse_options(int argc, char **argv, struct loadgen_options *opts)
 		case 's': ok = parse_ulong(optarg, 0, 1000000, &opts->store_work_us); break;
 		case 't': ok = parse_ulong(optarg, 1, 3600, &opts->max_seconds); break;
 		case 'g': ok = parse_ulong(optarg, 1, 65535, &port); break;
+		case 'J': opts->store_journal = optarg; break;
+		case 'G': ok = inet_pton(AF_INET, optarg, &opts->gateway_host) == 1; break;
 		case 'o': opts->output = optarg; break;
 		case 'h': usage(stdout); exit(0);
 		default: ok = false; break;
@@ -162,7 +170,7 @@ static void send_request(struct run *run, unsigned long i)
 	deepspan_span_start(&rec->span, NULL, "loadgen",
 		rec->checkout ? "GET /checkout" : "GET /balance", DEEPSPAN_KIND_CLIENT);
 	context = deepspan_span_context(&rec->span);
-	rec->ok = http_get(run->opts->gateway_port, path, &context, &resp) && resp.status == 200;
+	rec->ok = http_get_from(run->opts->gateway_host, run->opts->gateway_port, path, &context, &resp) && resp.status == 200;
 	deepspan_span_end(&rec->span, rec->ok ? DEEPSPAN_STATUS_OK : DEEPSPAN_STATUS_ERROR);
 	rec->end_ns = service_now_ns();
 }
@@ -178,7 +186,7 @@ static void warm_up(const struct loadgen_options *opts)
 
 		deepspan_span_start(&span, NULL, "loadgen", "warm-up GET /checkout", DEEPSPAN_KIND_CLIENT);
 		context = deepspan_span_context(&span);
-		ok = http_get(opts->gateway_port, "/checkout?user=0&items=1", &context, &resp) && resp.status == 200;
+		ok = http_get_from(opts->gateway_host, opts->gateway_port, "/checkout?user=0&items=1", &context, &resp) && resp.status == 200;
 		deepspan_span_end(&span, ok ? DEEPSPAN_STATUS_OK : DEEPSPAN_STATUS_ERROR);
 	}
 }
@@ -219,8 +227,8 @@ static bool own_directory(char *dir, size_t size)
 static bool spawn(struct child *child, const char *dir, const struct loadgen_options *opts,
 		const struct child *account, const struct child *store)
 {
-	char path[PATH_MAX + 32], fd_arg[32], seconds[32], work[32], ports[2][32];
-	char *args[8];
+	char path[PATH_MAX + 32], fd_arg[32], seconds[32], work[32], ports[2][32], journal[PATH_MAX + 16];
+	char *args[9];
 	int n = 0;
 
 	child->listen_fd = http_listen_loopback(0);
@@ -244,6 +252,10 @@ static bool spawn(struct child *child, const char *dir, const struct loadgen_opt
 		snprintf(ports[1], sizeof(ports[1]), "--store-port=%u", store->port);
 		args[n++] = ports[0];
 		args[n++] = ports[1];
+	}
+	if (opts->store_journal && strcmp(child->program, "ds-store") == 0) {
+		snprintf(journal, sizeof(journal), "--journal=%s", opts->store_journal);
+		args[n++] = journal;
 	}
 	args[n] = NULL;
 	child->pid = fork();

@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "service.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <getopt.h>
 #include <poll.h>
@@ -122,9 +123,11 @@ static void drain(unsigned int seconds)
 static void usage(FILE *out, const char *name)
 {
 	fprintf(out,
-		"usage: %s (--port=PORT | --listen-fd=FD) [--max-requests=N] [--max-seconds=S]\n"
-		"          [--account-port=PORT] [--store-port=PORT] [--work-us=US]\n"
-		"An example deepspan-instrumented service on 127.0.0.1 (see doc/instrumentation.md).\n",
+		"usage: %s (--port=PORT | --listen-fd=FD) [--bind=ADDR] [--max-requests=N] [--max-seconds=S]\n"
+		"          [--account-port=PORT] [--account-host=ADDR] [--store-port=PORT] [--store-host=ADDR]\n"
+		"          [--work-us=US] [--journal=FILE]\n"
+		"An example deepspan-instrumented service on 127.0.0.1 (see doc/instrumentation.md); --bind and\n"
+		"the --*-host options (IPv4 addresses) put the services on several hosts (doc/real-kernels.md).\n",
 		name);
 }
 
@@ -138,13 +141,18 @@ static bool parse_options(const char *name, int argc, char **argv, struct servic
 		{ "account-port", required_argument, NULL, 'a' },
 		{ "store-port", required_argument, NULL, 'o' },
 		{ "work-us", required_argument, NULL, 'w' },
+		{ "bind", required_argument, NULL, 'b' },
+		{ "journal", required_argument, NULL, 'j' },
+		{ "account-host", required_argument, NULL, 'A' },
+		{ "store-host", required_argument, NULL, 'O' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	struct in_addr loopback = { .s_addr = htonl(INADDR_LOOPBACK) };
 	int c;
 
 	*opts = (struct service_options) { .listen_fd = -1, .max_requests = 100000, .max_seconds = 300,
-		.work_us = 200 };
+		.work_us = 200, .bind = loopback, .account_host = loopback, .store_host = loopback };
 	while ((c = getopt_long(argc, argv, "h", long_options, NULL)) != -1) {
 		unsigned long value = optarg ? strtoul(optarg, NULL, 10) : 0;
 
@@ -156,6 +164,16 @@ static bool parse_options(const char *name, int argc, char **argv, struct servic
 		case 'a': opts->account_port = (uint16_t) value; break;
 		case 'o': opts->store_port = (uint16_t) value; break;
 		case 'w': opts->work_us = value; break;
+		case 'j': opts->journal = optarg; break;
+		case 'b':
+		case 'A':
+		case 'O':
+			if (inet_pton(AF_INET, optarg, c == 'b' ? &opts->bind : c == 'A' ? &opts->account_host :
+					&opts->store_host) != 1) {
+				fprintf(stderr, "%s: bad IPv4 address '%s'\n", name, optarg);
+				return false;
+			}
+			break;
 		case 'h': usage(stdout, name); exit(0);
 		default: usage(stderr, name); return false;
 		}
@@ -178,9 +196,12 @@ int service_main(const char *name, int argc, char **argv, service_handler handle
 	if (!parse_options(name, argc, argv, &opts)) {
 		return 2;
 	}
-	listen_fd = opts.listen_fd >= 0 ? opts.listen_fd : http_listen_loopback(opts.port);
+	listen_fd = opts.listen_fd >= 0 ? opts.listen_fd : http_listen(opts.bind, opts.port);
 	if (listen_fd < 0) {
-		fprintf(stderr, "%s: cannot listen on 127.0.0.1:%u: %s\n", name, opts.port, strerror(errno));
+		char address[INET_ADDRSTRLEN] = "?";
+
+		inet_ntop(AF_INET, &opts.bind, address, sizeof(address));
+		fprintf(stderr, "%s: cannot listen on %s:%u: %s\n", name, address, opts.port, strerror(errno));
 		return 1;
 	}
 	sigaction(SIGTERM, &sa, NULL);

@@ -1,5 +1,5 @@
 /*
- * The common life of an example service: parse the command line, listen on loopback, serve each
+ * The common life of an example service: parse the command line, listen (on loopback by default), serve each
  * connection on its own thread (at most SERVICE_MAX_THREADS at once), stop on SIGTERM/SIGINT,
  * after --max-requests connections, or after --max-seconds — every loop is bounded.
  */
@@ -18,9 +18,14 @@ struct service_options {
 	int listen_fd;			/* --listen-fd (-1: none given): an inherited listening socket */
 	unsigned long max_requests;	/* --max-requests (default 100000) */
 	unsigned long max_seconds;	/* --max-seconds (default 300) */
+	struct in_addr bind;		/* --bind (default 127.0.0.1): the address --port listens on */
 	uint16_t account_port;		/* --account-port: where the gateway finds the account service */
+	struct in_addr account_host;	/* --account-host (default 127.0.0.1) */
 	uint16_t store_port;		/* --store-port */
+	struct in_addr store_host;	/* --store-host (default 127.0.0.1) */
 	unsigned long work_us;		/* --work-us: CPU time per request (service-specific meaning) */
+	const char *journal;		/* --journal=FILE (borrowed from argv; NULL: none): ds-store appends and
+					 * fdatasyncs one line per reservation */
 };
 
 /* Handles one parsed request on `fd` (the service responds; the caller closes the socket). */

@@ -3,9 +3,14 @@
  * spending --work-us of CPU per item while holding it. A big cart therefore holds the lock
  * too long: it is slow itself and delays every reservation queued behind it (the classic
  * "lock held too long" that deepspan shows as Waited blocked on futex in the waiters).
+ * With --journal=FILE it also appends one line per reservation to FILE and fdatasyncs it while
+ * holding the lock (a span "journal write"): disk latency then shows up too (doc/real-kernels.md).
  */
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "service.h"
 
@@ -14,6 +19,26 @@
 
 static pthread_mutex_t inventory_lock = PTHREAD_MUTEX_INITIALIZER;
 static unsigned long reserved_items;	/* guarded by inventory_lock */
+static int journal_fd = -1;		/* guarded by inventory_lock; opened on first use, never closed */
+
+/* Appends and syncs one journal line (inventory_lock held). */
+static void journal_write(const struct deepspan_span *parent, const char *path, unsigned long items,
+		unsigned long total)
+{
+	struct deepspan_context context = deepspan_span_context(parent);
+	struct deepspan_span span;
+	char line[96];
+	int len;
+	bool ok;
+
+	deepspan_span_start(&span, &context, SERVICE_NAME, "journal write", DEEPSPAN_KIND_INTERNAL);
+	if (journal_fd < 0) {
+		journal_fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	}
+	len = snprintf(line, sizeof(line), "reserve %lu total %lu\n", items, total);
+	ok = journal_fd >= 0 && write(journal_fd, line, (size_t) len) == len && fdatasync(journal_fd) == 0;
+	deepspan_span_end(&span, ok ? DEEPSPAN_STATUS_OK : DEEPSPAN_STATUS_ERROR);
+}
 
 static void handle(int fd, const struct http_request *req, const struct service_options *opts)
 {
@@ -35,6 +60,9 @@ static void handle(int fd, const struct http_request *req, const struct service_
 	service_busy_wait_ns((uint64_t) items * opts->work_us * 1000);
 	reserved_items += items;
 	total = reserved_items;
+	if (opts->journal) {
+		journal_write(&reserve, opts->journal, items, total);
+	}
 	pthread_mutex_unlock(&inventory_lock);
 	deepspan_span_end(&reserve, DEEPSPAN_STATUS_OK);
 	snprintf(body, sizeof(body), "{\"reserved\":%lu,\"total\":%lu}\n", items, total);

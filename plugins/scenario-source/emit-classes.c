@@ -117,12 +117,47 @@ static bt_field_class *tcp_struct(bt_trace_class *tc)
 	return st;
 }
 
-/* `transport_header_type` + `transport_header` members appended to an IP header struct. */
+static bt_field_class *udp_struct(bt_trace_class *tc)
+{
+	bt_field_class *st = bt_field_class_structure_create(tc);
+	bool ok = st &&
+		append_int(tc, st, "source_port", false, 16, false) &&
+		append_int(tc, st, "dest_port", false, 16, false) &&
+		append_int(tc, st, "len", false, 16, false) &&
+		append_int(tc, st, "check", false, 16, false);
+
+	if (!ok) {
+		bt_field_class_put_ref(st);
+		return NULL;
+	}
+	return st;
+}
+
+static bt_field_class *icmp_struct(bt_trace_class *tc)
+{
+	bt_field_class *st = bt_field_class_structure_create(tc);
+	bool ok = st &&
+		append_int(tc, st, "type", false, 8, false) &&
+		append_int(tc, st, "code", false, 8, false) &&
+		append_int(tc, st, "checksum", false, 16, false) &&
+		append_int(tc, st, "gateway", false, 32, false);
+
+	if (!ok) {
+		bt_field_class_put_ref(st);
+		return NULL;
+	}
+	return st;
+}
+
+/*
+ * `transport_header_type` + `transport_header` members appended to an IP header struct, as
+ * lttng-modules 2.13 declares them (tcp, udp and icmp options; the simulator emits TCP only).
+ */
 static bool append_transport(bt_trace_class *tc, bt_field_class *ip)
 {
-	static const char *const labels[] = { "_unknown", "_tcp" };
-	static const uint64_t ranges[][2] = { { 0, 0 }, { 1, 1 } };
-	bt_field_class *selector = enum_fc(tc, 8, labels, ranges, 2);
+	static const char *const labels[] = { "_unknown", "_tcp", "_udp", "_icmp" };
+	static const uint64_t ranges[][2] = { { 0, 0 }, { 1, 1 }, { 2, 2 }, { 3, 3 } };
+	bt_field_class *selector = enum_fc(tc, 8, labels, ranges, 4);
 	bt_field_class *variant;
 
 	if (!selector || bt_field_class_structure_append_member(ip, "transport_header_type", selector) !=
@@ -134,7 +169,9 @@ static bool append_transport(bt_trace_class *tc, bt_field_class *ip)
 	bt_field_class_put_ref(selector);
 	if (!variant ||
 			!add_variant_option(variant, "unknown", bt_field_class_structure_create(tc), 0, 0) ||
-			!add_variant_option(variant, "tcp", tcp_struct(tc), 1, 1)) {
+			!add_variant_option(variant, "tcp", tcp_struct(tc), 1, 1) ||
+			!add_variant_option(variant, "udp", udp_struct(tc), 2, 2) ||
+			!add_variant_option(variant, "icmp", icmp_struct(tc), 3, 3)) {
 		bt_field_class_put_ref(variant);
 		return false;
 	}
@@ -152,10 +189,12 @@ static bt_field_class *byte_array(bt_trace_class *tc, unsigned int bits, bool he
 
 static bt_field_class *protocol_enum(bt_trace_class *tc)
 {
-	static const char *const labels[] = { "_unknown", "_unknown", "_tcp" };
-	static const uint64_t ranges[][2] = { { 0, 5 }, { 7, 255 }, { 6, 6 } };
+	static const char *const labels[] = { "_unknown", "_unknown", "_unknown", "_unknown", "_icmp", "_tcp",
+		"_udp" };
+	static const uint64_t ranges[][2] = { { 0, 0 }, { 2, 5 }, { 7, 16 }, { 18, 255 }, { 1, 1 }, { 6, 6 },
+		{ 17, 17 } };
 
-	return enum_fc(tc, 8, labels, ranges, 3);
+	return enum_fc(tc, 8, labels, ranges, 7);
 }
 
 static bt_field_class *ipv4_struct(bt_trace_class *tc)
@@ -258,7 +297,7 @@ static bt_field_class *epoll_event_struct(bt_trace_class *tc)
 	bt_field_class *flags = bt_field_class_structure_create(tc);
 	bool ok = st && data && flags &&
 		append_int(tc, data, "u64", false, 64, true) &&
-		append_int(tc, data, "fd", false, 32, false) &&
+		append_int(tc, data, "fd", true, 32, false) &&	/* signed in lttng-modules 2.13 */
 		append_int(tc, flags, "EPOLLIN", false, 1, false) &&
 		append_int(tc, flags, "EPOLLPRI", false, 1, false) &&
 		append_int(tc, flags, "EPOLLOUT", false, 1, false) &&

@@ -101,7 +101,7 @@ static bool fill_epoll_fds(bt_field *payload, uint64_t index, const int64_t *v)
 		bt_field *flags = member(ev, 2);
 
 		set_uint(member(data, 0), v[1]);
-		set_uint(member(data, 1), v[1]);
+		bt_field_integer_signed_set_value(member(data, 1), v[1]);
 		set_uint(member(ev, 1), 1);
 		set_uint(member(flags, 0), 1);
 		set_uint(member(flags, 1), 0);

@@ -47,11 +47,15 @@ static const struct sim_event_desc event_descs[SIM_EV_COUNT] = {
 	[SIM_EV_NET_IF_RECEIVE_SKB] = { "net_if_receive_skb", SIM_DOMAIN_KERNEL, {
 		F("skbaddr", X64), F("len", U32), F("name", STRING), F("network_header", NET_HEADER) } },
 	[SIM_EV_STATEDUMP_START] = { "lttng_statedump_start", SIM_DOMAIN_KERNEL, { { NULL, 0 } } },
+	/* lttng-modules 2.13 (as recorded on Linux 6.1, tests/fixtures/real-kernel): the namespace
+	 * ids moved out of process_state into one process_pid_ns event per thread and namespace level. */
 	[SIM_EV_STATEDUMP_PROCESS_STATE] = { "lttng_statedump_process_state", SIM_DOMAIN_KERNEL, {
-		F("tid", S32), F("vtid", S32), F("pid", S32), F("vpid", S32), F("ppid", S32),
-		F("vppid", S32), F("name", STRING), F("type", S32), F("mode", S32),
-		F("submode", S32), F("status", S32), F("ns_level", S32), F("ns_inum", U32),
-		F("cpu", U32) } },
+		F("tid", S32), F("pid", S32), F("ppid", S32), F("name", STRING), F("type", S32),
+		F("mode", S32), F("submode", S32), F("status", S32), F("cpu", U32),
+		F("file_table_address", X64) } },
+	[SIM_EV_STATEDUMP_PROCESS_PID_NS] = { "lttng_statedump_process_pid_ns", SIM_DOMAIN_KERNEL, {
+		F("tid", S32), F("vtid", S32), F("vpid", S32), F("vppid", S32), F("ns_level", S32),
+		F("ns_inum", U32) } },
 	[SIM_EV_STATEDUMP_END] = { "lttng_statedump_end", SIM_DOMAIN_KERNEL, { { NULL, 0 } } },
 
 #define SYSCALL(sys, entry_name, exit_name, entry_fields, exit_fields)			\

@@ -70,6 +70,7 @@ enum sim_event_id {
 	SIM_EV_NET_IF_RECEIVE_SKB,
 	SIM_EV_STATEDUMP_START,
 	SIM_EV_STATEDUMP_PROCESS_STATE,
+	SIM_EV_STATEDUMP_PROCESS_PID_NS,
 	SIM_EV_STATEDUMP_END,
 	/* syscalls: entry/exit pairs, in enum sim_syscall order */
 	SIM_EV_SYSCALL_FIRST,

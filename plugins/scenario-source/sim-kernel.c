@@ -559,22 +559,27 @@ static void statedump_thread(struct sim *sim, unsigned int h, struct sim_thread 
 	sim->now = sim_host_now(sim, h) + sim_rng_range(&sim->rng, 700, 3000);
 	rec = sim_emit_cpu(sim, h, 0, SIM_EV_STATEDUMP_PROCESS_STATE);
 	rec->v[0] = t->tid;
-	rec->v[1] = t->tid;
-	rec->v[2] = t->proc->pid;
-	rec->v[3] = t->proc->pid;
-	rec->v[4] = t->proc->ppid;
-	rec->v[5] = t->proc->ppid;
+	rec->v[1] = t->proc->pid;
+	rec->v[2] = t->proc->ppid;
 	rec->s[0] = t->comm;
-	rec->v[6] = t->kernel_thread ? 1 : 0;	/* type: user / kernel thread */
-	rec->v[7] = 5;				/* mode, as lttng-modules writes it */
-	rec->v[8] = 0;				/* submode */
-	rec->v[9] = t->run == SIM_T_BLOCKED ? 5 : 2;	/* status: WAIT / WAIT_CPU */
-	rec->v[10] = 0;				/* ns_level */
-	rec->v[11] = NS_INUM_ROOT;
-	rec->v[12] = t->cpu;
+	rec->v[3] = t->kernel_thread ? 1 : 0;	/* type: user / kernel thread */
+	rec->v[4] = 5;				/* mode, as lttng-modules writes it */
+	rec->v[5] = 0;				/* submode */
+	/* status: WAIT (5) when sleeping; a runnable or running CFS task is WAIT_FORK (1), not WAIT_CPU:
+	 * lttng-modules 2.13 tests `list_empty(&p->rt.run_list)`, true for every non-RT task */
+	rec->v[6] = t->run == SIM_T_BLOCKED ? 5 : 1;
+	rec->v[7] = t->cpu;
+	rec->v[8] = UINT64_C(0xffff888000000000) + (uint64_t) t->proc->pid * 0x400;	/* file_table_address */
 	if (t->book.state == SIM_ST_UNKNOWN && t->run == SIM_T_BLOCKED) {
 		sim_book_set(&t->book, SIM_ST_BLOCKED, rec->ts);
 	}
+	rec = sim_emit_cpu(sim, h, 0, SIM_EV_STATEDUMP_PROCESS_PID_NS);
+	rec->v[0] = t->tid;
+	rec->v[1] = t->tid;			/* vtid: one (root) pid namespace */
+	rec->v[2] = t->proc->pid;
+	rec->v[3] = t->proc->ppid;
+	rec->v[4] = 0;				/* ns_level */
+	rec->v[5] = NS_INUM_ROOT;
 }
 
 void sim_statedump(struct sim *sim, unsigned int h)

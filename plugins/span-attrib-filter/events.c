@@ -1,6 +1,7 @@
 /* filter.deepspan.span-attrib: upstream messages to the thread model and span accounting. */
 #include "span-attrib.h"
 #include "log.h"
+#include "syscall-table-x86_64.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -20,6 +21,8 @@ struct event_role {
 	const struct ds_kernel_class *kernel;	/* borrowed from it->kernel_events */
 	const struct ds_span_class *span;	/* borrowed from it->span_events */
 	bool invalid;				/* a required field is missing: never decoded */
+	bool unknown_syscall;			/* syscall_entry_unknown: name it from its `id` field */
+	struct ds_field_ref syscall_id;		/* its `id` field */
 	const bt_trace_class *trace_class;	/* borrowed; the class's trace class */
 };
 
@@ -107,6 +110,13 @@ static const struct event_role *role_get(struct span_attrib_iterator *it, const 
 		if (role->kernel->kind != DS_KEV_NONE) {
 			role->type = ROLE_KERNEL;
 			missing = role->kernel->missing;
+		}
+		/* lttng-modules records syscalls it has no probe for as syscall_entry_unknown { id, args }:
+		 * name them from the x86_64 table (compat ones are i386 numbers: left "unknown"). */
+		if (role->kernel->kind == DS_KEV_SYSCALL_ENTRY && !role->kernel->compat && role->kernel->name &&
+				strcmp(role->kernel->name, "unknown") == 0) {
+			role->syscall_id = ds_field_ref_find_any(ec, "id");
+			role->unknown_syscall = ds_field_ref_is_int(role->syscall_id);
 		}
 	}
 	g_hash_table_insert(it->roles, (gpointer) ec, role);
@@ -406,6 +416,11 @@ static enum span_attrib_status handle_event(struct span_attrib_iterator *it, con
 		} else {
 			kev.kind = role->kernel->kind;
 			kev.name = role->kernel->name;
+		}
+		if (role->unknown_syscall) {
+			const char *name = ds_syscall_name_x86_64(ds_field_ref_read_int(event, role->syscall_id, -1));
+
+			kev.name = name ? name : kev.name;
 		}
 		dispatch_kernel(host, &kev, ns, info->cpu);
 		return SPAN_ATTRIB_STATUS_OK;

@@ -19,6 +19,12 @@ plugins_babeltrace_plugin_deepspan_la_SOURCES += \
 	plugins/span-attrib-filter/events.c \
 	plugins/span-attrib-filter/inputs.c \
 	plugins/span-attrib-filter/hosts.c \
-	plugins/span-attrib-filter/output.c
+	plugins/span-attrib-filter/output.c \
+	plugins/span-attrib-filter/syscall-table-x86_64.c plugins/span-attrib-filter/syscall-table-x86_64.h
+EXTRA_DIST += plugins/span-attrib-filter/gen-syscall-table-x86_64
 
 dist_docpages_DATA += doc/span-attrib.md
+
+check_PROGRAMS += tests/unit/test_syscall_table
+# The table is compiled into the test itself (it is also a libtool object of the plugin).
+tests_unit_test_syscall_table_SOURCES = tests/unit/test_syscall_table.c tests/unit/unit.h
