@@ -89,7 +89,8 @@ if (addon) {
 		? socket._handle.fd : -1);
 	const socketAsyncId = (socket) => (socket && socket._handle && socket._handle.getAsyncId
 		? socket._handle.getAsyncId() : -1);
-	const portOr = (value, fallback) => (typeof value === 'number' ? value : fallback);
+	// A port <= 0 is not a port: socket.localPort is 0 (or undefined) before the connect.
+	const portOr = (value, fallback) => (typeof value === 'number' && value > 0 ? value : fallback);
 
 	// The remote port of an outgoing request whose socket is not connected yet.
 	function requestedPort(request) {
@@ -130,5 +131,69 @@ if (addon) {
 			response.statusCode || 0, request.host || '',
 			portOr(socket && socket.remotePort, requestedPort(request)),
 			portOr(socket && socket.localPort, -1));
+	});
+
+	// fetch() / undici (Node >= 18): its diagnostics_channel events, mapped onto the http
+	// client events.  undici has no async resource per request: the recorder makes one
+	// (DEEPSPAN_CLIENT, an AsyncResource) at `undici:request:create`, in the caller's
+	// context, so the filter gives it the caller's owner and starts the client span there.
+	// Its async id is the request's ctx_id; `undici:client:sendHeaders` announces the request
+	// with its socket's ports (again on a retry, with the new socket), `undici:request:headers`
+	// ends it, `undici:request:error` ends it with status 0 (aborted, refused, reset).
+	const { AsyncResource } = asyncHooks;
+	const kVnode = Symbol('deepspan-vnode');
+	const UNDICI_OPEN = 0, UNDICI_SENT = 1, UNDICI_DONE = 2;
+	const originHost = (origin) => {
+		try {
+			const url = new URL(String(origin));
+			const port = url.port ? Number(url.port) : (url.protocol === 'https:' ? 443 : 80);
+			return { host: url.hostname, port };
+		} catch (err) {
+			return { host: '', port: -1 };
+		}
+	};
+	const undiciAnnounce = (request, state, socket) => {
+		httpRequest(true, socketFd(socket), socketAsyncId(socket), state.resource.asyncId(),
+			request.method || '', request.path || '', state.host,
+			portOr(socket && socket.remotePort, state.port), portOr(socket && socket.localPort, -1));
+		state.phase = UNDICI_SENT;
+	};
+	const undiciEnd = (request, state, status, socket) => {
+		if (state.phase === UNDICI_OPEN) {
+			undiciAnnounce(request, state, null);
+		}
+		httpResponse(true, socketFd(socket), socketAsyncId(socket), state.resource.asyncId(), status,
+			state.host, portOr(socket && socket.remotePort, state.port),
+			portOr(socket && socket.localPort, -1));
+		state.phase = UNDICI_DONE;
+		state.resource.emitDestroy();
+		request[kVnode] = undefined;
+	};
+	diagnostics.subscribe('undici:request:create', ({ request }) => {
+		if (!hooked) {
+			return;
+		}
+		const { host, port } = originHost(request.origin);
+		request[kVnode] = { resource: new AsyncResource('DEEPSPAN_CLIENT', { requireManualDestroy: true }),
+			host, port, phase: UNDICI_OPEN, socket: null };
+	});
+	diagnostics.subscribe('undici:client:sendHeaders', ({ request, socket }) => {
+		const state = request[kVnode];
+		if (state && state.phase !== UNDICI_DONE) {
+			state.socket = socket;
+			undiciAnnounce(request, state, socket);
+		}
+	});
+	diagnostics.subscribe('undici:request:headers', ({ request, response }) => {
+		const state = request[kVnode];
+		if (state && state.phase !== UNDICI_DONE) {
+			undiciEnd(request, state, response.statusCode || 0, state.socket);
+		}
+	});
+	diagnostics.subscribe('undici:request:error', ({ request }) => {
+		const state = request[kVnode];
+		if (state && state.phase !== UNDICI_DONE) {
+			undiciEnd(request, state, 0, state.socket);
+		}
 	});
 }

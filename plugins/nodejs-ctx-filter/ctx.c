@@ -315,7 +315,8 @@ void nctx_async_context(struct nctx_engine *engine,
 		if (open_request(engine, owner)) {
 			g_hash_table_insert(process->owners, NCTX_KEY(id), NCTX_KEY(owner));
 		}
-		if (type && type[0] == 'H' && strcmp(type, "HTTPCLIENTREQUEST") == 0) {
+		if (type && ((type[0] == 'H' && strcmp(type, "HTTPCLIENTREQUEST") == 0) ||
+				(type[0] == 'D' && strcmp(type, "DEEPSPAN_CLIENT") == 0))) {
 			parser_open(engine, process, origin, id);
 		}
 		break;
@@ -343,20 +344,83 @@ void nctx_async_context(struct nctx_engine *engine,
 	}
 }
 
-/* "HTTP GET /path" (query string dropped); clients name their callee. */
+static bool is_hex_digit(char c)
+{
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
+/*
+ * Is the path segment `seg` (`len` bytes) an id (doc/nodejs.md, "Operation
+ * names"): all decimal digits, a UUID (8-4-4-4-12 hex digits), or at least
+ * 8 hex digits of which one at least is a decimal digit?
+ */
+static bool segment_is_id(const char *seg, size_t len)
+{
+	size_t i, digits = 0, hex = 0;
+
+	if (len == 36 && seg[8] == '-' && seg[13] == '-' && seg[18] == '-' && seg[23] == '-') {
+		for (i = 0; i < len; i++) {
+			if (seg[i] != '-' && !is_hex_digit(seg[i])) {
+				return false;
+			}
+		}
+		return true;
+	}
+	for (i = 0; i < len; i++) {
+		digits += seg[i] >= '0' && seg[i] <= '9';
+		hex += is_hex_digit(seg[i]);
+	}
+	return len > 0 && hex == len && (digits == len || (len >= 8 && digits > 0));
+}
+
+/* Appends the first `len` bytes of the path `url`, each id segment replaced by `:id`. */
+static void append_normalized_path(GString *out, const char *url, size_t len)
+{
+	size_t i = 0;
+
+	while (i < len) {
+		size_t seg_len;
+
+		if (url[i] == '/') {
+			g_string_append_c(out, '/');
+			i++;
+			continue;
+		}
+		seg_len = strcspn(url + i, "/");
+		seg_len = MIN(seg_len, len - i);
+		if (segment_is_id(url + i, seg_len)) {
+			g_string_append(out, ":id");
+		} else {
+			g_string_append_len(out, url + i, (gssize) seg_len);
+		}
+		i += seg_len;
+	}
+}
+
+/*
+ * "HTTP GET /path" (query string dropped, ids in the path replaced by `:id`);
+ * clients name their callee ("HTTP GET host:port/path").
+ */
 static char *operation_name(bool client, const struct nctx_http *http)
 {
 	const char *url = http->url ? http->url : "";
 	size_t path_len = strcspn(url, "?#");
+	GString *name = g_string_new("HTTP ");
 
+	g_string_append(name, http->method ? http->method : "?");
+	g_string_append_c(name, ' ');
 	if (client) {
-		return g_strdup_printf("HTTP %s %s:%" PRId64 "%.*s",
-			http->method ? http->method : "?",
-			http->address ? http->address : "?", http->port,
-			(int) path_len, url);
+		g_string_append_printf(name, "%s:%" PRId64, http->address ? http->address : "?",
+			http->port);
 	}
-	return g_strdup_printf("HTTP %s %.*s", http->method ? http->method : "?",
-		(int) path_len, url);
+	append_normalized_path(name, url, path_len);
+	return g_string_free(name, FALSE);
+}
+
+/* A port <= 0 is not a port (a socket not connected yet reports 0): unknown, -1. */
+static int64_t known_port(int64_t port)
+{
+	return port > 0 ? port : -1;
 }
 
 /* The interned "service: operation" label of a request (lives as long as the engine). */
@@ -407,8 +471,8 @@ static struct nctx_request *request_new(struct nctx_engine *engine,
 
 	request->sock_async_id = http->sock_async_id;
 	request->resource_id = http->ctx_id;
-	request->port = http->port;
-	request->local_port = http->local_port;
+	request->port = known_port(http->port);
+	request->local_port = known_port(http->local_port);
 	return request;
 }
 
@@ -550,14 +614,55 @@ static void server_request(struct nctx_engine *engine, struct nctx_process *proc
 	}
 }
 
+/*
+ * The open client request announced again with the same resource (undici sends a
+ * request again on another socket after a reset: a retry), or NULL.
+ */
+static struct nctx_request *open_client_of_resource(struct nctx_process *process,
+		int64_t resource_id)
+{
+	guint i;
+
+	if (resource_id < 0) {
+		return NULL;
+	}
+	for (i = 0; i < process->open_clients->len; i++) {
+		struct nctx_request *client = g_ptr_array_index(process->open_clients, i);
+
+		if (client->resource_id == resource_id) {
+			return client;
+		}
+	}
+	return NULL;
+}
+
+/* A retried request: the same client span, now on the new socket's ports. */
+static void client_retry(struct nctx_engine *engine, struct nctx_request *client,
+		const struct nctx_origin *origin, const struct nctx_http *http)
+{
+	engine->stats.client_retries++;
+	client->sock_async_id = http->sock_async_id;
+	client->port = known_port(http->port);
+	client->local_port = known_port(http->local_port);
+	if (engine->pending_servers->len > 0) {
+		link_pending_callee(engine, client);
+		pending_review(engine, origin->ts, false);
+	}
+}
+
 static void client_request(struct nctx_engine *engine, struct nctx_process *process,
 		const struct nctx_origin *origin, const struct nctx_http *http)
 {
+	struct nctx_request *retried = open_client_of_resource(process, http->ctx_id);
 	struct nctx_parser *parser = g_hash_table_lookup(process->client_parsers,
 		NCTX_KEY(http->ctx_id));
 	struct nctx_origin start = parser ? parser->at : *origin;
 	struct nctx_request *client, *parent;
 
+	if (retried) {
+		client_retry(engine, retried, origin, http);
+		return;
+	}
 	/* The request was made when its HTTPCLIENTREQUEST resource was constructed. */
 	start.procname = origin->procname;
 	client = request_new(engine, process, &start, true, http);
@@ -631,7 +736,7 @@ static struct nctx_request *find_open(struct nctx_process *process, GPtrArray *l
 	for (i = 0; i < list->len; i++) {
 		struct nctx_request *request = g_ptr_array_index(list, i);
 
-		if (http->local_port >= 0 && request->port == http->port &&
+		if (http->local_port > 0 && http->port > 0 && request->port == http->port &&
 				(request->local_port < 0 || request->local_port == http->local_port)) {
 			return request;
 		}
@@ -712,10 +817,10 @@ static void client_response(struct nctx_engine *engine, struct nctx_process *pro
 		return;
 	}
 	if (client->local_port < 0) {
-		client->local_port = http->local_port;
+		client->local_port = known_port(http->local_port);
 	}
 	if (client->port < 0) {
-		client->port = http->port;
+		client->port = known_port(http->port);
 	}
 	link_pending_callee(engine, client);
 	g_ptr_array_remove(process->open_clients, client);

@@ -6,6 +6,7 @@
  *   STORE_PORT=P node service.js users
  *   USERS_PORT=P node service.js gateway
  *
+ * DEMO_CLIENT=fetch makes users and gateway call with fetch() instead of http.get.
  * Each listens on 127.0.0.1 (PORT, default: any free port) and prints
  * `listening PORT` once ready.  Endpoints:
  *   store   GET /item     answers after a 2 ms timer
@@ -27,7 +28,16 @@ function spin(ms) {
 	return x;
 }
 
+// DEMO_CLIENT=fetch: calls go through the global fetch() (undici, its own keep-alive pool).
+const useFetch = process.env.DEMO_CLIENT === 'fetch';
+
 function call(port, path, done) {
+	if (useFetch) {
+		fetch(`http://127.0.0.1:${port}${path}`)
+			.then((res) => res.text().then((body) => done(null, res.status, body)))
+			.catch((err) => done(err));
+		return;
+	}
 	const req = http.get({ host: '127.0.0.1', port, path, agent }, (res) => {
 		let body = '';
 		res.setEncoding('utf8');
