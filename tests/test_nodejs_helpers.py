@@ -72,15 +72,20 @@ def run_store_only(requests, concurrency, recorded=True):
         _stop([store])
 
 
-def run_demo(requests, concurrency, slow_every=0, recorded=True):
-    """Runs store, users, gateway and the load generator; returns the load generator's JSON."""
+def run_demo(requests, concurrency, slow_every=0, recorded=True, client="http"):
+    """Runs store, users, gateway and the load generator; returns the load generator's JSON.
+
+    client: how users and gateway call ("http": http.get with a keep-alive agent, "fetch").
+    """
     procs = []
+    demo_env = {"DEMO_CLIENT": client}
     try:
-        store, store_port = _start_service("store", {}, recorded)
+        store, store_port = _start_service("store", demo_env, recorded)
         procs.append(store)
-        users, users_port = _start_service("users", {"STORE_PORT": str(store_port)}, recorded)
+        users, users_port = _start_service("users", dict(demo_env, STORE_PORT=str(store_port)), recorded)
         procs.append(users)
-        gateway, gateway_port = _start_service("gateway", {"USERS_PORT": str(users_port)}, recorded)
+        gateway, gateway_port = _start_service("gateway", dict(demo_env, USERS_PORT=str(users_port)),
+                                               recorded)
         procs.append(gateway)
         return _load(gateway_port, requests, concurrency, slow_every)
     finally:
@@ -100,7 +105,7 @@ def _stop(procs):
         proc.stderr.close()
 
 
-def capture(out_dir, requests, concurrency, slow_every=0):
+def capture(out_dir, requests, concurrency, slow_every=0, client="http"):
     """Records the demo under load into out_dir/trace; returns (trace dir, load generator JSON)."""
     _ensure_sessiond()
     session = f"deepspan-nodejs-{os.getpid()}-{uuid.uuid4().hex[:8]}"
@@ -110,7 +115,7 @@ def capture(out_dir, requests, concurrency, slow_every=0):
         _lttng("enable-event", "-u", "vnode:*", "-s", session)
         _lttng("add-context", "-u", "-t", "vpid", "-t", "vtid", "-t", "procname", "-s", session)
         _lttng("start", session)
-        load = run_demo(requests, concurrency, slow_every)
+        load = run_demo(requests, concurrency, slow_every, client=client)
         _lttng("stop", session)
     finally:
         _lttng("destroy", session)
