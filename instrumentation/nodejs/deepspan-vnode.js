@@ -142,6 +142,7 @@ if (addon) {
 	// ends it, `undici:request:error` ends it with status 0 (aborted, refused, reset).
 	const { AsyncResource } = asyncHooks;
 	const kVnode = Symbol('deepspan-vnode');
+	const kVnodeHttp = Symbol('deepspan-vnode-http');
 	const UNDICI_OPEN = 0, UNDICI_SENT = 1, UNDICI_DONE = 2;
 	const originHost = (origin) => {
 		try {
@@ -177,6 +178,12 @@ if (addon) {
 		request[kVnode] = { resource: new AsyncResource('DEEPSPAN_CLIENT', { requireManualDestroy: true }),
 			host, port, phase: UNDICI_OPEN, socket: null };
 	});
+	// undici's sockets are HTTP: not TCP calls (below).
+	diagnostics.subscribe('undici:client:connected', ({ socket }) => {
+		if (socket) {
+			socket[kVnodeHttp] = true;
+		}
+	});
 	diagnostics.subscribe('undici:client:sendHeaders', ({ request, socket }) => {
 		const state = request[kVnode];
 		if (state && state.phase !== UNDICI_DONE) {
@@ -195,5 +202,63 @@ if (addon) {
 		if (state && state.phase !== UNDICI_DONE) {
 			undiciEnd(request, state, 0, state.socket);
 		}
+	});
+
+	// Outgoing TCP that is not HTTP (a Redis or PostgreSQL client's connection, ...): every
+	// socket of `net.connect` (diagnostics_channel `net.client.socket`, Node >= 16.18) gets its
+	// write() and push() wrapped.  Every write() is a call (a DEEPSPAN_CLIENT resource in the
+	// writer's context, announced at once as a client request of method TCP to the peer's
+	// address and port); the next data read ends every call written before it (status 200:
+	// such protocols answer in order, and a pipelined batch is answered together); a close
+	// ends them in error (0).  HTTP sockets (http's `_httpMessage` / `parser`, undici's) are
+	// left alone.
+	const tcpEnd = (socket, status) => {
+		const calls = socket[kVnode];
+		socket[kVnode] = undefined;
+		const fd = socketFd(socket), sockId = socketAsyncId(socket);
+		const address = socket.remoteAddress || '', port = portOr(socket.remotePort, -1);
+		const localPort = portOr(socket.localPort, -1);
+		for (const call of calls) {
+			httpResponse(true, fd, sockId, call.asyncId(), status, address, port, localPort);
+			call.emitDestroy();
+		}
+	};
+	diagnostics.subscribe('net.client.socket', ({ socket }) => {
+		if (!hooked || !socket || typeof socket.write !== 'function') {
+			return;
+		}
+		// An accessor, not a plain property: net's connect() and end() assign socket.write
+		// themselves (Socket.prototype.write, writeAfterFIN); those become the inner write.
+		let write = socket.write;
+		const push = socket.push;
+		const vnodeTcpWrite = function vnodeTcpWrite(...args) {
+			if (hooked && !this._httpMessage && !this.parser && !this[kVnodeHttp]) {
+				const call = new AsyncResource('DEEPSPAN_CLIENT', { requireManualDestroy: true });
+				if (this[kVnode] === undefined) {
+					this[kVnode] = [];
+				}
+				this[kVnode].push(call);
+				httpRequest(true, socketFd(this), socketAsyncId(this), call.asyncId(), 'TCP', '',
+					this.remoteAddress || '', portOr(this.remotePort, -1),
+					portOr(this.localPort, -1));
+			}
+			return write.apply(this, args);
+		};
+		Object.defineProperty(socket, 'write', {
+			configurable: true,
+			get: () => vnodeTcpWrite,
+			set: (value) => { write = value; },
+		});
+		socket.push = function vnodeTcpPush(chunk, encoding) {
+			if (chunk !== null && this[kVnode] !== undefined) {
+				tcpEnd(this, 200);
+			}
+			return push.call(this, chunk, encoding);
+		};
+		socket.once('close', () => {
+			if (socket[kVnode] !== undefined) {
+				tcpEnd(socket, 0);
+			}
+		});
 	});
 }

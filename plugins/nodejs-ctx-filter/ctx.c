@@ -399,13 +399,20 @@ static void append_normalized_path(GString *out, const char *url, size_t len)
 
 /*
  * "HTTP GET /path" (query string dropped, ids in the path replaced by `:id`);
- * clients name their callee ("HTTP GET host:port/path").
+ * clients name their callee ("HTTP GET host:port/path", "TCP host:port").
  */
 static char *operation_name(bool client, const struct nctx_http *http)
 {
 	const char *url = http->url ? http->url : "";
 	size_t path_len = strcspn(url, "?#");
-	GString *name = g_string_new("HTTP ");
+	GString *name;
+
+	/* A TCP call that is not HTTP (the recorder's method `TCP`): "TCP host:port". */
+	if (client && http->method && strcmp(http->method, "TCP") == 0) {
+		return g_strdup_printf("TCP %s:%" PRId64, http->address ? http->address : "?",
+			http->port);
+	}
+	name = g_string_new("HTTP ");
 
 	g_string_append(name, http->method ? http->method : "?");
 	g_string_append_c(name, ' ');

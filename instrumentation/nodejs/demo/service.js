@@ -6,7 +6,8 @@
  *   STORE_PORT=P node service.js users
  *   USERS_PORT=P node service.js gateway
  *
- * DEMO_CLIENT=fetch makes users and gateway call with fetch() instead of http.get.
+ * DEMO_CLIENT=fetch makes users and gateway call with fetch() instead of http.get;
+ * DEMO_REDIS_PORT=P makes users run a Redis INCR per request (see below).
  * Each listens on 127.0.0.1 (PORT, default: any free port) and prints
  * `listening PORT` once ready.  Endpoints:
  *   store   GET /item     answers after a 2 ms timer
@@ -73,6 +74,11 @@ const handlers = {
 		} else {
 			spin(0.3);
 		}
+		if (redis) {
+			redis.incr('demo:users').then(() => forward(res, store, '/item?from=users'),
+				(err) => reply(res, 502, JSON.stringify({ error: err.message })));
+			return;
+		}
 		forward(res, store, '/item?from=users');
 	},
 	gateway(req, res) {
@@ -81,13 +87,23 @@ const handlers = {
 	},
 };
 
+// DEMO_REDIS_PORT=P: users also runs one Redis INCR on 127.0.0.1:P per request (the npm
+// package `redis`, found through NODE_PATH), before calling store.
+let redis = null;
+if (role === 'users' && process.env.DEMO_REDIS_PORT) {
+	redis = require('redis').createClient({ socket: { host: '127.0.0.1', port: Number(process.env.DEMO_REDIS_PORT) } });
+	redis.on('error', (err) => process.stderr.write(`users: redis: ${err.message}\n`));
+}
+
 if (!handlers[role]) {
 	process.stderr.write(`usage: node service.js store|users|gateway\n`);
 	process.exit(2);
 }
 const server = http.createServer({ keepAliveTimeout: 30000 }, handlers[role]);
-server.listen(Number(process.env.PORT || 0), '127.0.0.1', () => {
-	process.stdout.write(`listening ${server.address().port}\n`);
+(redis ? redis.connect() : Promise.resolve()).then(() => {
+	server.listen(Number(process.env.PORT || 0), '127.0.0.1', () => {
+		process.stdout.write(`listening ${server.address().port}\n`);
+	});
 });
 process.on('SIGTERM', () => {
 	server.close();
