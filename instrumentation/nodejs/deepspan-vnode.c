@@ -99,14 +99,19 @@ end:
 	return NULL;
 }
 
-/* httpRequest(isClient, sockid, sockAsyncId, ctxId, method, url, address, port, localPort) */
+/*
+ * httpRequest(isClient, sockid, sockAsyncId, ctxId, method, url, address, port, localPort
+ * [, streamId])
+ */
 static napi_value vnode_http_request(napi_env env, napi_callback_info info)
 {
-	napi_value argv[9];
+	napi_value argv[10];
 	char method[32], url[VNODE_STRING_MAX], address[64];
 	bool is_client = false;
+	size_t argc = vnode_args(env, info, argv, 10);
+	int stream_id = 0;
 
-	if (vnode_args(env, info, argv, 9) < 9) {
+	if (argc < 9) {
 		goto end;
 	}
 	if (napi_get_value_bool(env, argv[0], &is_client) != napi_ok) {
@@ -116,6 +121,9 @@ static napi_value vnode_http_request(napi_env env, napi_callback_info info)
 			: !lttng_ust_tracepoint_enabled(vnode, http_server_request)) {
 		goto end;
 	}
+	if (argc > 9 && (stream_id = vnode_arg_int(env, argv[9])) < 0) {
+		stream_id = 0;
+	}
 	if (is_client) {
 		lttng_ust_do_tracepoint(vnode, http_client_request,
 			vnode_arg_int(env, argv[1]), vnode_arg_int64(env, argv[2]),
@@ -123,7 +131,7 @@ static napi_value vnode_http_request(napi_env env, napi_callback_info info)
 			vnode_arg_string(env, argv[4], method, sizeof(method)),
 			vnode_arg_string(env, argv[5], url, sizeof(url)),
 			vnode_arg_string(env, argv[6], address, sizeof(address)),
-			vnode_arg_int(env, argv[7]), vnode_arg_int(env, argv[8]));
+			vnode_arg_int(env, argv[7]), vnode_arg_int(env, argv[8]), stream_id);
 	} else {
 		lttng_ust_do_tracepoint(vnode, http_server_request,
 			vnode_arg_int(env, argv[1]), vnode_arg_int64(env, argv[2]),
@@ -131,7 +139,7 @@ static napi_value vnode_http_request(napi_env env, napi_callback_info info)
 			vnode_arg_string(env, argv[4], method, sizeof(method)),
 			vnode_arg_string(env, argv[5], url, sizeof(url)),
 			vnode_arg_string(env, argv[6], address, sizeof(address)),
-			vnode_arg_int(env, argv[7]), vnode_arg_int(env, argv[8]));
+			vnode_arg_int(env, argv[7]), vnode_arg_int(env, argv[8]), stream_id);
 	}
 end:
 	return NULL;

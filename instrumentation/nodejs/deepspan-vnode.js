@@ -261,4 +261,128 @@ if (addon) {
 			}
 		});
 	});
+
+	// node:http2 (and @grpc/grpc-js, which runs on it).  Node 20 publishes no http2
+	// diagnostics_channel events, so the module's entry points are wrapped:
+	// - server: every server's (createServer, createSecureServer) `stream` event reports the
+	//   request with ctx_id = the stream's native handle, then runs the listeners inside a
+	//   DEEPSPAN_STREAM resource of its own (AsyncResource.runInAsyncScope), so concurrent
+	//   streams of one session each own what their handlers create; it ends at the close;
+	// - client: session.request() of every http2.connect() session makes a DEEPSPAN_CLIENT
+	//   resource in the caller's context; the request is announced when the stream is sent
+	//   (`ready`: its id is known) and ends at its response headers (`response`) or close.
+	// Both sides carry the stream id: the filter matches a client stream with the server
+	// stream of the same id on the same connection (ports).
+	const http2 = require('http2');
+	const streamPorts = (stream) => {
+		const socket = stream.session && stream.session.socket;
+		return {
+			socket,
+			address: (socket && socket.remoteAddress) || '',
+			port: portOr(socket && socket.remotePort, -1),
+			localPort: portOr(socket && socket.localPort, -1),
+		};
+	};
+	// The async id of a stream's native handle (HTTP2STREAM): the resource whose callbacks
+	// deliver the stream's data (grpc-js runs its handlers from them).  Found by the
+	// description of Node's internal symbol, looked up once.
+	let kHandle = null;
+	const streamHandleId = (stream) => {
+		if (kHandle === null) {
+			kHandle = Object.getOwnPropertySymbols(stream).find((sym) => sym.description === 'kHandle') || false;
+		}
+		const handle = kHandle ? stream[kHandle] : null;
+		return handle && typeof handle.getAsyncId === 'function' ? handle.getAsyncId() : -1;
+	};
+	const wrapServer = (server) => {
+		const emit = server.emit;
+		server.emit = function vnodeHttp2Emit(event, stream, headers, ...rest) {
+			if (event !== 'stream' || !hooked || !stream || typeof stream.id !== 'number') {
+				return emit.call(this, event, stream, headers, ...rest);
+			}
+			// The request is owned from its handle on (ctx_id); a DEEPSPAN_STREAM resource
+			// triggered by that handle, made after the request event so that it inherits
+			// the request, runs the `stream` listeners and names the request at its end.
+			const at = streamPorts(stream);
+			const handleId = streamHandleId(stream);
+			let resource = handleId >= 0 ? null :
+				new AsyncResource('DEEPSPAN_STREAM', { requireManualDestroy: true });
+			const report = () => httpRequest(false, socketFd(at.socket), socketAsyncId(at.socket),
+				handleId >= 0 ? handleId : resource.asyncId(), String(headers[':method'] || ''),
+				String(headers[':path'] || ''), at.address, at.port, at.localPort, stream.id);
+			if (resource === null) {
+				report();
+				resource = new AsyncResource('DEEPSPAN_STREAM',
+					{ triggerAsyncId: handleId, requireManualDestroy: true });
+			}
+			stream.once('close', () => {
+				const sent = stream.sentHeaders;
+				const status = stream.rstCode ? 0 : Number((sent && sent[':status']) || 0);
+				httpResponse(false, socketFd(at.socket), socketAsyncId(at.socket),
+					resource.asyncId(), status, at.address, at.port, at.localPort);
+				resource.emitDestroy();
+			});
+			return resource.runInAsyncScope(() => {
+				if (handleId < 0) {
+					report();
+				}
+				return emit.call(this, event, stream, headers, ...rest);
+			});
+		};
+		return server;
+	};
+	for (const name of ['createServer', 'createSecureServer']) {
+		const create = http2[name];
+		http2[name] = function vnodeHttp2CreateServer(...args) {
+			return wrapServer(create.apply(this, args));
+		};
+	}
+	const authorityHost = (authority) => {
+		const { host } = originHost(typeof authority === 'string' ? authority : String(authority && authority.href || authority));
+		return host;
+	};
+	const connect = http2.connect;
+	http2.connect = function vnodeHttp2Connect(authority, ...args) {
+		const session = connect.call(this, authority, ...args);
+		const host = authorityHost(authority);
+		const request = session.request;
+		session.request = function vnodeHttp2Request(headers, ...rest) {
+			const stream = request.call(this, headers, ...rest);
+			if (!hooked || !stream) {
+				return stream;
+			}
+			const resource = new AsyncResource('DEEPSPAN_CLIENT', { requireManualDestroy: true });
+			const method = String((headers && headers[':method']) || 'GET');
+			const path = String((headers && headers[':path']) || '/');
+			let phase = UNDICI_OPEN;
+			const announce = () => {
+				const at = streamPorts(stream);
+				httpRequest(true, socketFd(at.socket), socketAsyncId(at.socket), resource.asyncId(),
+					method, path, host, at.port, at.localPort, typeof stream.id === 'number' ? stream.id : 0);
+				phase = UNDICI_SENT;
+			};
+			const end = (status) => {
+				if (phase === UNDICI_DONE) {
+					return;
+				}
+				if (phase === UNDICI_OPEN) {
+					announce();
+				}
+				const at = streamPorts(stream);
+				httpResponse(true, socketFd(at.socket), socketAsyncId(at.socket), resource.asyncId(),
+					status, host, at.port, at.localPort);
+				phase = UNDICI_DONE;
+				resource.emitDestroy();
+			};
+			stream.once('ready', () => {
+				if (phase === UNDICI_OPEN) {
+					announce();
+				}
+			});
+			stream.once('response', (responseHeaders) => end(Number(responseHeaders[':status'] || 0)));
+			stream.once('close', () => end(0));
+			return stream;
+		};
+		return session;
+	};
 }

@@ -25,6 +25,7 @@ struct nctx_request {
 	int64_t resource_id;		/* server: ctx_id; client: its HTTPCLIENTREQUEST */
 	int64_t port;			/* remote */
 	int64_t local_port;
+	int64_t stream_id;		/* HTTP/2 stream on the connection, 0 none */
 	char *service;			/* owned */
 	char *operation;		/* owned */
 	const char *label;		/* borrowed, interned: "service: operation" */

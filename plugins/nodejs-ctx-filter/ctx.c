@@ -480,14 +480,18 @@ static struct nctx_request *request_new(struct nctx_engine *engine,
 	request->resource_id = http->ctx_id;
 	request->port = known_port(http->port);
 	request->local_port = known_port(http->local_port);
+	request->stream_id = http->stream_id > 0 ? http->stream_id : 0;
 	return request;
 }
 
-/* Could `client` be the caller of `server` (ports, and the server starts inside it)? */
+/*
+ * Could `client` be the caller of `server` (ports, the HTTP/2 stream id: concurrent
+ * streams of one connection are distinct calls, and the server starts inside it)?
+ */
 static bool client_matches(const struct nctx_request *client,
 		const struct nctx_request *server)
 {
-	return client->port == server->local_port &&
+	return client->port == server->local_port && client->stream_id == server->stream_id &&
 		client->local_port == server->port && client->local_port >= 0 &&
 		client->start_ts <= server->start_ts &&
 		(!client->ended || client->end_ts >= server->start_ts);
@@ -498,6 +502,7 @@ static bool client_may_match(const struct nctx_request *client,
 		const struct nctx_request *server)
 {
 	return client->local_port < 0 && client->port == server->local_port &&
+		(client->stream_id == 0 || client->stream_id == server->stream_id) &&
 		client->start_ts <= server->start_ts && !client->ended;
 }
 
@@ -651,6 +656,7 @@ static void client_retry(struct nctx_engine *engine, struct nctx_request *client
 	client->sock_async_id = http->sock_async_id;
 	client->port = known_port(http->port);
 	client->local_port = known_port(http->local_port);
+	client->stream_id = http->stream_id > 0 ? http->stream_id : 0;
 	if (engine->pending_servers->len > 0) {
 		link_pending_callee(engine, client);
 		pending_review(engine, origin->ts, false);

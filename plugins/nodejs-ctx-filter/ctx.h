@@ -51,6 +51,7 @@ struct nctx_http {
 	int64_t status;		/* responses only */
 	int64_t port;		/* remote port (<= 0: unknown) */
 	int64_t local_port;	/* (<= 0: unknown) */
+	int64_t stream_id;	/* requests: HTTP/2 stream id on the connection, 0 HTTP/1 or TCP */
 };
 
 enum nctx_op_kind {

@@ -126,6 +126,20 @@ static void http_status(struct fixture *fx, int64_t vpid, int64_t ts, bool clien
 	}
 }
 
+/* An HTTP/2 request: stream `stream` of the connection (ports). */
+static void http2_request(struct fixture *fx, int64_t vpid, int64_t ts, bool client, int64_t ctx,
+		int64_t port, int64_t local_port, int64_t stream, const char *url)
+{
+	struct nctx_origin o = origin(fx, vpid, ts);
+	struct nctx_http h = {
+		.sockid = 20, .sock_async_id = 77, .ctx_id = ctx, .method = "POST",
+		.url = url, .address = "127.0.0.1", .port = port, .local_port = local_port,
+		.stream_id = stream,
+	};
+
+	nctx_http_request(fx->engine, &o, client, &h);
+}
+
 static void http(struct fixture *fx, int64_t vpid, int64_t ts, bool client, bool request,
 		int64_t ctx, int64_t sock, int64_t port, int64_t local_port, const char *url)
 {
@@ -856,6 +870,58 @@ static void test_operation_names(void)
 }
 
 
+/*
+ * Two gRPC calls on one HTTP/2 session (same ports, streams 1 and 3): the server reads
+ * stream 3 first; each server stream is linked to the client stream of its id, not to the
+ * latest client on the connection.
+ */
+static void test_http2_interleaved_streams(void)
+{
+	struct fixture fx;
+	const struct nctx_op *client1, *client3, *server1, *server3;
+
+	fixture_init(&fx, true);
+	before(&fx, GATEWAY, 3, 6);
+	http(&fx, GATEWAY, 4, false, true, 6, 5, 50000, 8080, "/api");
+	construct(&fx, GATEWAY, 5, 7, 6, 6, "DEEPSPAN_CLIENT");
+	construct(&fx, GATEWAY, 6, 8, 6, 6, "DEEPSPAN_CLIENT");
+	after(&fx, GATEWAY, 7, 6);
+	before(&fx, GATEWAY, 8, 30);
+	http2_request(&fx, GATEWAY, 9, true, 7, 8081, 40090, 1, "/demo.Users/GetUser");
+	http2_request(&fx, GATEWAY, 10, true, 8, 8081, 40090, 3, "/demo.Users/ListUsers");
+	after(&fx, GATEWAY, 11, 30);
+	before(&fx, USERS, 12, 40);
+	http2_request(&fx, USERS, 13, false, 41, 40090, 8081, 3, "/demo.Users/ListUsers");
+	http2_request(&fx, USERS, 14, false, 42, 40090, 8081, 1, "/demo.Users/GetUser");
+	after(&fx, USERS, 15, 40);
+	before(&fx, USERS, 20, 43);
+	http(&fx, USERS, 21, false, false, 42, 77, 40090, 8081, NULL);
+	http(&fx, USERS, 22, false, false, 41, 77, 40090, 8081, NULL);
+	after(&fx, USERS, 23, 43);
+	before(&fx, GATEWAY, 30, 31);
+	http(&fx, GATEWAY, 31, true, false, 7, 77, 8081, 40090, NULL);
+	http(&fx, GATEWAY, 32, true, false, 8, 77, 8081, 40090, NULL);
+	after(&fx, GATEWAY, 33, 31);
+	nctx_engine_finish(fx.engine);
+	client1 = find_start(&fx, "HTTP POST 127.0.0.1:8081/demo.Users/GetUser", 0);
+	client3 = find_start(&fx, "HTTP POST 127.0.0.1:8081/demo.Users/ListUsers", 0);
+	server1 = find_start(&fx, "HTTP POST /demo.Users/GetUser", 0);
+	server3 = find_start(&fx, "HTTP POST /demo.Users/ListUsers", 0);
+	if (!UNIT_CHECK(client1 && client3 && server1 && server3, "http2: four spans start")) {
+		goto end;
+	}
+	UNIT_EQ_UINT(server1->parent_span_id, client1->span_id, "http2: stream 1 linked to client stream 1");
+	UNIT_EQ_UINT(server3->parent_span_id, client3->span_id, "http2: stream 3 linked to client stream 3");
+	UNIT_CHECK(find_end(&fx, server1->span_id) && find_end(&fx, server1->span_id)->ts == 21,
+		"http2: server stream 1 ends at its own response");
+	UNIT_CHECK(find_end(&fx, client3->span_id) && find_end(&fx, client3->span_id)->ts == 32,
+		"http2: client stream 3 ends at its own response");
+	UNIT_EQ_UINT(nctx_engine_stats(fx.engine)->clients_with_callee, 2, "http2: two calls matched");
+	UNIT_EQ_UINT(nctx_engine_stats(fx.engine)->roots, 1, "http2: one root");
+end:
+	fixture_fini(&fx);
+}
+
 int main(void)
 {
 	test_fresh_socket();
@@ -872,5 +938,6 @@ int main(void)
 	test_undici_retry();
 	test_port_zero_unknown();
 	test_operation_names();
+	test_http2_interleaved_streams();
 	return unit_finish();
 }

@@ -7,7 +7,8 @@
  *   USERS_PORT=P node service.js gateway
  *
  * DEMO_CLIENT=fetch makes users and gateway call with fetch() instead of http.get;
- * DEMO_REDIS_PORT=P makes users run a Redis INCR per request (see below).
+ * DEMO_REDIS_PORT=P makes users run a Redis INCR per request; DEMO_USERS_GRPC=1 makes users a gRPC
+ * service that gateway calls with @grpc/grpc-js (see below).
  * Each listens on 127.0.0.1 (PORT, default: any free port) and prints
  * `listening PORT` once ready.  Endpoints:
  *   store   GET /item     answers after a 2 ms timer
@@ -83,9 +84,45 @@ const handlers = {
 	},
 	gateway(req, res) {
 		const users = Number(process.env.USERS_PORT);
+		if (grpc) {
+			forwardGrpc(res, users, req.url.startsWith('/api/slow') ? '/slow' : '/user');
+			return;
+		}
 		forward(res, users, req.url.startsWith('/api/slow') ? '/slow' : '/user');
 	},
 };
+
+// DEMO_USERS_GRPC=1: users serves the gRPC method /demo.Users/GetUser (npm package
+// @grpc/grpc-js through NODE_PATH, JSON messages) instead of HTTP, and gateway calls it so.
+const grpcUsers = process.env.DEMO_USERS_GRPC === '1';
+const grpc = grpcUsers && (role === 'users' || role === 'gateway') ? require('@grpc/grpc-js') : null;
+const json = { serialize: (value) => Buffer.from(JSON.stringify(value)), deserialize: (buf) => JSON.parse(buf) };
+const usersService = {
+	getUser: { path: '/demo.Users/GetUser', requestStream: false, responseStream: false,
+		requestSerialize: json.serialize, requestDeserialize: json.deserialize,
+		responseSerialize: json.serialize, responseDeserialize: json.deserialize },
+};
+let usersClient = null;
+
+// gateway connects its gRPC channel before it serves (calls queued while grpc-js connects are
+// started from the connection's callback, outside their request: see doc/nodejs.md, Limits).
+function connectUsersGrpc() {
+	const Client = grpc.makeGenericClientConstructor(usersService, 'Users');
+	usersClient = new Client(`127.0.0.1:${Number(process.env.USERS_PORT)}`, grpc.credentials.createInsecure());
+	return new Promise((resolve, reject) => {
+		usersClient.waitForReady(Date.now() + 10000, (err) => (err ? reject(err) : resolve()));
+	});
+}
+
+function forwardGrpc(res, port, path) {
+	usersClient.getUser({ path }, (err, answer) => {
+		if (err) {
+			reply(res, 502, JSON.stringify({ error: err.message }));
+		} else {
+			reply(res, answer.status, answer.body);
+		}
+	});
+}
 
 // DEMO_REDIS_PORT=P: users also runs one Redis INCR on 127.0.0.1:P per request (the npm
 // package `redis`, found through NODE_PATH), before calling store.
@@ -99,8 +136,32 @@ if (!handlers[role]) {
 	process.stderr.write(`usage: node service.js store|users|gateway\n`);
 	process.exit(2);
 }
+if (grpc && role === 'users') {
+	// users over gRPC: the same work as its HTTP handler, answered as { status, body }.
+	const store = Number(process.env.STORE_PORT);
+	const grpcServer = new grpc.Server();
+	grpcServer.addService(usersService, {
+		getUser(callObj, callback) {
+			spin(callObj.request.path === '/slow' ? 50 : 0.3);
+			call(store, '/item?from=users', (err, status, body) => {
+				callback(null, err ? { status: 502, body: JSON.stringify({ error: err.message }) } : { status, body });
+			});
+		},
+	});
+	grpcServer.bindAsync(`127.0.0.1:${Number(process.env.PORT || 0)}`, grpc.ServerCredentials.createInsecure(),
+		(err, port) => {
+			if (err) {
+				process.stderr.write(`users: gRPC bind: ${err.message}\n`);
+				process.exit(1);
+			}
+			process.stdout.write(`listening ${port}\n`);
+		});
+	process.on('SIGTERM', () => grpcServer.tryShutdown(() => process.exit(0)));
+	return;
+}
 const server = http.createServer({ keepAliveTimeout: 30000 }, handlers[role]);
-(redis ? redis.connect() : Promise.resolve()).then(() => {
+const ready = redis ? redis.connect() : grpc && role === 'gateway' ? connectUsersGrpc() : Promise.resolve();
+ready.then(() => {
 	server.listen(Number(process.env.PORT || 0), '127.0.0.1', () => {
 		process.stdout.write(`listening ${server.address().port}\n`);
 	});
