@@ -91,9 +91,19 @@ def run_demo(requests, concurrency, slow_every=0, recorded=True, client="http", 
         gateway, gateway_port = _start_service("gateway", dict(demo_env, USERS_PORT=str(users_port)),
                                                recorded)
         procs.append(gateway)
-        return _load(gateway_port, requests, concurrency, slow_every)
+        before = sum(process_cpu_seconds(proc.pid) for proc in procs)
+        load = _load(gateway_port, requests, concurrency, slow_every)
+        # The services' own CPU time (user + system) during the load, start-up excluded.
+        load["service_cpu_s"] = sum(process_cpu_seconds(proc.pid) for proc in procs) - before
+        return load
     finally:
         _stop(procs)
+
+
+def process_cpu_seconds(pid):
+    """User + system CPU seconds of a running process (/proc/PID/stat)."""
+    fields = pathlib.Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def _stop(procs):

@@ -46,27 +46,37 @@ const addon = loadAddon();
 if (addon) {
 	const asyncHooks = require('async_hooks');
 	const diagnostics = require('diagnostics_channel');
-	const { asyncContext, httpRequest, httpResponse, tracing } = addon;
+	const { asyncContext, httpRequest, httpResponse, tracing, registerType } = addon;
 	const executionAsyncId = asyncHooks.executionAsyncId;
 	const triggerAsyncId = asyncHooks.triggerAsyncId;
-	const PHASE_CONSTRUCTOR = 0, PHASE_BEFORE = 1, PHASE_AFTER = 2, PHASE_DESTROY = 3;
+	const PHASE_CONSTRUCTOR = 0, PHASE_BEFORE = 1, PHASE_AFTER = 2;
 
 	// The hooks run on every async operation: one native call each, no allocation.
 	// They are enabled only while a session records vnode:async_context (checked at
 	// start and every TRACING_POLL_MS), so an untraced application pays nothing for them;
 	// resources made before a session starts are unknown to the filter (no owner).
+	// No destroy hook: it makes V8 track the collection of every promise, the largest
+	// part of the recorder's cost; the filter forgets the resources of finished requests.
+	// A resource type is passed as a small integer (its name registered once with the addon).
+	const typeIndex = new Map();
+	const typeOf = (type) => {
+		let index = typeIndex.get(type);
+		if (index === undefined) {
+			index = typeIndex.size;
+			typeIndex.set(type, index);
+			registerType(index, type);
+		}
+		return index;
+	};
 	const hook = asyncHooks.createHook({
 		init(id, type, trigger) {
-			asyncContext(PHASE_CONSTRUCTOR, id, trigger, executionAsyncId(), type);
+			asyncContext(PHASE_CONSTRUCTOR, id, trigger, executionAsyncId(), typeOf(type));
 		},
 		before(id) {
 			asyncContext(PHASE_BEFORE, id, triggerAsyncId(), id);
 		},
 		after(id) {
 			asyncContext(PHASE_AFTER, id, triggerAsyncId(), id);
-		},
-		destroy(id) {
-			asyncContext(PHASE_DESTROY, id, -1, executionAsyncId());
 		},
 	});
 	const TRACING_POLL_MS = 250;

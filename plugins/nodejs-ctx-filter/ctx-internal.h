@@ -69,6 +69,7 @@ struct nctx_process {
 	uint32_t host;
 	int64_t vpid;
 	GHashTable *owners;		/* owned; async id -> request serial (packed) */
+	guint owners_sweep_at;		/* sweep `owners` when it grows past this size */
 	GArray *stack;			/* owned; struct nctx_frame */
 	uint64_t active;		/* serial of the active request, 0 none */
 	GHashTable *client_parsers;	/* owned; HTTPCLIENTREQUEST id -> struct nctx_parser (borrowed) */

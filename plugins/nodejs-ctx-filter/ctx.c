@@ -13,6 +13,9 @@
 #include <inttypes.h>
 #include <string.h>
 
+/* Smallest size of a process's resource table at which it is swept. */
+#define NCTX_OWNERS_SWEEP_MIN 4096
+
 
 static void request_free(gpointer data)
 {
@@ -113,6 +116,7 @@ static struct nctx_process *process_get(struct nctx_engine *engine,
 		process->host = origin->host;
 		process->vpid = origin->vpid;
 		process->owners = g_hash_table_new(g_direct_hash, g_direct_equal);
+		process->owners_sweep_at = NCTX_OWNERS_SWEEP_MIN;
 		process->stack = g_array_new(FALSE, FALSE, sizeof(struct nctx_frame));
 		process->client_parsers = g_hash_table_new(g_direct_hash, g_direct_equal);
 		process->busy = g_array_new(FALSE, FALSE, sizeof(struct nctx_busy));
@@ -133,6 +137,30 @@ static struct nctx_request *open_request(struct nctx_engine *engine, uint64_t se
 	}
 	request = g_hash_table_lookup(engine->requests, NCTX_KEY(serial));
 	return request && !request->ended ? request : NULL;
+}
+
+static gboolean owner_is_gone(gpointer key, gpointer value, gpointer user)
+{
+	const struct nctx_engine *engine = user;
+
+	(void) key;
+	return !g_hash_table_contains(engine->requests, value);
+}
+
+/*
+ * Records that resource `id` belongs to request `owner`.  The recorder reports no destroy
+ * (doc/nodejs.md: its cost), so entries whose request is gone are swept whenever the table
+ * doubles: amortised O(1), memory bounded by the resources of live requests.
+ */
+static void resource_set_owner(struct nctx_engine *engine, struct nctx_process *process,
+		int64_t id, uint64_t owner)
+{
+	g_hash_table_insert(process->owners, NCTX_KEY(id), NCTX_KEY(owner));
+	if (g_hash_table_size(process->owners) > process->owners_sweep_at) {
+		g_hash_table_foreach_remove(process->owners, owner_is_gone, engine);
+		process->owners_sweep_at = MAX(NCTX_OWNERS_SWEEP_MIN,
+			2 * g_hash_table_size(process->owners));
+	}
 }
 
 static uint64_t resource_owner(struct nctx_process *process, int64_t id)
@@ -313,7 +341,7 @@ void nctx_async_context(struct nctx_engine *engine,
 			owner = process_top_owner(process);
 		}
 		if (open_request(engine, owner)) {
-			g_hash_table_insert(process->owners, NCTX_KEY(id), NCTX_KEY(owner));
+			resource_set_owner(engine, process, id, owner);
 		}
 		if (type && ((type[0] == 'H' && strcmp(type, "HTTPCLIENTREQUEST") == 0) ||
 				(type[0] == 'D' && strcmp(type, "DEEPSPAN_CLIENT") == 0))) {
@@ -606,7 +634,7 @@ static void server_request(struct nctx_engine *engine, struct nctx_process *proc
 
 	engine->stats.server_requests++;
 	g_ptr_array_add(process->open_servers, server);
-	g_hash_table_insert(process->owners, NCTX_KEY(http->ctx_id), NCTX_KEY(server->serial));
+	resource_set_owner(engine, process, http->ctx_id, server->serial);
 	caller = server_find_caller(engine, server, &maybe_later);
 	if (caller) {
 		server_link(engine, server, caller);
