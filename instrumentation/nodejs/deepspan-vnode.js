@@ -13,10 +13,15 @@
  * When it cannot be loaded the application runs untraced after one warning.
  * $DEEPSPAN_SERVICE, when set, becomes the process title: the LTTng `procname`
  * context, hence the service name of the spans (at most 15 characters).
+ * $DEEPSPAN_VNODE=0 turns the recorder off in this process.
  */
 const path = require('path');
 
-if (process.env.DEEPSPAN_SERVICE) {
+// DEEPSPAN_VNODE=0: this process is not recorded (the script loads nothing), e.g. the tools
+// of a machine where NODE_OPTIONS preloads the recorder into every node process.
+const vnodeOff = process.env.DEEPSPAN_VNODE === '0';
+
+if (process.env.DEEPSPAN_SERVICE && !vnodeOff) {
 	process.title = process.env.DEEPSPAN_SERVICE;
 }
 
@@ -41,7 +46,7 @@ function loadAddon() {
 	return null;
 }
 
-const addon = loadAddon();
+const addon = vnodeOff ? null : loadAddon();
 
 if (addon) {
 	const asyncHooks = require('async_hooks');

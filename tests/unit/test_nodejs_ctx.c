@@ -922,6 +922,55 @@ end:
 	fixture_fini(&fx);
 }
 
+/*
+ * The recorder reports no destroy: the table of resource owners is swept when it grows.
+ * A sweep keeps the resources of live requests and drops those of finished ones.
+ */
+static void test_owner_sweep(void)
+{
+	struct fixture fx;
+	const struct nctx_op *first, *second;
+	int64_t id;
+
+	fixture_init(&fx, true);
+	before(&fx, USERS, 1, 4);
+	http(&fx, USERS, 2, false, true, 4, 3, 40100, 8081, "/first");
+	for (id = 1000; id < 6000; id++) {
+		construct(&fx, USERS, 3, id, 4, 4, "PROMISE");
+	}
+	after(&fx, USERS, 4, 4);
+	http(&fx, USERS, 5, false, true, 5, 3, 40101, 8081, "/second");
+	for (id = 10000; id < 20000; id++) {
+		construct(&fx, USERS, 6, id, 5, 5, "PROMISE");
+	}
+	/* Resource 1000, made 15000 resources ago, still belongs to the live /first. */
+	before(&fx, USERS, 7, 1000);
+	after(&fx, USERS, 8, 1000);
+	http(&fx, USERS, 9, false, false, 1000, 3, 40100, 8081, NULL);
+	first = find_start(&fx, "HTTP GET /first", 0);
+	second = find_start(&fx, "HTTP GET /second", 0);
+	if (!UNIT_CHECK(first && second, "sweep: spans start")) {
+		goto end;
+	}
+	UNIT_EQ_UINT(count_ops(&fx, NCTX_OP_SPAN_ACTIVATE, first->span_id), 2,
+		"sweep: an old resource of a live request still activates it");
+	UNIT_CHECK(find_end(&fx, first->span_id) != NULL, "sweep: its response still finds it");
+	/* After /first ended, its resources run for nobody. */
+	for (id = 20000; id < 30000; id++) {
+		construct(&fx, USERS, 10, id, 5, 5, "PROMISE");
+	}
+	before(&fx, USERS, 11, 1001);
+	after(&fx, USERS, 12, 1001);
+	UNIT_EQ_UINT(count_ops(&fx, NCTX_OP_SPAN_ACTIVATE, first->span_id), 2,
+		"sweep: a finished request's resource activates nothing");
+	before(&fx, USERS, 13, 10001);
+	after(&fx, USERS, 14, 10001);
+	UNIT_EQ_UINT(count_ops(&fx, NCTX_OP_SPAN_ACTIVATE, second->span_id), 1,
+		"sweep: the live request keeps its resources");
+end:
+	fixture_fini(&fx);
+}
+
 int main(void)
 {
 	test_fresh_socket();
@@ -939,5 +988,6 @@ int main(void)
 	test_port_zero_unknown();
 	test_operation_names();
 	test_http2_interleaved_streams();
+	test_owner_sweep();
 	return unit_finish();
 }
