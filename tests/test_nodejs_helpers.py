@@ -183,7 +183,8 @@ def npm_modules(*packages):
     missing = [name for name in names if not (modules / name / "package.json").is_file()]
     if missing:
         try:
-            proc = subprocess.run(["npm", "install", "--no-audit", "--no-fund", "--no-save", *packages],
+            # Saved in NPM_CACHE/package.json: a later install of other packages keeps these.
+            proc = subprocess.run(["npm", "install", "--no-audit", "--no-fund", *packages],
                                   cwd=NPM_CACHE, capture_output=True, text=True, timeout=300)
         except subprocess.TimeoutExpired:
             return None, f"npm install {' '.join(packages)} timed out (is the npm registry reachable?)"

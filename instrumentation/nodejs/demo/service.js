@@ -8,7 +8,8 @@
  *
  * DEMO_CLIENT=fetch makes users and gateway call with fetch() instead of http.get;
  * DEMO_REDIS_PORT=P makes users run a Redis INCR per request; DEMO_USERS_GRPC=1 makes users a gRPC
- * service that gateway calls with @grpc/grpc-js (see below).
+ * service that gateway calls with @grpc/grpc-js; DEMO_FRAMEWORKS=1 uses fastify, express and axios
+ * (see below).
  * Each listens on 127.0.0.1 (PORT, default: any free port) and prints
  * `listening PORT` once ready.  Endpoints:
  *   store   GET /item     answers after a 2 ms timer
@@ -136,6 +137,41 @@ if (!handlers[role]) {
 	process.stderr.write(`usage: node service.js store|users|gateway\n`);
 	process.exit(2);
 }
+// DEMO_FRAMEWORKS=1: the npm frameworks people use (through NODE_PATH): store is a fastify app
+// (GET /item/:id), users an express app (GET /user/:id) calling store with axios, gateway calls
+// users with axios; the ids in the paths are the request numbers (operation names: doc/nodejs.md).
+if (process.env.DEMO_FRAMEWORKS === '1') {
+	const axios = role === 'store' ? null : require('axios');
+	const keepAlive = axios && axios.create({ httpAgent: agent });
+	let counter = 0;
+	const viaAxios = (res, url) => keepAlive.get(url).then(
+		(answer) => res.status(answer.status).type('application/json').send(JSON.stringify(answer.data)),
+		(err) => res.status(502).type('application/json').send(JSON.stringify({ error: err.message })));
+	const listen = (port) => process.stdout.write(`listening ${port}\n`);
+	if (role === 'store') {
+		const app = require('fastify')();
+		app.get('/item/:id', (request, reply) => {
+			setTimeout(() => reply.send({ item: request.params.id }), 2);
+		});
+		app.listen({ port: Number(process.env.PORT || 0), host: '127.0.0.1' }).then(() => listen(app.server.address().port));
+		process.on('SIGTERM', () => app.close().then(() => process.exit(0)));
+	} else {
+		const app = require('express')();
+		const next = role === 'users' ? `http://127.0.0.1:${Number(process.env.STORE_PORT)}/item/`
+			: `http://127.0.0.1:${Number(process.env.USERS_PORT)}/user/`;
+		app.get(role === 'users' ? '/user/:id' : '/api', (req, res) => {
+			if (role === 'users') {
+				spin(0.3);
+			}
+			viaAxios(res, next + (role === 'users' ? req.params.id : ++counter));
+		});
+		const server = app.listen(Number(process.env.PORT || 0), '127.0.0.1', () => listen(server.address().port));
+		server.keepAliveTimeout = 30000;
+		process.on('SIGTERM', () => { server.close(); agent.destroy(); process.exit(0); });
+	}
+	return;
+}
+
 if (grpc && role === 'users') {
 	// users over gRPC: the same work as its HTTP handler, answered as { status, body }.
 	const store = Number(process.env.STORE_PORT);
