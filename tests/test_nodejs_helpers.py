@@ -7,9 +7,12 @@ then stops the services and destroys the session.
 """
 import json
 import os
+import pathlib
 import re
 import shutil
+import socket
 import subprocess
+import time
 import uuid
 
 from conftest import BUILD_DIR, SRC_DIR, run_babeltrace2
@@ -72,19 +75,35 @@ def run_store_only(requests, concurrency, recorded=True):
         _stop([store])
 
 
-def run_demo(requests, concurrency, slow_every=0, recorded=True):
-    """Runs store, users, gateway and the load generator; returns the load generator's JSON."""
+def run_demo(requests, concurrency, slow_every=0, recorded=True, client="http", env=None):
+    """Runs store, users, gateway and the load generator; returns the load generator's JSON.
+
+    client: how users and gateway call ("http": http.get with a keep-alive agent, "fetch");
+    env: more environment for the services (DEMO_REDIS_PORT, NODE_PATH, ...).
+    """
     procs = []
+    demo_env = dict(env or {}, DEMO_CLIENT=client)
     try:
-        store, store_port = _start_service("store", {}, recorded)
+        store, store_port = _start_service("store", demo_env, recorded)
         procs.append(store)
-        users, users_port = _start_service("users", {"STORE_PORT": str(store_port)}, recorded)
+        users, users_port = _start_service("users", dict(demo_env, STORE_PORT=str(store_port)), recorded)
         procs.append(users)
-        gateway, gateway_port = _start_service("gateway", {"USERS_PORT": str(users_port)}, recorded)
+        gateway, gateway_port = _start_service("gateway", dict(demo_env, USERS_PORT=str(users_port)),
+                                               recorded)
         procs.append(gateway)
-        return _load(gateway_port, requests, concurrency, slow_every)
+        before = sum(process_cpu_seconds(proc.pid) for proc in procs)
+        load = _load(gateway_port, requests, concurrency, slow_every)
+        # The services' own CPU time (user + system) during the load, start-up excluded.
+        load["service_cpu_s"] = sum(process_cpu_seconds(proc.pid) for proc in procs) - before
+        return load
     finally:
         _stop(procs)
+
+
+def process_cpu_seconds(pid):
+    """User + system CPU seconds of a running process (/proc/PID/stat)."""
+    fields = pathlib.Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def _stop(procs):
@@ -100,7 +119,7 @@ def _stop(procs):
         proc.stderr.close()
 
 
-def capture(out_dir, requests, concurrency, slow_every=0):
+def capture(out_dir, requests, concurrency, slow_every=0, client="http", env=None):
     """Records the demo under load into out_dir/trace; returns (trace dir, load generator JSON)."""
     _ensure_sessiond()
     session = f"deepspan-nodejs-{os.getpid()}-{uuid.uuid4().hex[:8]}"
@@ -110,7 +129,7 @@ def capture(out_dir, requests, concurrency, slow_every=0):
         _lttng("enable-event", "-u", "vnode:*", "-s", session)
         _lttng("add-context", "-u", "-t", "vpid", "-t", "vtid", "-t", "procname", "-s", session)
         _lttng("start", session)
-        load = run_demo(requests, concurrency, slow_every)
+        load = run_demo(requests, concurrency, slow_every, client=client, env=env)
         _lttng("stop", session)
     finally:
         _lttng("destroy", session)
@@ -144,3 +163,66 @@ def read_spans(trace_dir, *filter_args, extra=()):
         elif kind == "span_end":
             spans[payload["span_id"]]["end"] = ts
     return spans, events, proc.stdout
+
+
+NPM_CACHE = pathlib.Path(os.environ.get("DEEPSPAN_NPM_CACHE",
+                                        pathlib.Path.home() / ".cache" / "deepspan-npm"))
+
+
+def npm_modules(*packages):
+    """Installs npm packages (name@range) from the npm registry into NPM_CACHE once.
+
+    Returns (node_modules directory, None), or (None, why they cannot be had: skip reason).
+    """
+    if not shutil.which("npm"):
+        return None, "npm is not installed"
+    NPM_CACHE.mkdir(parents=True, exist_ok=True)
+    modules = NPM_CACHE / "node_modules"
+    # "redis@4" -> redis, "@grpc/grpc-js@1" -> @grpc/grpc-js
+    names = [p[:p.rindex("@")] if p.rindex("@") > 0 else p for p in packages]
+    missing = [name for name in names if not (modules / name / "package.json").is_file()]
+    if missing:
+        try:
+            # Saved in NPM_CACHE/package.json: a later install of other packages keeps these.
+            proc = subprocess.run(["npm", "install", "--no-audit", "--no-fund", *packages],
+                                  cwd=NPM_CACHE, capture_output=True, text=True, timeout=300)
+        except subprocess.TimeoutExpired:
+            return None, f"npm install {' '.join(packages)} timed out (is the npm registry reachable?)"
+        if proc.returncode != 0:
+            return None, (f"npm install {' '.join(packages)} failed (is the npm registry reachable?): "
+                          f"{proc.stderr.strip()[-300:]}")
+    return modules, None
+
+
+class RedisServer:
+    """A Debian redis-server on 127.0.0.1, a free port, no persistence; stopped on exit."""
+
+    def __init__(self, work_dir):
+        self.work_dir = work_dir
+        self.proc = None
+        self.port = None
+
+    def __enter__(self):
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            self.port = probe.getsockname()[1]
+        self.proc = subprocess.Popen(["redis-server", "--bind", "127.0.0.1", "--port", str(self.port),
+                                      "--save", "", "--appendonly", "no", "--dir", str(self.work_dir)],
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            try:
+                with socket.create_connection(("127.0.0.1", self.port), timeout=1):
+                    return self
+            except OSError:
+                time.sleep(0.1)
+        self.__exit__()
+        raise AssertionError(f"redis-server did not listen on 127.0.0.1:{self.port}")
+
+    def __exit__(self, *exc):
+        self.proc.terminate()
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()

@@ -11,6 +11,8 @@
 #include <node_api.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 
 /* Longest string copied into an event (longer ones are truncated). */
 #define VNODE_STRING_MAX 512
@@ -20,6 +22,10 @@
  * string field without its terminating NUL, so readers see stale bytes.
  */
 #define VNODE_EMPTY_STRING "-"
+
+/* Resource type names registered by registerType(index, name); owned, never freed. */
+#define VNODE_TYPES_MAX 1024
+static char *vnode_types[VNODE_TYPES_MAX];
 
 /* The async_hooks phases, indexed by the first argument of asyncContext(). */
 static const char *const vnode_phase_names[] = {
@@ -71,7 +77,40 @@ static size_t vnode_args(napi_env env, napi_callback_info info, napi_value *argv
 	return argc;
 }
 
-/* asyncContext(phase, id, triggerId, execId[, type]) */
+/* registerType(index, name): names the resource type `index` of later asyncContext() calls. */
+static napi_value vnode_register_type(napi_env env, napi_callback_info info)
+{
+	napi_value argv[2];
+	char name[VNODE_STRING_MAX];
+	int index;
+
+	if (vnode_args(env, info, argv, 2) < 2) {
+		goto end;
+	}
+	index = vnode_arg_int(env, argv[0]);
+	if (index < 0 || index >= VNODE_TYPES_MAX || vnode_types[index]) {
+		goto end;
+	}
+	vnode_types[index] = strdup(vnode_arg_string(env, argv[1], name, sizeof(name)));
+end:
+	return NULL;
+}
+
+/* The type argument of asyncContext(): a registered index, or a string. */
+static const char *vnode_arg_type(napi_env env, napi_value value, char *buf, size_t size)
+{
+	napi_valuetype kind = napi_undefined;
+	int32_t index = -1;
+
+	if (napi_typeof(env, value, &kind) == napi_ok && kind == napi_number &&
+			napi_get_value_int32(env, value, &index) == napi_ok) {
+		return index >= 0 && index < VNODE_TYPES_MAX && vnode_types[index] ?
+			vnode_types[index] : VNODE_EMPTY_STRING;
+	}
+	return vnode_arg_string(env, value, buf, size);
+}
+
+/* asyncContext(phase, id, triggerId, execId[, type: registered index or name]) */
 static napi_value vnode_async_context(napi_env env, napi_callback_info info)
 {
 	napi_value argv[5];
@@ -90,7 +129,7 @@ static napi_value vnode_async_context(napi_env env, napi_callback_info info)
 		goto end;
 	}
 	if (phase == 0) {
-		type = vnode_arg_string(env, argv[4], type_buf, sizeof(type_buf));
+		type = vnode_arg_type(env, argv[4], type_buf, sizeof(type_buf));
 	}
 	lttng_ust_do_tracepoint(vnode, async_context, vnode_arg_int64(env, argv[1]),
 		vnode_arg_int64(env, argv[2]), vnode_arg_int64(env, argv[3]),
@@ -99,14 +138,19 @@ end:
 	return NULL;
 }
 
-/* httpRequest(isClient, sockid, sockAsyncId, ctxId, method, url, address, port, localPort) */
+/*
+ * httpRequest(isClient, sockid, sockAsyncId, ctxId, method, url, address, port, localPort
+ * [, streamId])
+ */
 static napi_value vnode_http_request(napi_env env, napi_callback_info info)
 {
-	napi_value argv[9];
+	napi_value argv[10];
 	char method[32], url[VNODE_STRING_MAX], address[64];
 	bool is_client = false;
+	size_t argc = vnode_args(env, info, argv, 10);
+	int stream_id = 0;
 
-	if (vnode_args(env, info, argv, 9) < 9) {
+	if (argc < 9) {
 		goto end;
 	}
 	if (napi_get_value_bool(env, argv[0], &is_client) != napi_ok) {
@@ -116,6 +160,9 @@ static napi_value vnode_http_request(napi_env env, napi_callback_info info)
 			: !lttng_ust_tracepoint_enabled(vnode, http_server_request)) {
 		goto end;
 	}
+	if (argc > 9 && (stream_id = vnode_arg_int(env, argv[9])) < 0) {
+		stream_id = 0;
+	}
 	if (is_client) {
 		lttng_ust_do_tracepoint(vnode, http_client_request,
 			vnode_arg_int(env, argv[1]), vnode_arg_int64(env, argv[2]),
@@ -123,7 +170,7 @@ static napi_value vnode_http_request(napi_env env, napi_callback_info info)
 			vnode_arg_string(env, argv[4], method, sizeof(method)),
 			vnode_arg_string(env, argv[5], url, sizeof(url)),
 			vnode_arg_string(env, argv[6], address, sizeof(address)),
-			vnode_arg_int(env, argv[7]), vnode_arg_int(env, argv[8]));
+			vnode_arg_int(env, argv[7]), vnode_arg_int(env, argv[8]), stream_id);
 	} else {
 		lttng_ust_do_tracepoint(vnode, http_server_request,
 			vnode_arg_int(env, argv[1]), vnode_arg_int64(env, argv[2]),
@@ -131,7 +178,7 @@ static napi_value vnode_http_request(napi_env env, napi_callback_info info)
 			vnode_arg_string(env, argv[4], method, sizeof(method)),
 			vnode_arg_string(env, argv[5], url, sizeof(url)),
 			vnode_arg_string(env, argv[6], address, sizeof(address)),
-			vnode_arg_int(env, argv[7]), vnode_arg_int(env, argv[8]));
+			vnode_arg_int(env, argv[7]), vnode_arg_int(env, argv[8]), stream_id);
 	}
 end:
 	return NULL;
@@ -187,6 +234,7 @@ static napi_value vnode_init(napi_env env, napi_value exports)
 {
 	const napi_property_descriptor functions[] = {
 		{ "tracing", NULL, vnode_tracing, NULL, NULL, NULL, napi_enumerable, NULL },
+		{ "registerType", NULL, vnode_register_type, NULL, NULL, NULL, napi_enumerable, NULL },
 		{ "asyncContext", NULL, vnode_async_context, NULL, NULL, NULL, napi_enumerable, NULL },
 		{ "httpRequest", NULL, vnode_http_request, NULL, NULL, NULL, napi_enumerable, NULL },
 		{ "httpResponse", NULL, vnode_http_response, NULL, NULL, NULL, napi_enumerable, NULL },

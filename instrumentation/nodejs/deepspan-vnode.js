@@ -13,10 +13,15 @@
  * When it cannot be loaded the application runs untraced after one warning.
  * $DEEPSPAN_SERVICE, when set, becomes the process title: the LTTng `procname`
  * context, hence the service name of the spans (at most 15 characters).
+ * $DEEPSPAN_VNODE=0 turns the recorder off in this process.
  */
 const path = require('path');
 
-if (process.env.DEEPSPAN_SERVICE) {
+// DEEPSPAN_VNODE=0: this process is not recorded (the script loads nothing), e.g. the tools
+// of a machine where NODE_OPTIONS preloads the recorder into every node process.
+const vnodeOff = process.env.DEEPSPAN_VNODE === '0';
+
+if (process.env.DEEPSPAN_SERVICE && !vnodeOff) {
 	process.title = process.env.DEEPSPAN_SERVICE;
 }
 
@@ -41,32 +46,42 @@ function loadAddon() {
 	return null;
 }
 
-const addon = loadAddon();
+const addon = vnodeOff ? null : loadAddon();
 
 if (addon) {
 	const asyncHooks = require('async_hooks');
 	const diagnostics = require('diagnostics_channel');
-	const { asyncContext, httpRequest, httpResponse, tracing } = addon;
+	const { asyncContext, httpRequest, httpResponse, tracing, registerType } = addon;
 	const executionAsyncId = asyncHooks.executionAsyncId;
 	const triggerAsyncId = asyncHooks.triggerAsyncId;
-	const PHASE_CONSTRUCTOR = 0, PHASE_BEFORE = 1, PHASE_AFTER = 2, PHASE_DESTROY = 3;
+	const PHASE_CONSTRUCTOR = 0, PHASE_BEFORE = 1, PHASE_AFTER = 2;
 
 	// The hooks run on every async operation: one native call each, no allocation.
 	// They are enabled only while a session records vnode:async_context (checked at
 	// start and every TRACING_POLL_MS), so an untraced application pays nothing for them;
 	// resources made before a session starts are unknown to the filter (no owner).
+	// No destroy hook: it makes V8 track the collection of every promise, the largest
+	// part of the recorder's cost; the filter forgets the resources of finished requests.
+	// A resource type is passed as a small integer (its name registered once with the addon).
+	const typeIndex = new Map();
+	const typeOf = (type) => {
+		let index = typeIndex.get(type);
+		if (index === undefined) {
+			index = typeIndex.size;
+			typeIndex.set(type, index);
+			registerType(index, type);
+		}
+		return index;
+	};
 	const hook = asyncHooks.createHook({
 		init(id, type, trigger) {
-			asyncContext(PHASE_CONSTRUCTOR, id, trigger, executionAsyncId(), type);
+			asyncContext(PHASE_CONSTRUCTOR, id, trigger, executionAsyncId(), typeOf(type));
 		},
 		before(id) {
 			asyncContext(PHASE_BEFORE, id, triggerAsyncId(), id);
 		},
 		after(id) {
 			asyncContext(PHASE_AFTER, id, triggerAsyncId(), id);
-		},
-		destroy(id) {
-			asyncContext(PHASE_DESTROY, id, -1, executionAsyncId());
 		},
 	});
 	const TRACING_POLL_MS = 250;
@@ -89,7 +104,8 @@ if (addon) {
 		? socket._handle.fd : -1);
 	const socketAsyncId = (socket) => (socket && socket._handle && socket._handle.getAsyncId
 		? socket._handle.getAsyncId() : -1);
-	const portOr = (value, fallback) => (typeof value === 'number' ? value : fallback);
+	// A port <= 0 is not a port: socket.localPort is 0 (or undefined) before the connect.
+	const portOr = (value, fallback) => (typeof value === 'number' && value > 0 ? value : fallback);
 
 	// The remote port of an outgoing request whose socket is not connected yet.
 	function requestedPort(request) {
@@ -131,4 +147,257 @@ if (addon) {
 			portOr(socket && socket.remotePort, requestedPort(request)),
 			portOr(socket && socket.localPort, -1));
 	});
+
+	// fetch() / undici (Node >= 18): its diagnostics_channel events, mapped onto the http
+	// client events.  undici has no async resource per request: the recorder makes one
+	// (DEEPSPAN_CLIENT, an AsyncResource) at `undici:request:create`, in the caller's
+	// context, so the filter gives it the caller's owner and starts the client span there.
+	// Its async id is the request's ctx_id; `undici:client:sendHeaders` announces the request
+	// with its socket's ports (again on a retry, with the new socket), `undici:request:headers`
+	// ends it, `undici:request:error` ends it with status 0 (aborted, refused, reset).
+	const { AsyncResource } = asyncHooks;
+	const kVnode = Symbol('deepspan-vnode');
+	const kVnodeHttp = Symbol('deepspan-vnode-http');
+	const UNDICI_OPEN = 0, UNDICI_SENT = 1, UNDICI_DONE = 2;
+	const originHost = (origin) => {
+		try {
+			const url = new URL(String(origin));
+			const port = url.port ? Number(url.port) : (url.protocol === 'https:' ? 443 : 80);
+			return { host: url.hostname, port };
+		} catch (err) {
+			return { host: '', port: -1 };
+		}
+	};
+	const undiciAnnounce = (request, state, socket) => {
+		httpRequest(true, socketFd(socket), socketAsyncId(socket), state.resource.asyncId(),
+			request.method || '', request.path || '', state.host,
+			portOr(socket && socket.remotePort, state.port), portOr(socket && socket.localPort, -1));
+		state.phase = UNDICI_SENT;
+	};
+	const undiciEnd = (request, state, status, socket) => {
+		if (state.phase === UNDICI_OPEN) {
+			undiciAnnounce(request, state, null);
+		}
+		httpResponse(true, socketFd(socket), socketAsyncId(socket), state.resource.asyncId(), status,
+			state.host, portOr(socket && socket.remotePort, state.port),
+			portOr(socket && socket.localPort, -1));
+		state.phase = UNDICI_DONE;
+		state.resource.emitDestroy();
+		request[kVnode] = undefined;
+	};
+	diagnostics.subscribe('undici:request:create', ({ request }) => {
+		if (!hooked) {
+			return;
+		}
+		const { host, port } = originHost(request.origin);
+		request[kVnode] = { resource: new AsyncResource('DEEPSPAN_CLIENT', { requireManualDestroy: true }),
+			host, port, phase: UNDICI_OPEN, socket: null };
+	});
+	// undici's sockets are HTTP: not TCP calls (below).
+	diagnostics.subscribe('undici:client:connected', ({ socket }) => {
+		if (socket) {
+			socket[kVnodeHttp] = true;
+		}
+	});
+	diagnostics.subscribe('undici:client:sendHeaders', ({ request, socket }) => {
+		const state = request[kVnode];
+		if (state && state.phase !== UNDICI_DONE) {
+			state.socket = socket;
+			undiciAnnounce(request, state, socket);
+		}
+	});
+	diagnostics.subscribe('undici:request:headers', ({ request, response }) => {
+		const state = request[kVnode];
+		if (state && state.phase !== UNDICI_DONE) {
+			undiciEnd(request, state, response.statusCode || 0, state.socket);
+		}
+	});
+	diagnostics.subscribe('undici:request:error', ({ request }) => {
+		const state = request[kVnode];
+		if (state && state.phase !== UNDICI_DONE) {
+			undiciEnd(request, state, 0, state.socket);
+		}
+	});
+
+	// Outgoing TCP that is not HTTP (a Redis or PostgreSQL client's connection, ...): every
+	// socket of `net.connect` (diagnostics_channel `net.client.socket`, Node >= 16.18) gets its
+	// write() and push() wrapped.  Every write() is a call (a DEEPSPAN_CLIENT resource in the
+	// writer's context, announced at once as a client request of method TCP to the peer's
+	// address and port); the next data read ends every call written before it (status 200:
+	// such protocols answer in order, and a pipelined batch is answered together); a close
+	// ends them in error (0).  HTTP sockets (http's `_httpMessage` / `parser`, undici's) are
+	// left alone.
+	const tcpEnd = (socket, status) => {
+		const calls = socket[kVnode];
+		socket[kVnode] = undefined;
+		const fd = socketFd(socket), sockId = socketAsyncId(socket);
+		const address = socket.remoteAddress || '', port = portOr(socket.remotePort, -1);
+		const localPort = portOr(socket.localPort, -1);
+		for (const call of calls) {
+			httpResponse(true, fd, sockId, call.asyncId(), status, address, port, localPort);
+			call.emitDestroy();
+		}
+	};
+	diagnostics.subscribe('net.client.socket', ({ socket }) => {
+		if (!hooked || !socket || typeof socket.write !== 'function') {
+			return;
+		}
+		// An accessor, not a plain property: net's connect() and end() assign socket.write
+		// themselves (Socket.prototype.write, writeAfterFIN); those become the inner write.
+		let write = socket.write;
+		const push = socket.push;
+		const vnodeTcpWrite = function vnodeTcpWrite(...args) {
+			if (hooked && !this._httpMessage && !this.parser && !this[kVnodeHttp]) {
+				const call = new AsyncResource('DEEPSPAN_CLIENT', { requireManualDestroy: true });
+				if (this[kVnode] === undefined) {
+					this[kVnode] = [];
+				}
+				this[kVnode].push(call);
+				httpRequest(true, socketFd(this), socketAsyncId(this), call.asyncId(), 'TCP', '',
+					this.remoteAddress || '', portOr(this.remotePort, -1),
+					portOr(this.localPort, -1));
+			}
+			return write.apply(this, args);
+		};
+		Object.defineProperty(socket, 'write', {
+			configurable: true,
+			get: () => vnodeTcpWrite,
+			set: (value) => { write = value; },
+		});
+		socket.push = function vnodeTcpPush(chunk, encoding) {
+			if (chunk !== null && this[kVnode] !== undefined) {
+				tcpEnd(this, 200);
+			}
+			return push.call(this, chunk, encoding);
+		};
+		socket.once('close', () => {
+			if (socket[kVnode] !== undefined) {
+				tcpEnd(socket, 0);
+			}
+		});
+	});
+
+	// node:http2 (and @grpc/grpc-js, which runs on it).  Node 20 publishes no http2
+	// diagnostics_channel events, so the module's entry points are wrapped:
+	// - server: every server's (createServer, createSecureServer) `stream` event reports the
+	//   request with ctx_id = the stream's native handle, then runs the listeners inside a
+	//   DEEPSPAN_STREAM resource of its own (AsyncResource.runInAsyncScope), so concurrent
+	//   streams of one session each own what their handlers create; it ends at the close;
+	// - client: session.request() of every http2.connect() session makes a DEEPSPAN_CLIENT
+	//   resource in the caller's context; the request is announced when the stream is sent
+	//   (`ready`: its id is known) and ends at its response headers (`response`) or close.
+	// Both sides carry the stream id: the filter matches a client stream with the server
+	// stream of the same id on the same connection (ports).
+	const http2 = require('http2');
+	const streamPorts = (stream) => {
+		const socket = stream.session && stream.session.socket;
+		return {
+			socket,
+			address: (socket && socket.remoteAddress) || '',
+			port: portOr(socket && socket.remotePort, -1),
+			localPort: portOr(socket && socket.localPort, -1),
+		};
+	};
+	// The async id of a stream's native handle (HTTP2STREAM): the resource whose callbacks
+	// deliver the stream's data (grpc-js runs its handlers from them).  Found by the
+	// description of Node's internal symbol, looked up once.
+	let kHandle = null;
+	const streamHandleId = (stream) => {
+		if (kHandle === null) {
+			kHandle = Object.getOwnPropertySymbols(stream).find((sym) => sym.description === 'kHandle') || false;
+		}
+		const handle = kHandle ? stream[kHandle] : null;
+		return handle && typeof handle.getAsyncId === 'function' ? handle.getAsyncId() : -1;
+	};
+	const wrapServer = (server) => {
+		const emit = server.emit;
+		server.emit = function vnodeHttp2Emit(event, stream, headers, ...rest) {
+			if (event !== 'stream' || !hooked || !stream || typeof stream.id !== 'number') {
+				return emit.call(this, event, stream, headers, ...rest);
+			}
+			// The request is owned from its handle on (ctx_id); a DEEPSPAN_STREAM resource
+			// triggered by that handle, made after the request event so that it inherits
+			// the request, runs the `stream` listeners and names the request at its end.
+			const at = streamPorts(stream);
+			const handleId = streamHandleId(stream);
+			let resource = handleId >= 0 ? null :
+				new AsyncResource('DEEPSPAN_STREAM', { requireManualDestroy: true });
+			const report = () => httpRequest(false, socketFd(at.socket), socketAsyncId(at.socket),
+				handleId >= 0 ? handleId : resource.asyncId(), String(headers[':method'] || ''),
+				String(headers[':path'] || ''), at.address, at.port, at.localPort, stream.id);
+			if (resource === null) {
+				report();
+				resource = new AsyncResource('DEEPSPAN_STREAM',
+					{ triggerAsyncId: handleId, requireManualDestroy: true });
+			}
+			stream.once('close', () => {
+				const sent = stream.sentHeaders;
+				const status = stream.rstCode ? 0 : Number((sent && sent[':status']) || 0);
+				httpResponse(false, socketFd(at.socket), socketAsyncId(at.socket),
+					resource.asyncId(), status, at.address, at.port, at.localPort);
+				resource.emitDestroy();
+			});
+			return resource.runInAsyncScope(() => {
+				if (handleId < 0) {
+					report();
+				}
+				return emit.call(this, event, stream, headers, ...rest);
+			});
+		};
+		return server;
+	};
+	for (const name of ['createServer', 'createSecureServer']) {
+		const create = http2[name];
+		http2[name] = function vnodeHttp2CreateServer(...args) {
+			return wrapServer(create.apply(this, args));
+		};
+	}
+	const authorityHost = (authority) => {
+		const { host } = originHost(typeof authority === 'string' ? authority : String(authority && authority.href || authority));
+		return host;
+	};
+	const connect = http2.connect;
+	http2.connect = function vnodeHttp2Connect(authority, ...args) {
+		const session = connect.call(this, authority, ...args);
+		const host = authorityHost(authority);
+		const request = session.request;
+		session.request = function vnodeHttp2Request(headers, ...rest) {
+			const stream = request.call(this, headers, ...rest);
+			if (!hooked || !stream) {
+				return stream;
+			}
+			const resource = new AsyncResource('DEEPSPAN_CLIENT', { requireManualDestroy: true });
+			const method = String((headers && headers[':method']) || 'GET');
+			const path = String((headers && headers[':path']) || '/');
+			let phase = UNDICI_OPEN;
+			const announce = () => {
+				const at = streamPorts(stream);
+				httpRequest(true, socketFd(at.socket), socketAsyncId(at.socket), resource.asyncId(),
+					method, path, host, at.port, at.localPort, typeof stream.id === 'number' ? stream.id : 0);
+				phase = UNDICI_SENT;
+			};
+			const end = (status) => {
+				if (phase === UNDICI_DONE) {
+					return;
+				}
+				if (phase === UNDICI_OPEN) {
+					announce();
+				}
+				const at = streamPorts(stream);
+				httpResponse(true, socketFd(at.socket), socketAsyncId(at.socket), resource.asyncId(),
+					status, host, at.port, at.localPort);
+				phase = UNDICI_DONE;
+				resource.emitDestroy();
+			};
+			stream.once('ready', () => {
+				if (phase === UNDICI_OPEN) {
+					announce();
+				}
+			});
+			stream.once('response', (responseHeaders) => end(Number(responseHeaders[':status'] || 0)));
+			stream.once('close', () => end(0));
+			return stream;
+		};
+		return session;
+	};
 }

@@ -14,11 +14,14 @@
 #include <stdint.h>
 #include <lttng/tracepoint.h>
 
-/* An HTTP request seen by a server (incoming) or a client (outgoing). */
+/*
+ * An HTTP request seen by a server (incoming) or a client (outgoing); stream_id: the
+ * HTTP/2 stream on its connection (0: HTTP/1, TCP).
+ */
 LTTNG_UST_TRACEPOINT_EVENT_CLASS(vnode, http_request_class,
 	LTTNG_UST_TP_ARGS(int, sockid, int64_t, sock_async_id, int64_t, ctx_id,
 		const char *, method, const char *, url, const char *, address,
-		int, port, int, local_port),
+		int, port, int, local_port, int, stream_id),
 	LTTNG_UST_TP_FIELDS(
 		lttng_ust_field_integer(int, sockid, sockid)
 		lttng_ust_field_integer(int64_t, sock_async_id, sock_async_id)
@@ -28,6 +31,7 @@ LTTNG_UST_TRACEPOINT_EVENT_CLASS(vnode, http_request_class,
 		lttng_ust_field_string(address, address)
 		lttng_ust_field_integer(int, port, port)
 		lttng_ust_field_integer(int, local_port, local_port)
+		lttng_ust_field_integer(int, stream_id, stream_id)
 	)
 )
 
@@ -49,11 +53,11 @@ LTTNG_UST_TRACEPOINT_EVENT_CLASS(vnode, http_response_class,
 LTTNG_UST_TRACEPOINT_EVENT_INSTANCE(vnode, http_request_class, vnode, http_server_request,
 	LTTNG_UST_TP_ARGS(int, sockid, int64_t, sock_async_id, int64_t, ctx_id,
 		const char *, method, const char *, url, const char *, address,
-		int, port, int, local_port))
+		int, port, int, local_port, int, stream_id))
 LTTNG_UST_TRACEPOINT_EVENT_INSTANCE(vnode, http_request_class, vnode, http_client_request,
 	LTTNG_UST_TP_ARGS(int, sockid, int64_t, sock_async_id, int64_t, ctx_id,
 		const char *, method, const char *, url, const char *, address,
-		int, port, int, local_port))
+		int, port, int, local_port, int, stream_id))
 LTTNG_UST_TRACEPOINT_EVENT_INSTANCE(vnode, http_response_class, vnode, http_server_response,
 	LTTNG_UST_TP_ARGS(int, sockid, int64_t, sock_async_id, int64_t, ctx_id,
 		int, status, const char *, address, int, port, int, local_port))

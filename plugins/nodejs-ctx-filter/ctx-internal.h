@@ -25,6 +25,7 @@ struct nctx_request {
 	int64_t resource_id;		/* server: ctx_id; client: its HTTPCLIENTREQUEST */
 	int64_t port;			/* remote */
 	int64_t local_port;
+	int64_t stream_id;		/* HTTP/2 stream on the connection, 0 none */
 	char *service;			/* owned */
 	char *operation;		/* owned */
 	const char *label;		/* borrowed, interned: "service: operation" */
@@ -68,6 +69,7 @@ struct nctx_process {
 	uint32_t host;
 	int64_t vpid;
 	GHashTable *owners;		/* owned; async id -> request serial (packed) */
+	guint owners_sweep_at;		/* sweep `owners` when it grows past this size */
 	GArray *stack;			/* owned; struct nctx_frame */
 	uint64_t active;		/* serial of the active request, 0 none */
 	GHashTable *client_parsers;	/* owned; HTTPCLIENTREQUEST id -> struct nctx_parser (borrowed) */

@@ -13,6 +13,9 @@
 #include <inttypes.h>
 #include <string.h>
 
+/* Smallest size of a process's resource table at which it is swept. */
+#define NCTX_OWNERS_SWEEP_MIN 4096
+
 
 static void request_free(gpointer data)
 {
@@ -113,6 +116,7 @@ static struct nctx_process *process_get(struct nctx_engine *engine,
 		process->host = origin->host;
 		process->vpid = origin->vpid;
 		process->owners = g_hash_table_new(g_direct_hash, g_direct_equal);
+		process->owners_sweep_at = NCTX_OWNERS_SWEEP_MIN;
 		process->stack = g_array_new(FALSE, FALSE, sizeof(struct nctx_frame));
 		process->client_parsers = g_hash_table_new(g_direct_hash, g_direct_equal);
 		process->busy = g_array_new(FALSE, FALSE, sizeof(struct nctx_busy));
@@ -133,6 +137,30 @@ static struct nctx_request *open_request(struct nctx_engine *engine, uint64_t se
 	}
 	request = g_hash_table_lookup(engine->requests, NCTX_KEY(serial));
 	return request && !request->ended ? request : NULL;
+}
+
+static gboolean owner_is_gone(gpointer key, gpointer value, gpointer user)
+{
+	const struct nctx_engine *engine = user;
+
+	(void) key;
+	return !g_hash_table_contains(engine->requests, value);
+}
+
+/*
+ * Records that resource `id` belongs to request `owner`.  The recorder reports no destroy
+ * (doc/nodejs.md: its cost), so entries whose request is gone are swept whenever the table
+ * doubles: amortised O(1), memory bounded by the resources of live requests.
+ */
+static void resource_set_owner(struct nctx_engine *engine, struct nctx_process *process,
+		int64_t id, uint64_t owner)
+{
+	g_hash_table_insert(process->owners, NCTX_KEY(id), NCTX_KEY(owner));
+	if (g_hash_table_size(process->owners) > process->owners_sweep_at) {
+		g_hash_table_foreach_remove(process->owners, owner_is_gone, engine);
+		process->owners_sweep_at = MAX(NCTX_OWNERS_SWEEP_MIN,
+			2 * g_hash_table_size(process->owners));
+	}
 }
 
 static uint64_t resource_owner(struct nctx_process *process, int64_t id)
@@ -313,9 +341,10 @@ void nctx_async_context(struct nctx_engine *engine,
 			owner = process_top_owner(process);
 		}
 		if (open_request(engine, owner)) {
-			g_hash_table_insert(process->owners, NCTX_KEY(id), NCTX_KEY(owner));
+			resource_set_owner(engine, process, id, owner);
 		}
-		if (type && type[0] == 'H' && strcmp(type, "HTTPCLIENTREQUEST") == 0) {
+		if (type && ((type[0] == 'H' && strcmp(type, "HTTPCLIENTREQUEST") == 0) ||
+				(type[0] == 'D' && strcmp(type, "DEEPSPAN_CLIENT") == 0))) {
 			parser_open(engine, process, origin, id);
 		}
 		break;
@@ -343,20 +372,90 @@ void nctx_async_context(struct nctx_engine *engine,
 	}
 }
 
-/* "HTTP GET /path" (query string dropped); clients name their callee. */
+static bool is_hex_digit(char c)
+{
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
+/*
+ * Is the path segment `seg` (`len` bytes) an id (doc/nodejs.md, "Operation
+ * names"): all decimal digits, a UUID (8-4-4-4-12 hex digits), or at least
+ * 8 hex digits of which one at least is a decimal digit?
+ */
+static bool segment_is_id(const char *seg, size_t len)
+{
+	size_t i, digits = 0, hex = 0;
+
+	if (len == 36 && seg[8] == '-' && seg[13] == '-' && seg[18] == '-' && seg[23] == '-') {
+		for (i = 0; i < len; i++) {
+			if (seg[i] != '-' && !is_hex_digit(seg[i])) {
+				return false;
+			}
+		}
+		return true;
+	}
+	for (i = 0; i < len; i++) {
+		digits += seg[i] >= '0' && seg[i] <= '9';
+		hex += is_hex_digit(seg[i]);
+	}
+	return len > 0 && hex == len && (digits == len || (len >= 8 && digits > 0));
+}
+
+/* Appends the first `len` bytes of the path `url`, each id segment replaced by `:id`. */
+static void append_normalized_path(GString *out, const char *url, size_t len)
+{
+	size_t i = 0;
+
+	while (i < len) {
+		size_t seg_len;
+
+		if (url[i] == '/') {
+			g_string_append_c(out, '/');
+			i++;
+			continue;
+		}
+		seg_len = strcspn(url + i, "/");
+		seg_len = MIN(seg_len, len - i);
+		if (segment_is_id(url + i, seg_len)) {
+			g_string_append(out, ":id");
+		} else {
+			g_string_append_len(out, url + i, (gssize) seg_len);
+		}
+		i += seg_len;
+	}
+}
+
+/*
+ * "HTTP GET /path" (query string dropped, ids in the path replaced by `:id`);
+ * clients name their callee ("HTTP GET host:port/path", "TCP host:port").
+ */
 static char *operation_name(bool client, const struct nctx_http *http)
 {
 	const char *url = http->url ? http->url : "";
 	size_t path_len = strcspn(url, "?#");
+	GString *name;
 
-	if (client) {
-		return g_strdup_printf("HTTP %s %s:%" PRId64 "%.*s",
-			http->method ? http->method : "?",
-			http->address ? http->address : "?", http->port,
-			(int) path_len, url);
+	/* A TCP call that is not HTTP (the recorder's method `TCP`): "TCP host:port". */
+	if (client && http->method && strcmp(http->method, "TCP") == 0) {
+		return g_strdup_printf("TCP %s:%" PRId64, http->address ? http->address : "?",
+			http->port);
 	}
-	return g_strdup_printf("HTTP %s %.*s", http->method ? http->method : "?",
-		(int) path_len, url);
+	name = g_string_new("HTTP ");
+
+	g_string_append(name, http->method ? http->method : "?");
+	g_string_append_c(name, ' ');
+	if (client) {
+		g_string_append_printf(name, "%s:%" PRId64, http->address ? http->address : "?",
+			http->port);
+	}
+	append_normalized_path(name, url, path_len);
+	return g_string_free(name, FALSE);
+}
+
+/* A port <= 0 is not a port (a socket not connected yet reports 0): unknown, -1. */
+static int64_t known_port(int64_t port)
+{
+	return port > 0 ? port : -1;
 }
 
 /* The interned "service: operation" label of a request (lives as long as the engine). */
@@ -407,16 +506,20 @@ static struct nctx_request *request_new(struct nctx_engine *engine,
 
 	request->sock_async_id = http->sock_async_id;
 	request->resource_id = http->ctx_id;
-	request->port = http->port;
-	request->local_port = http->local_port;
+	request->port = known_port(http->port);
+	request->local_port = known_port(http->local_port);
+	request->stream_id = http->stream_id > 0 ? http->stream_id : 0;
 	return request;
 }
 
-/* Could `client` be the caller of `server` (ports, and the server starts inside it)? */
+/*
+ * Could `client` be the caller of `server` (ports, the HTTP/2 stream id: concurrent
+ * streams of one connection are distinct calls, and the server starts inside it)?
+ */
 static bool client_matches(const struct nctx_request *client,
 		const struct nctx_request *server)
 {
-	return client->port == server->local_port &&
+	return client->port == server->local_port && client->stream_id == server->stream_id &&
 		client->local_port == server->port && client->local_port >= 0 &&
 		client->start_ts <= server->start_ts &&
 		(!client->ended || client->end_ts >= server->start_ts);
@@ -427,6 +530,7 @@ static bool client_may_match(const struct nctx_request *client,
 		const struct nctx_request *server)
 {
 	return client->local_port < 0 && client->port == server->local_port &&
+		(client->stream_id == 0 || client->stream_id == server->stream_id) &&
 		client->start_ts <= server->start_ts && !client->ended;
 }
 
@@ -530,7 +634,7 @@ static void server_request(struct nctx_engine *engine, struct nctx_process *proc
 
 	engine->stats.server_requests++;
 	g_ptr_array_add(process->open_servers, server);
-	g_hash_table_insert(process->owners, NCTX_KEY(http->ctx_id), NCTX_KEY(server->serial));
+	resource_set_owner(engine, process, http->ctx_id, server->serial);
 	caller = server_find_caller(engine, server, &maybe_later);
 	if (caller) {
 		server_link(engine, server, caller);
@@ -550,14 +654,56 @@ static void server_request(struct nctx_engine *engine, struct nctx_process *proc
 	}
 }
 
+/*
+ * The open client request announced again with the same resource (undici sends a
+ * request again on another socket after a reset: a retry), or NULL.
+ */
+static struct nctx_request *open_client_of_resource(struct nctx_process *process,
+		int64_t resource_id)
+{
+	guint i;
+
+	if (resource_id < 0) {
+		return NULL;
+	}
+	for (i = 0; i < process->open_clients->len; i++) {
+		struct nctx_request *client = g_ptr_array_index(process->open_clients, i);
+
+		if (client->resource_id == resource_id) {
+			return client;
+		}
+	}
+	return NULL;
+}
+
+/* A retried request: the same client span, now on the new socket's ports. */
+static void client_retry(struct nctx_engine *engine, struct nctx_request *client,
+		const struct nctx_origin *origin, const struct nctx_http *http)
+{
+	engine->stats.client_retries++;
+	client->sock_async_id = http->sock_async_id;
+	client->port = known_port(http->port);
+	client->local_port = known_port(http->local_port);
+	client->stream_id = http->stream_id > 0 ? http->stream_id : 0;
+	if (engine->pending_servers->len > 0) {
+		link_pending_callee(engine, client);
+		pending_review(engine, origin->ts, false);
+	}
+}
+
 static void client_request(struct nctx_engine *engine, struct nctx_process *process,
 		const struct nctx_origin *origin, const struct nctx_http *http)
 {
+	struct nctx_request *retried = open_client_of_resource(process, http->ctx_id);
 	struct nctx_parser *parser = g_hash_table_lookup(process->client_parsers,
 		NCTX_KEY(http->ctx_id));
 	struct nctx_origin start = parser ? parser->at : *origin;
 	struct nctx_request *client, *parent;
 
+	if (retried) {
+		client_retry(engine, retried, origin, http);
+		return;
+	}
 	/* The request was made when its HTTPCLIENTREQUEST resource was constructed. */
 	start.procname = origin->procname;
 	client = request_new(engine, process, &start, true, http);
@@ -631,7 +777,7 @@ static struct nctx_request *find_open(struct nctx_process *process, GPtrArray *l
 	for (i = 0; i < list->len; i++) {
 		struct nctx_request *request = g_ptr_array_index(list, i);
 
-		if (http->local_port >= 0 && request->port == http->port &&
+		if (http->local_port > 0 && http->port > 0 && request->port == http->port &&
 				(request->local_port < 0 || request->local_port == http->local_port)) {
 			return request;
 		}
@@ -712,10 +858,10 @@ static void client_response(struct nctx_engine *engine, struct nctx_process *pro
 		return;
 	}
 	if (client->local_port < 0) {
-		client->local_port = http->local_port;
+		client->local_port = known_port(http->local_port);
 	}
 	if (client->port < 0) {
-		client->port = http->port;
+		client->port = known_port(http->port);
 	}
 	link_pending_callee(engine, client);
 	g_ptr_array_remove(process->open_clients, client);

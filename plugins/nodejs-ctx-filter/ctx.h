@@ -49,8 +49,9 @@ struct nctx_http {
 	const char *url;	/* borrowed; requests only */
 	const char *address;	/* borrowed */
 	int64_t status;		/* responses only */
-	int64_t port;		/* remote port (−1 unknown) */
-	int64_t local_port;	/* (−1 unknown) */
+	int64_t port;		/* remote port (<= 0: unknown) */
+	int64_t local_port;	/* (<= 0: unknown) */
+	int64_t stream_id;	/* requests: HTTP/2 stream id on the connection, 0 HTTP/1 or TCP */
 };
 
 enum nctx_op_kind {
@@ -110,6 +111,7 @@ struct nctx_stats {
 	uint64_t server_responses;
 	uint64_t client_requests;
 	uint64_t client_responses;
+	uint64_t client_retries;	/* a client request announced again (new socket) */
 	uint64_t roots;			/* server or client requests starting a trace */
 	uint64_t clients_with_parent;	/* client request linked to its server request */
 	uint64_t clients_with_callee;	/* client request matched to a server request */

@@ -380,6 +380,7 @@ static bool write_stats(struct nodejs_ctx_iter *iter)
 	ds_json_uint(&writer, "server_responses", s->server_responses);
 	ds_json_uint(&writer, "client_requests", s->client_requests);
 	ds_json_uint(&writer, "client_responses", s->client_responses);
+	ds_json_uint(&writer, "client_retries", s->client_retries);
 	ds_json_uint(&writer, "roots", s->roots);
 	ds_json_uint(&writer, "clients_with_parent", s->clients_with_parent);
 	ds_json_uint(&writer, "clients_with_callee", s->clients_with_callee);

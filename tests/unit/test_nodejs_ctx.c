@@ -108,13 +108,14 @@ static void after(struct fixture *fx, int64_t vpid, int64_t ts, int64_t id)
 	ac(fx, vpid, ts, NCTX_PHASE_AFTER, id, -1, NULL);
 }
 
-static void http(struct fixture *fx, int64_t vpid, int64_t ts, bool client, bool request,
-		int64_t ctx, int64_t sock, int64_t port, int64_t local_port, const char *url)
+static void http_status(struct fixture *fx, int64_t vpid, int64_t ts, bool client, bool request,
+		int64_t ctx, int64_t sock, int64_t port, int64_t local_port, const char *url,
+		int64_t status)
 {
 	struct nctx_origin o = origin(fx, vpid, ts);
 	struct nctx_http h = {
 		.sockid = 20, .sock_async_id = sock, .ctx_id = ctx, .method = "GET",
-		.url = url, .address = "127.0.0.1", .status = 200, .port = port,
+		.url = url, .address = "127.0.0.1", .status = status, .port = port,
 		.local_port = local_port,
 	};
 
@@ -123,6 +124,26 @@ static void http(struct fixture *fx, int64_t vpid, int64_t ts, bool client, bool
 	} else {
 		nctx_http_response(fx->engine, &o, client, &h);
 	}
+}
+
+/* An HTTP/2 request: stream `stream` of the connection (ports). */
+static void http2_request(struct fixture *fx, int64_t vpid, int64_t ts, bool client, int64_t ctx,
+		int64_t port, int64_t local_port, int64_t stream, const char *url)
+{
+	struct nctx_origin o = origin(fx, vpid, ts);
+	struct nctx_http h = {
+		.sockid = 20, .sock_async_id = 77, .ctx_id = ctx, .method = "POST",
+		.url = url, .address = "127.0.0.1", .port = port, .local_port = local_port,
+		.stream_id = stream,
+	};
+
+	nctx_http_request(fx->engine, &o, client, &h);
+}
+
+static void http(struct fixture *fx, int64_t vpid, int64_t ts, bool client, bool request,
+		int64_t ctx, int64_t sock, int64_t port, int64_t local_port, const char *url)
+{
+	http_status(fx, vpid, ts, client, request, ctx, sock, port, local_port, url, 200);
 }
 
 /* The n-th (0-based) SPAN_START of `operation`, or NULL. */
@@ -624,6 +645,332 @@ end:
 	fixture_fini(&fx);
 }
 
+/* The SPAN_END of span `span_id`, or NULL. */
+static const struct nctx_op *find_end(const struct fixture *fx, uint64_t span_id)
+{
+	guint i;
+
+	for (i = 0; i < fx->rec.ops->len; i++) {
+		const struct nctx_op *op = &g_array_index(fx->rec.ops, struct nctx_op, i);
+
+		if (op->kind == NCTX_OP_SPAN_END && op->span_id == span_id) {
+			return op;
+		}
+	}
+	return NULL;
+}
+
+/*
+ * fetch() (undici) as the recorder reports it: a DEEPSPAN_CLIENT resource made at
+ * `undici:request:create` inside the caller's callback; the request announced at
+ * `undici:client:sendHeaders` from a socket callback owned by nobody (ctx_id = that
+ * resource), after the callee already started; the response at `undici:request:headers`.
+ * Two fetches of one callback run concurrently on two sockets and finish in reverse order.
+ */
+static void test_undici_interleaved(void)
+{
+	struct fixture fx;
+	const struct nctx_op *root, *client_a, *client_b, *callee_a, *callee_b;
+
+	fixture_init(&fx, true);
+	before(&fx, GATEWAY, 3, 6);
+	http(&fx, GATEWAY, 4, false, true, 6, 5, 50000, 8080, "/api");
+	construct(&fx, GATEWAY, 5, 7, 6, 6, "DEEPSPAN_CLIENT");
+	construct(&fx, GATEWAY, 6, 8, 6, 6, "DEEPSPAN_CLIENT");
+	after(&fx, GATEWAY, 7, 6);
+	UNIT_EQ_INT(nctx_engine_horizon(fx.engine), 5, "undici: output held from the first fetch's creation");
+	/* users reads request b first: it waits for its client's announcement. */
+	before(&fx, USERS, 10, 40);
+	http(&fx, USERS, 11, false, true, 40, 41, 40021, 8081, "/users/b");
+	after(&fx, USERS, 12, 40);
+	before(&fx, GATEWAY, 13, 30);
+	http(&fx, GATEWAY, 14, true, true, 7, 31, 8081, 40020, "/users/a");
+	http(&fx, GATEWAY, 15, true, true, 8, 32, 8081, 40021, "/users/b");
+	after(&fx, GATEWAY, 16, 30);
+	before(&fx, USERS, 17, 42);
+	http(&fx, USERS, 18, false, true, 42, 43, 40020, 8081, "/users/a");
+	after(&fx, USERS, 19, 42);
+	before(&fx, USERS, 20, 44);
+	http(&fx, USERS, 21, false, false, 40, 41, 40021, 8081, NULL);
+	http(&fx, USERS, 22, false, false, 42, 43, 40020, 8081, NULL);
+	after(&fx, USERS, 23, 44);
+	before(&fx, GATEWAY, 30, 33);
+	http(&fx, GATEWAY, 31, true, false, 8, 32, 8081, 40021, NULL);
+	http(&fx, GATEWAY, 32, true, false, 7, 31, 8081, 40020, NULL);
+	after(&fx, GATEWAY, 33, 33);
+	nctx_engine_finish(fx.engine);
+	root = find_start(&fx, "HTTP GET /api", 0);
+	client_a = find_start(&fx, "HTTP GET 127.0.0.1:8081/users/a", 0);
+	client_b = find_start(&fx, "HTTP GET 127.0.0.1:8081/users/b", 0);
+	callee_a = find_start(&fx, "HTTP GET /users/a", 0);
+	callee_b = find_start(&fx, "HTTP GET /users/b", 0);
+	if (!UNIT_CHECK(root && client_a && client_b && callee_a && callee_b, "undici: five spans start")) {
+		goto end;
+	}
+	UNIT_EQ_UINT(client_a->parent_span_id, root->span_id, "undici: fetch a's parent is the gateway request");
+	UNIT_EQ_UINT(client_b->parent_span_id, root->span_id, "undici: fetch b's parent is the gateway request");
+	UNIT_EQ_INT(client_a->ts, 5, "undici: fetch a starts at its creation");
+	UNIT_EQ_INT(client_b->ts, 6, "undici: fetch b starts at its creation");
+	UNIT_EQ_UINT(callee_a->parent_span_id, client_a->span_id, "undici: callee a linked to fetch a");
+	UNIT_EQ_UINT(callee_b->parent_span_id, client_b->span_id, "undici: callee b linked to fetch b");
+	UNIT_CHECK(find_end(&fx, client_a->span_id) && find_end(&fx, client_a->span_id)->ts == 32,
+		"undici: fetch a ends at its own response");
+	UNIT_CHECK(find_end(&fx, client_b->span_id) && find_end(&fx, client_b->span_id)->ts == 31,
+		"undici: fetch b ends at its own response");
+	UNIT_EQ_UINT(nctx_engine_stats(fx.engine)->roots, 1, "undici: one root");
+	UNIT_EQ_UINT(nctx_engine_stats(fx.engine)->unmatched_responses, 0, "undici: every response matched");
+	UNIT_EQ_INT(nctx_engine_horizon(fx.engine), INT64_MAX, "undici: nothing held back");
+end:
+	fixture_fini(&fx);
+}
+
+/*
+ * An aborted fetch: one aborted before its headers were sent (the recorder announces it
+ * with no socket, then ends it with status 0), one aborted while its callee runs.
+ */
+static void test_undici_aborted(void)
+{
+	struct fixture fx;
+	const struct nctx_op *root, *early, *late, *callee;
+
+	fixture_init(&fx, true);
+	before(&fx, GATEWAY, 3, 6);
+	http(&fx, GATEWAY, 4, false, true, 6, 5, 50000, 8080, "/api");
+	construct(&fx, GATEWAY, 5, 7, 6, 6, "DEEPSPAN_CLIENT");
+	construct(&fx, GATEWAY, 6, 8, 6, 6, "DEEPSPAN_CLIENT");
+	after(&fx, GATEWAY, 7, 6);
+	before(&fx, GATEWAY, 8, 30);
+	http(&fx, GATEWAY, 9, true, true, 8, 31, 8081, 40050, "/late");
+	after(&fx, GATEWAY, 10, 30);
+	before(&fx, USERS, 11, 40);
+	http(&fx, USERS, 12, false, true, 40, 41, 40050, 8081, "/late");
+	after(&fx, USERS, 13, 40);
+	/* The AbortController fires: undici:request:error for both. */
+	before(&fx, GATEWAY, 20, 50);
+	http_status(&fx, GATEWAY, 21, true, true, 7, -1, 8081, -1, "/early", 0);
+	http_status(&fx, GATEWAY, 21, true, false, 7, -1, 8081, -1, NULL, 0);
+	ac(&fx, GATEWAY, 22, NCTX_PHASE_DESTROY, 7, -1, NULL);
+	http_status(&fx, GATEWAY, 23, true, false, 8, 31, 8081, 40050, NULL, 0);
+	ac(&fx, GATEWAY, 24, NCTX_PHASE_DESTROY, 8, -1, NULL);
+	after(&fx, GATEWAY, 25, 50);
+	nctx_engine_finish(fx.engine);
+	root = find_start(&fx, "HTTP GET /api", 0);
+	early = find_start(&fx, "HTTP GET 127.0.0.1:8081/early", 0);
+	late = find_start(&fx, "HTTP GET 127.0.0.1:8081/late", 0);
+	callee = find_start(&fx, "HTTP GET /late", 0);
+	if (!UNIT_CHECK(root && early && late && callee, "aborted: spans start")) {
+		goto end;
+	}
+	UNIT_EQ_UINT(early->parent_span_id, root->span_id, "aborted: the unsent fetch is the request's child");
+	UNIT_EQ_INT(early->ts, 5, "aborted: the unsent fetch starts at its creation");
+	UNIT_CHECK(find_end(&fx, early->span_id) && find_end(&fx, early->span_id)->status == 2,
+		"aborted: the unsent fetch ends in error");
+	UNIT_EQ_UINT(callee->parent_span_id, late->span_id, "aborted: the sent fetch keeps its callee");
+	UNIT_CHECK(find_end(&fx, late->span_id) && find_end(&fx, late->span_id)->status == 2 &&
+		find_end(&fx, late->span_id)->ts == 23, "aborted: the sent fetch ends in error at the abort");
+	UNIT_CHECK(find_end(&fx, callee->span_id) && find_end(&fx, callee->span_id)->ts == 23,
+		"aborted: its callee ends no later than the caller gave up");
+	UNIT_EQ_UINT(nctx_engine_stats(fx.engine)->client_requests, 2, "aborted: two client requests");
+	UNIT_EQ_UINT(nctx_engine_stats(fx.engine)->roots, 1, "aborted: one root");
+	UNIT_EQ_INT(nctx_engine_horizon(fx.engine), INT64_MAX, "aborted: nothing held back");
+end:
+	fixture_fini(&fx);
+}
+
+/*
+ * A retried request: undici sends it on a kept-alive socket the server had closed
+ * (never read there), then again on a new connection.  One client span, linked to the
+ * callee that read it.
+ */
+static void test_undici_retry(void)
+{
+	struct fixture fx;
+	const struct nctx_op *client, *callee;
+
+	fixture_init(&fx, true);
+	before(&fx, GATEWAY, 3, 6);
+	http(&fx, GATEWAY, 4, false, true, 6, 5, 50000, 8080, "/api");
+	construct(&fx, GATEWAY, 5, 7, 6, 6, "DEEPSPAN_CLIENT");
+	after(&fx, GATEWAY, 6, 6);
+	before(&fx, GATEWAY, 7, 30);
+	http(&fx, GATEWAY, 8, true, true, 7, 31, 8081, 40060, "/users");
+	after(&fx, GATEWAY, 9, 30);
+	before(&fx, GATEWAY, 10, 32);
+	http(&fx, GATEWAY, 11, true, true, 7, 33, 8081, 40061, "/users");
+	after(&fx, GATEWAY, 12, 32);
+	before(&fx, USERS, 13, 40);
+	http(&fx, USERS, 14, false, true, 40, 41, 40061, 8081, "/users");
+	http(&fx, USERS, 15, false, false, 40, 41, 40061, 8081, NULL);
+	after(&fx, USERS, 16, 40);
+	before(&fx, GATEWAY, 20, 34);
+	http(&fx, GATEWAY, 21, true, false, 7, 33, 8081, 40061, NULL);
+	after(&fx, GATEWAY, 22, 34);
+	nctx_engine_finish(fx.engine);
+	client = find_start(&fx, "HTTP GET 127.0.0.1:8081/users", 0);
+	callee = find_start(&fx, "HTTP GET /users", 0);
+	if (!UNIT_CHECK(client && callee, "retry: spans start")) {
+		goto end;
+	}
+	UNIT_CHECK(find_start(&fx, "HTTP GET 127.0.0.1:8081/users", 1) == NULL, "retry: one client span");
+	UNIT_EQ_UINT(callee->parent_span_id, client->span_id, "retry: callee linked through the new socket");
+	UNIT_CHECK(find_end(&fx, client->span_id) && find_end(&fx, client->span_id)->ts == 21,
+		"retry: the client span ends at the response");
+	UNIT_EQ_UINT(nctx_engine_stats(fx.engine)->client_retries, 1, "retry: counted");
+	UNIT_EQ_UINT(nctx_engine_stats(fx.engine)->client_requests, 1, "retry: one client request");
+	UNIT_EQ_UINT(nctx_engine_stats(fx.engine)->open_at_end, 1, "retry: only the gateway request open");
+end:
+	fixture_fini(&fx);
+}
+
+/* A local port 0 (socket not connected yet) is unknown: the match is deferred, not lost. */
+static void test_port_zero_unknown(void)
+{
+	struct fixture fx;
+	const struct nctx_op *client, *callee;
+
+	fixture_init(&fx, false);
+	before(&fx, GATEWAY, 3, 6);
+	http(&fx, GATEWAY, 4, false, true, 6, 5, 50000, 8080, "/api");
+	construct(&fx, GATEWAY, 5, 7, 6, 6, "HTTPCLIENTREQUEST");
+	http(&fx, GATEWAY, 6, true, true, 7, -1, 8081, 0, "/users");
+	after(&fx, GATEWAY, 7, 6);
+	http(&fx, USERS, 10, false, true, 4, 3, 40070, 8081, "/users");
+	UNIT_EQ_UINT(nctx_engine_stats(fx.engine)->deferred_servers, 1, "port 0: the callee waits for the port");
+	http(&fx, USERS, 11, false, false, 4, 3, 40070, 8081, NULL);
+	http(&fx, GATEWAY, 12, true, false, 7, 12, 8081, 40070, NULL);
+	nctx_engine_finish(fx.engine);
+	client = find_start(&fx, "HTTP GET 127.0.0.1:8081/users", 0);
+	callee = find_start(&fx, "HTTP GET /users", 0);
+	if (UNIT_CHECK(client && callee, "port 0: spans start")) {
+		UNIT_EQ_UINT(callee->parent_span_id, client->span_id, "port 0: linked once the port is known");
+	}
+	UNIT_EQ_UINT(nctx_engine_stats(fx.engine)->roots, 1, "port 0: one root");
+	fixture_fini(&fx);
+}
+
+/* Ids in paths become `:id` (numbers, UUIDs, hex ids); words and versions stay. */
+static void test_operation_names(void)
+{
+	struct fixture fx;
+
+	fixture_init(&fx, false);
+	http(&fx, USERS, 1, false, true, 4, 3, 40080, 8081, "/data/17?x=1");
+	http(&fx, USERS, 2, false, true, 5, 3, 40081, 8081,
+		"/u/550e8400-e29b-41d4-a716-446655440000/orders/5f2b9c1e0a/");
+	http(&fx, USERS, 3, false, true, 6, 3, 40082, 8081, "/v2/static/facade/deadbeef/2024#top");
+	http(&fx, USERS, 4, false, true, 7, 3, 40083, 8081, "/shop.Users/GetUser");
+	http(&fx, GATEWAY, 5, true, true, 8, 5, 8081, 40084, "/data/18");
+	UNIT_CHECK(find_start(&fx, "HTTP GET /data/:id", 0) != NULL, "names: a number is an id");
+	UNIT_CHECK(find_start(&fx, "HTTP GET /u/:id/orders/:id/", 0) != NULL, "names: a UUID and a hex id");
+	UNIT_CHECK(find_start(&fx, "HTTP GET /v2/static/facade/deadbeef/:id", 0) != NULL,
+		"names: words and hex words without digits stay");
+	UNIT_CHECK(find_start(&fx, "HTTP GET /shop.Users/GetUser", 0) != NULL, "names: a gRPC method stays");
+	UNIT_CHECK(find_start(&fx, "HTTP GET 127.0.0.1:8081/data/:id", 0) != NULL, "names: clients too");
+	fixture_fini(&fx);
+}
+
+
+/*
+ * Two gRPC calls on one HTTP/2 session (same ports, streams 1 and 3): the server reads
+ * stream 3 first; each server stream is linked to the client stream of its id, not to the
+ * latest client on the connection.
+ */
+static void test_http2_interleaved_streams(void)
+{
+	struct fixture fx;
+	const struct nctx_op *client1, *client3, *server1, *server3;
+
+	fixture_init(&fx, true);
+	before(&fx, GATEWAY, 3, 6);
+	http(&fx, GATEWAY, 4, false, true, 6, 5, 50000, 8080, "/api");
+	construct(&fx, GATEWAY, 5, 7, 6, 6, "DEEPSPAN_CLIENT");
+	construct(&fx, GATEWAY, 6, 8, 6, 6, "DEEPSPAN_CLIENT");
+	after(&fx, GATEWAY, 7, 6);
+	before(&fx, GATEWAY, 8, 30);
+	http2_request(&fx, GATEWAY, 9, true, 7, 8081, 40090, 1, "/demo.Users/GetUser");
+	http2_request(&fx, GATEWAY, 10, true, 8, 8081, 40090, 3, "/demo.Users/ListUsers");
+	after(&fx, GATEWAY, 11, 30);
+	before(&fx, USERS, 12, 40);
+	http2_request(&fx, USERS, 13, false, 41, 40090, 8081, 3, "/demo.Users/ListUsers");
+	http2_request(&fx, USERS, 14, false, 42, 40090, 8081, 1, "/demo.Users/GetUser");
+	after(&fx, USERS, 15, 40);
+	before(&fx, USERS, 20, 43);
+	http(&fx, USERS, 21, false, false, 42, 77, 40090, 8081, NULL);
+	http(&fx, USERS, 22, false, false, 41, 77, 40090, 8081, NULL);
+	after(&fx, USERS, 23, 43);
+	before(&fx, GATEWAY, 30, 31);
+	http(&fx, GATEWAY, 31, true, false, 7, 77, 8081, 40090, NULL);
+	http(&fx, GATEWAY, 32, true, false, 8, 77, 8081, 40090, NULL);
+	after(&fx, GATEWAY, 33, 31);
+	nctx_engine_finish(fx.engine);
+	client1 = find_start(&fx, "HTTP POST 127.0.0.1:8081/demo.Users/GetUser", 0);
+	client3 = find_start(&fx, "HTTP POST 127.0.0.1:8081/demo.Users/ListUsers", 0);
+	server1 = find_start(&fx, "HTTP POST /demo.Users/GetUser", 0);
+	server3 = find_start(&fx, "HTTP POST /demo.Users/ListUsers", 0);
+	if (!UNIT_CHECK(client1 && client3 && server1 && server3, "http2: four spans start")) {
+		goto end;
+	}
+	UNIT_EQ_UINT(server1->parent_span_id, client1->span_id, "http2: stream 1 linked to client stream 1");
+	UNIT_EQ_UINT(server3->parent_span_id, client3->span_id, "http2: stream 3 linked to client stream 3");
+	UNIT_CHECK(find_end(&fx, server1->span_id) && find_end(&fx, server1->span_id)->ts == 21,
+		"http2: server stream 1 ends at its own response");
+	UNIT_CHECK(find_end(&fx, client3->span_id) && find_end(&fx, client3->span_id)->ts == 32,
+		"http2: client stream 3 ends at its own response");
+	UNIT_EQ_UINT(nctx_engine_stats(fx.engine)->clients_with_callee, 2, "http2: two calls matched");
+	UNIT_EQ_UINT(nctx_engine_stats(fx.engine)->roots, 1, "http2: one root");
+end:
+	fixture_fini(&fx);
+}
+
+/*
+ * The recorder reports no destroy: the table of resource owners is swept when it grows.
+ * A sweep keeps the resources of live requests and drops those of finished ones.
+ */
+static void test_owner_sweep(void)
+{
+	struct fixture fx;
+	const struct nctx_op *first, *second;
+	int64_t id;
+
+	fixture_init(&fx, true);
+	before(&fx, USERS, 1, 4);
+	http(&fx, USERS, 2, false, true, 4, 3, 40100, 8081, "/first");
+	for (id = 1000; id < 6000; id++) {
+		construct(&fx, USERS, 3, id, 4, 4, "PROMISE");
+	}
+	after(&fx, USERS, 4, 4);
+	http(&fx, USERS, 5, false, true, 5, 3, 40101, 8081, "/second");
+	for (id = 10000; id < 20000; id++) {
+		construct(&fx, USERS, 6, id, 5, 5, "PROMISE");
+	}
+	/* Resource 1000, made 15000 resources ago, still belongs to the live /first. */
+	before(&fx, USERS, 7, 1000);
+	after(&fx, USERS, 8, 1000);
+	http(&fx, USERS, 9, false, false, 1000, 3, 40100, 8081, NULL);
+	first = find_start(&fx, "HTTP GET /first", 0);
+	second = find_start(&fx, "HTTP GET /second", 0);
+	if (!UNIT_CHECK(first && second, "sweep: spans start")) {
+		goto end;
+	}
+	UNIT_EQ_UINT(count_ops(&fx, NCTX_OP_SPAN_ACTIVATE, first->span_id), 2,
+		"sweep: an old resource of a live request still activates it");
+	UNIT_CHECK(find_end(&fx, first->span_id) != NULL, "sweep: its response still finds it");
+	/* After /first ended, its resources run for nobody. */
+	for (id = 20000; id < 30000; id++) {
+		construct(&fx, USERS, 10, id, 5, 5, "PROMISE");
+	}
+	before(&fx, USERS, 11, 1001);
+	after(&fx, USERS, 12, 1001);
+	UNIT_EQ_UINT(count_ops(&fx, NCTX_OP_SPAN_ACTIVATE, first->span_id), 2,
+		"sweep: a finished request's resource activates nothing");
+	before(&fx, USERS, 13, 10001);
+	after(&fx, USERS, 14, 10001);
+	UNIT_EQ_UINT(count_ops(&fx, NCTX_OP_SPAN_ACTIVATE, second->span_id), 1,
+		"sweep: the live request keeps its resources");
+end:
+	fixture_fini(&fx);
+}
+
 int main(void)
 {
 	test_fresh_socket();
@@ -635,5 +982,12 @@ int main(void)
 	test_callee_before_client_event();
 	test_event_loop_busy();
 	test_caller_gets_response_before_finish();
+	test_undici_interleaved();
+	test_undici_aborted();
+	test_undici_retry();
+	test_port_zero_unknown();
+	test_operation_names();
+	test_http2_interleaved_streams();
+	test_owner_sweep();
 	return unit_finish();
 }

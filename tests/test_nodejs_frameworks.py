@@ -1,0 +1,73 @@
+"""The npm frameworks people use, from the npm registry (test cache): store a fastify app, users an express
+app calling store with axios, gateway an express app calling users with axios (keep-alive agents),
+recorded with LTTng.  Counts equal requests x hops, every tree has three levels, and the ids in
+the paths (request numbers) are normalised: one operation per route (doc/nodejs.md, "Operation
+names").
+"""
+import json
+
+import pytest
+
+from test_nodejs_helpers import capture, capture_unavailable, npm_modules, read_spans
+
+REQUESTS = 40
+CONCURRENCY = 4
+
+
+@pytest.fixture(scope="module")
+def frameworks_demo(tmp_path_factory, plugin_dir):
+    reason = capture_unavailable()
+    if reason:
+        pytest.skip(reason)
+    modules, reason = npm_modules("express@4", "axios@1", "fastify@4")
+    if reason:
+        pytest.skip(reason)
+    out = tmp_path_factory.mktemp("nodejs-frameworks")
+    trace_dir, load = capture(out, REQUESTS, CONCURRENCY,
+                              env={"DEMO_FRAMEWORKS": "1", "NODE_PATH": str(modules)})
+    stats_path = out / "stats.json"
+    spans, _, _ = read_spans(trace_dir, "-p", f'stats="{stats_path}"')
+    stats = json.loads(stats_path.read_text())
+    print(f"nodejs-ctx counts (express/axios/fastify): {json.dumps(stats)}")
+    return {"load": load, "spans": spans, "stats": stats}
+
+
+def test_frameworks_load_completed(frameworks_demo):
+    assert frameworks_demo["load"]["requests"] == REQUESTS
+    assert all(entry["status"] == 200 for entry in frameworks_demo["load"]["latencies"])
+
+
+def test_frameworks_counts_equal_requests_times_hops(frameworks_demo):
+    stats = frameworks_demo["stats"]
+    assert stats["server_requests"] == stats["server_responses"] == 3 * REQUESTS
+    assert stats["client_requests"] == stats["client_responses"] == 2 * REQUESTS
+    assert stats["clients_with_parent"] == stats["clients_with_callee"] == 2 * REQUESTS
+    assert stats["roots"] == REQUESTS and stats["open_at_end"] == 0
+
+
+def test_frameworks_one_operation_per_route(frameworks_demo):
+    spans = frameworks_demo["spans"]
+    servers = {(s["service"], s["operation"]) for s in spans.values() if s["kind"] == 1}
+    clients = {(s["service"], s["operation"].split("/", 1)[1]) for s in spans.values() if s["kind"] == 2}
+    print(f"server operations: {sorted(servers)}; client operations: {sorted(clients)}")
+    assert servers == {("gateway", "HTTP GET /api"), ("users", "HTTP GET /user/:id"),
+                       ("store", "HTTP GET /item/:id")}
+    assert clients == {("gateway", "user/:id"), ("users", "item/:id")}
+
+
+def test_frameworks_three_level_trees(frameworks_demo):
+    spans = frameworks_demo["spans"]
+    children = {}
+    for span in spans.values():
+        if span["kind"] != 0:
+            children.setdefault(span["parent_span_id"], []).append(span)
+    roots = [s for s in spans.values() if s["parent_span_id"] == 0]
+    assert len(roots) == REQUESTS
+    for root in roots:
+        chain = [root]
+        while children.get(chain[-1]["span_id"]):
+            (child,) = children[chain[-1]["span_id"]]
+            chain.append(child)
+        assert [(s["service"], s["kind"]) for s in chain] == [
+            ("gateway", 1), ("gateway", 2), ("users", 1), ("users", 2), ("store", 1)]
+        assert len({s["trace_id_low"] for s in chain}) == 1

@@ -1,0 +1,67 @@
+"""A gRPC hop in the middle: gateway (HTTP) -> users (@grpc/grpc-js server, installed from the npm registry
+into the test cache) -> store (HTTP), gateway calling users with the grpc-js client over one HTTP/2
+session, recorded with LTTng.  Every call must be linked both ways (HTTP/2 stream ids keep the
+concurrent calls of the session apart) and every external request a whole three-level tree.
+"""
+import json
+
+import pytest
+
+from test_nodejs_helpers import capture, capture_unavailable, npm_modules, read_spans
+
+REQUESTS = 30
+CONCURRENCY = 4
+
+
+@pytest.fixture(scope="module")
+def grpc_demo(tmp_path_factory, plugin_dir):
+    reason = capture_unavailable()
+    if reason:
+        pytest.skip(reason)
+    modules, reason = npm_modules("@grpc/grpc-js@1")
+    if reason:
+        pytest.skip(reason)
+    out = tmp_path_factory.mktemp("nodejs-grpc")
+    trace_dir, load = capture(out, REQUESTS, CONCURRENCY,
+                              env={"DEMO_USERS_GRPC": "1", "NODE_PATH": str(modules)})
+    stats_path = out / "stats.json"
+    spans, _, _ = read_spans(trace_dir, "-p", f'stats="{stats_path}"')
+    stats = json.loads(stats_path.read_text())
+    print(f"nodejs-ctx counts (gRPC): {json.dumps(stats)}")
+    return {"load": load, "spans": spans, "stats": stats}
+
+
+def test_grpc_load_completed(grpc_demo):
+    assert grpc_demo["load"]["requests"] == REQUESTS
+    assert all(entry["status"] == 200 for entry in grpc_demo["load"]["latencies"])
+
+
+def test_grpc_counts_equal_requests_times_hops(grpc_demo):
+    stats, spans = grpc_demo["stats"], grpc_demo["spans"]
+    assert stats["server_requests"] == stats["server_responses"] == 3 * REQUESTS
+    assert stats["client_requests"] == stats["client_responses"] == 2 * REQUESTS
+    assert stats["clients_with_parent"] == stats["clients_with_callee"] == 2 * REQUESTS
+    assert stats["roots"] == REQUESTS and stats["open_at_end"] == 0
+    grpc_servers = [s for s in spans.values() if s["operation"] == "HTTP POST /demo.Users/GetUser"]
+    assert len(grpc_servers) == REQUESTS
+    assert all(spans[s["parent_span_id"]]["kind"] == 2 for s in grpc_servers)
+
+
+def test_grpc_hop_keeps_the_tree_whole(grpc_demo):
+    spans = grpc_demo["spans"]
+    children = {}
+    for span in spans.values():
+        if span["kind"] != 0:
+            children.setdefault(span["parent_span_id"], []).append(span)
+    roots = [s for s in spans.values() if s["parent_span_id"] == 0]
+    assert len(roots) == REQUESTS
+    for root in roots:
+        chain = [root]
+        while children.get(chain[-1]["span_id"]):
+            (child,) = children[chain[-1]["span_id"]]
+            chain.append(child)
+        assert [(s["service"], s["kind"]) for s in chain] == [
+            ("gateway", 1), ("gateway", 2), ("users", 1), ("users", 2), ("store", 1)]
+        assert chain[1]["operation"].endswith("/demo.Users/GetUser")
+        assert len({s["trace_id_low"] for s in chain}) == 1
+        assert all(s["end"] is not None and c["end"] <= s["end"] for s, c in zip(chain, chain[1:]))
