@@ -23,6 +23,8 @@
 #include "kernel-net.h"
 #include "states.h"
 
+struct ds_model;
+
 /* Entry kinds, in the output enum's order. */
 enum ds_chain_kind {
 	DS_CHAIN_RUNNING = 0,
@@ -78,6 +80,7 @@ struct ds_tcp_send {
 	int64_t tid;			/* thread current on the sending CPU, -1 none */
 	uint32_t count;			/* times this key was sent (2+: retransmitted) */
 	uint64_t seq;			/* position in the index's ring */
+	uint64_t hash;			/* ds_tcp_key_hash(&key) */
 };
 
 struct ds_chain_ctx {
@@ -100,7 +103,7 @@ uint64_t ds_tcp_key_hash(const struct ds_tcp_key *key);
 /* The latest send of `key` within the window, NULL when none. */
 const struct ds_tcp_send *ds_chain_find_send(struct ds_chain_ctx *ctx, const struct ds_tcp_key *key);
 
-/* Checks the invariants of `chain` for the segments [seg_begin[i], seg_end[i]) (tests, debug): NULL when
- * they hold, else a static text naming the first one broken. */
-struct ds_model;
+/* net_dev_queue on the host of `model` at `ts` by thread `tid` (-1 none): keeps it for the window. */
+void ds_chain_add_send(struct ds_chain_ctx *ctx, struct ds_model *model, int64_t ts, int64_t tid,
+		const struct ds_tcp_key *key);
 #endif /* DEEPSPAN_SPAN_ATTRIB_CHAIN_H */
