@@ -51,6 +51,7 @@ struct ds_model {
 	/* chains (NULL: off) */
 	struct ds_chain_ctx *chain;	/* borrowed; shared by the models of every host */
 	char *host;			/* owned; host name for the chain entries ("-" when not set) */
+	const char *net_rx_name;	/* borrowed; the NET_RX softirq name pointer once seen */
 };
 
 /* How a blocked piece ended. */

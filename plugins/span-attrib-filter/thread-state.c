@@ -932,7 +932,14 @@ void ds_model_net_receive(struct ds_model *model, int64_t ts, int64_t cpu_id, co
 		return;
 	}
 	top = &cpu->irqs[cpu->irq_depth - 1];
-	if (top->kind == DS_IRQ_SOFT && top->name && strcmp(top->name, "NET_RX") == 0) {
+	if (top->kind != DS_IRQ_SOFT || !top->name) {
+		return;
+	}
+	if (!model->net_rx_name && strcmp(top->name, "NET_RX") == 0) {
+		/* softirq names are static or interned: compare pointers from now on */
+		model->net_rx_name = top->name;
+	}
+	if (top->name == model->net_rx_name) {
 		cpu->rx_valid = true;
 		cpu->rx_key = *key;
 		cpu->rx_ts = ts;
