@@ -37,6 +37,17 @@ static void record_leaf(void *data, uint32_t handle, unsigned int state, uint32_
 		width);
 }
 
+static uint32_t record_chain(void *data, uint32_t handle, unsigned int state,
+		uint32_t label, int64_t width, bool leaf)
+{
+	struct recorder *r = data;
+
+	append(r, DS_CALL_CHAIN, (handle & (DS_CALL_CHAIN_LEAF - 1)) |
+		(leaf ? DS_CALL_CHAIN_LEAF : 0),
+		(uint32_t) state << DS_LEAF_STATE_SHIFT | label, width);
+	return leaf ? 0 : ++r->handles;
+}
+
 void ds_attribution_record(const struct ds_span_store *store,
 		const struct ds_requests *requests, uint32_t request_index,
 		enum ds_mode mode, GArray *out)
@@ -47,6 +58,7 @@ void ds_attribution_record(const struct ds_span_store *store,
 		.value = record_value,
 		.leaf = record_leaf,
 		.data = &recorder,
+		.chain = record_chain,
 	};
 
 	ds_attribute_request(store, requests, request_index, mode, &visitor);
@@ -63,12 +75,25 @@ void ds_attribution_replay(const struct ds_attribution_entry *entries, size_t co
 	g_array_append_val(frames, top);
 	for (i = 0; i < count; i++) {
 		const struct ds_attribution_entry *e = &entries[i];
-		uint32_t local = e->call_handle & DS_CALL_HANDLE_MASK;
+		uint32_t call = e->call_handle >> DS_CALL_SHIFT;
+		bool chain_leaf = call == DS_CALL_CHAIN &&
+			(e->call_handle & DS_CALL_CHAIN_LEAF);
+		uint32_t local = e->call_handle & (call == DS_CALL_CHAIN ?
+			DS_CALL_CHAIN_LEAF - 1 : DS_CALL_HANDLE_MASK);
 		uint32_t handle = local < frames->len ?
 			g_array_index(frames, uint32_t, local) : 0;
 		struct ds_span span = { 0 };
 
-		switch (e->call_handle >> DS_CALL_SHIFT) {
+		switch (call) {
+		case DS_CALL_CHAIN:
+			handle = visitor->chain ? visitor->chain(visitor->data, handle,
+				e->label >> DS_LEAF_STATE_SHIFT,
+				e->label & ((UINT32_C(1) << DS_LEAF_STATE_SHIFT) - 1),
+				e->width, chain_leaf) : handle;
+			if (!chain_leaf) {
+				g_array_append_val(frames, handle);
+			}
+			break;
 		case DS_CALL_ENTER:
 			span.service = e->label;
 			span.operation = (uint32_t) e->width;
