@@ -50,3 +50,14 @@ def test_chain_frames_replace_the_waited_leaf(bt2_plugin, tmp_path):
     assert not [line for line in lines if "1289" in line or "991" in line]
     explain = (out / "explain.txt").read_text()
     assert "leaves' differences sum to the latency difference exactly" in explain
+
+
+def test_explain_follows_the_chain(bt2_plugin, tmp_path):
+    out = tmp_path / "report"
+    run_sink(bt2_plugin, "diff", {"output-dir": str(out)}, requests())
+    explain = (out / "explain.txt").read_text()
+    print(explain)
+    assert ("100.0 ms (100%) blocked on futex held by mysqld/1289 (host beta), which waited 60.0 ms for "
+            "CPU 1 while compactor/991 ran") in explain
+    assert ("100.0 ms (100%) blocked on futex held by mysqld/1289 (host beta), which ran 40.0 ms in user "
+            "space") in explain

@@ -123,6 +123,7 @@ void ds_aggregate_init(struct ds_aggregate *agg,
 	agg->span_labels = g_hash_table_new(g_direct_hash, g_direct_equal);
 	agg->leaf_labels = g_hash_table_new(g_direct_hash, g_direct_equal);
 	agg->chain_labels = g_hash_table_new(g_direct_hash, g_direct_equal);
+	agg->note_sums = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
 	ds_strings_init(&agg->labels);
 	new_frame(agg, 0, ds_strings_intern(&agg->labels, "all requests"),
 		DS_FRAME_TOP, DS_STATE_UNKNOWN);
@@ -150,6 +151,9 @@ void ds_aggregate_fini(struct ds_aggregate *agg)
 	}
 	if (agg->chain_labels) {
 		g_hash_table_destroy(agg->chain_labels);
+	}
+	if (agg->note_sums) {
+		g_hash_table_destroy(agg->note_sums);
 	}
 	ds_strings_fini(&agg->labels);
 	memset(agg, 0, sizeof(*agg));
@@ -196,16 +200,54 @@ static void visit_leaf(void *data, uint32_t handle, unsigned int state,
 }
 
 static uint32_t visit_chain(void *data, uint32_t handle, unsigned int state,
-		uint32_t label, int64_t width, bool leaf)
+		uint32_t label, uint32_t note, int64_t width, bool leaf)
 {
 	struct ds_aggregate *agg = data;
 	uint32_t index = child_frame(agg, handle, chain_label(agg, label),
 		leaf ? DS_FRAME_LEAF : DS_FRAME_CHAIN, state);
 	struct ds_frame *frame = &g_array_index(agg->frames, struct ds_frame, index);
 
+	frame->in_chain = true;
 	add_checked(agg, &frame->sum[agg->group], width);
 	frame->count[agg->group]++;
+	if (note) {
+		gpointer key = KEY(index, note);
+		int64_t *sums = g_hash_table_lookup(agg->note_sums, key);
+
+		if (!sums) {
+			sums = g_new0(int64_t, 2);
+			g_hash_table_insert(agg->note_sums, key, sums);
+		}
+		add_checked(agg, &sums[agg->group], width);
+	}
 	return index;
+}
+
+/* Each chain frame's note: the heaviest in B, then in A, then the smallest id. */
+static void choose_notes(struct ds_aggregate *agg)
+{
+	GHashTableIter iter;
+	gpointer key, value;
+	GArray *best = g_array_new(FALSE, TRUE, 2 * sizeof(int64_t));
+
+	g_array_set_size(best, agg->frames->len);
+	g_hash_table_iter_init(&iter, agg->note_sums);
+	while (g_hash_table_iter_next(&iter, &key, &value)) {
+		uint64_t k = (uint64_t) (uintptr_t) key;
+		uint32_t index = (uint32_t) (k >> 32), note = (uint32_t) k;
+		struct ds_frame *frame = &g_array_index(agg->frames, struct ds_frame, index);
+		const int64_t *sums = value;
+		int64_t *top = &g_array_index(best, int64_t, 2 * (size_t) index);
+
+		if (frame->note == 0 || sums[1] > top[1] ||
+				(sums[1] == top[1] && (sums[0] > top[0] ||
+				(sums[0] == top[0] && note < frame->note)))) {
+			frame->note = note;
+			top[0] = sums[0];
+			top[1] = sums[1];
+		}
+	}
+	g_array_free(best, TRUE);
 }
 
 static const struct ds_visitor aggregate_visitor = {
@@ -264,6 +306,7 @@ void ds_aggregate_finish(struct ds_aggregate *agg)
 
 	top->count[0] = agg->requests[0];
 	top->count[1] = agg->requests[1];
+	choose_notes(agg);
 	for (i = n; i-- > 1; ) {
 		struct ds_frame *frame = &g_array_index(agg->frames, struct ds_frame, i);
 		struct ds_frame *parent = &g_array_index(agg->frames, struct ds_frame,

@@ -35,6 +35,8 @@ struct ds_frame {
 	uint8_t kind;		/* enum ds_frame_kind */
 	uint8_t state;		/* enum ds_state, leaves and chain frames (the span thread's own state) */
 	uint16_t depth;		/* top = 0 */
+	bool in_chain;		/* a chain frame (inner or leaf) */
+	uint32_t note;		/* chain frames: store string id of the clause of the heaviest contributor (B, then A), 0 = none */
 	int64_t sum[2];		/* exact total width per group (ns) */
 	uint64_t count[2];	/* contributions per group */
 	int64_t state_sum[2][DS_STATE_COUNT];	/* leaves below, per state (after finish) */
@@ -49,6 +51,7 @@ struct ds_aggregate {
 	GHashTable *span_labels;	/* owned: (service << 32 | operation) -> label + 1 */
 	GHashTable *leaf_labels;	/* owned: (state << 32 | detail) -> label + 1 */
 	GHashTable *chain_labels;	/* owned: store string id -> label + 1 (chain frames) */
+	GHashTable *note_sums;	/* owned: (frame << 32 | note) -> owned int64_t[2] (width per group) */
 	struct ds_strings labels;
 	GArray *replay_frames;	/* owned: uint32_t scratch, recorded handle -> frame */
 	uint64_t requests[2];	/* N_G */

@@ -38,13 +38,16 @@ static void record_leaf(void *data, uint32_t handle, unsigned int state, uint32_
 }
 
 static uint32_t record_chain(void *data, uint32_t handle, unsigned int state,
-		uint32_t label, int64_t width, bool leaf)
+		uint32_t label, uint32_t note, int64_t width, bool leaf)
 {
 	struct recorder *r = data;
 
-	append(r, DS_CALL_CHAIN, (handle & (DS_CALL_CHAIN_LEAF - 1)) |
+	append(r, DS_CALL_CHAIN, (handle & DS_CALL_CHAIN_HANDLE_MASK) |
 		(leaf ? DS_CALL_CHAIN_LEAF : 0),
 		(uint32_t) state << DS_LEAF_STATE_SHIFT | label, width);
+	if (note) {
+		append(r, DS_CALL_CHAIN, DS_CALL_CHAIN_NOTE, note, 0);
+	}
 	return leaf ? 0 : ++r->handles;
 }
 
@@ -79,17 +82,25 @@ void ds_attribution_replay(const struct ds_attribution_entry *entries, size_t co
 		bool chain_leaf = call == DS_CALL_CHAIN &&
 			(e->call_handle & DS_CALL_CHAIN_LEAF);
 		uint32_t local = e->call_handle & (call == DS_CALL_CHAIN ?
-			DS_CALL_CHAIN_LEAF - 1 : DS_CALL_HANDLE_MASK);
+			DS_CALL_CHAIN_HANDLE_MASK : DS_CALL_HANDLE_MASK);
+		uint32_t note = 0;
 		uint32_t handle = local < frames->len ?
 			g_array_index(frames, uint32_t, local) : 0;
 		struct ds_span span = { 0 };
 
 		switch (call) {
 		case DS_CALL_CHAIN:
+			if (e->call_handle & DS_CALL_CHAIN_NOTE) {
+				break;	/* read with its call */
+			}
+			if (i + 1 < count && entries[i + 1].call_handle ==
+					((uint32_t) DS_CALL_CHAIN << DS_CALL_SHIFT | DS_CALL_CHAIN_NOTE)) {
+				note = entries[i + 1].label;
+			}
 			handle = visitor->chain ? visitor->chain(visitor->data, handle,
 				e->label >> DS_LEAF_STATE_SHIFT,
 				e->label & ((UINT32_C(1) << DS_LEAF_STATE_SHIFT) - 1),
-				e->width, chain_leaf) : handle;
+				note, e->width, chain_leaf) : handle;
 			if (!chain_leaf) {
 				g_array_append_val(frames, handle);
 			}

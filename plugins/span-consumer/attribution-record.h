@@ -26,6 +26,9 @@ enum ds_attribution_call {
 #define DS_LEAF_STATE_SHIFT 29
 /* In a chain call's handle field: the frame is a chain leaf. */
 #define DS_CALL_CHAIN_LEAF (UINT32_C(1) << 29)
+/* A chain call's note: the entry right after it, its label is the note id. */
+#define DS_CALL_CHAIN_NOTE (UINT32_C(1) << 28)
+#define DS_CALL_CHAIN_HANDLE_MASK (DS_CALL_CHAIN_NOTE - 1)
 
 /* One call in 16 bytes. */
 struct ds_attribution_entry {

@@ -51,10 +51,13 @@ struct ds_visitor {
 	 * `label` is an interned string id of the store (the frame's text),
 	 * `state` the span thread's own state (the waited segment's); a leaf
 	 * (`leaf` true) ends there, an inner frame's handle is returned and its
-	 * chain frames nest under it.  NULL: waited segments stay plain leaves.
+	 * chain frames nest under it.  `note` (interned, 0 = none) is the
+	 * entry's clause for explain.txt, with the tids, hosts and CPUs
+	 * (span-reader.c), on the last frame of each entry.  NULL: waited
+	 * segments stay plain leaves.
 	 */
 	uint32_t (*chain)(void *data, uint32_t handle, unsigned int state,
-			uint32_t label, int64_t width, bool leaf);
+			uint32_t label, uint32_t note, int64_t width, bool leaf);
 };
 
 /* Attributes request `request_index` in `mode`. */

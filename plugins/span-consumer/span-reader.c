@@ -1,6 +1,7 @@
 #include "span-reader.h"
 
 #include <ctype.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -652,6 +653,102 @@ static void append_frame_detail(GString *out, struct ds_span_store *store,
 		ds_store_string(store, chain[i + 1].comm));
 }
 
+/* The text of `detail` after its first ` ← ` (NULL when none). */
+static const char *after_arrow(const char *detail)
+{
+	const char *arrow = strstr(detail, " \xe2\x86\x90 ");
+
+	return arrow ? arrow + 5 : NULL;
+}
+
+/*
+ * The clause explain.txt says for entry `i` (doc/diff.md, "Chains in
+ * explain.txt"): "blocked on futex held by mysqld/1289 (host beta)",
+ * "waited \x01 for CPU 1 while compactor/991 ran"; at depth > 0 a \x01
+ * marks where the sink writes the entry's duration.
+ */
+static void append_note(GString *out, struct ds_span_store *store,
+		const struct ds_chain_entry *chain, uint32_t count, uint32_t i)
+{
+	const struct ds_chain_entry *e = &chain[i];
+	const char *detail = ds_store_string(store, e->detail);
+	const char *cause = after_arrow(detail);
+	const char *slot = e->depth > 0 ? " \x01" : "";
+	const char *was = e->depth > 0 ? "was " : "";
+	int call_length = (int) (cause ? (size_t) (cause - 5 - detail) : strlen(detail));
+	bool no_syscall = call_length == 0 ||
+		(call_length == 1 && detail[0] == DS_SPAN_NONE[0]);
+	const char *in = no_syscall ? "" : " in ";
+	int n = no_syscall ? 0 : call_length;	/* the syscall: `%.*s` of n, detail */
+
+	switch (e->kind) {
+	case DS_CHAIN_WAIT:
+		if (i + 1 < count && chain[i + 1].parent == (int32_t) i) {
+			g_string_append_printf(out, "%sblocked%s %s%.*s%s by %s/%" PRId64 " (host %s)",
+				was, slot, no_syscall ? "until woken" : "on ", n, detail,
+				no_syscall ? "" : " held", ds_store_string(store, chain[i + 1].comm),
+				chain[i + 1].tid, ds_store_string(store, chain[i + 1].host));
+		} else {
+			g_string_append_printf(out, "%sblocked%s%s%.*s, woken by %s", was, slot, in,
+				n, detail, cause ? cause : "?");
+		}
+		break;
+	case DS_CHAIN_NETWORK:
+		g_string_append_printf(out, "%sblocked%s%s%.*s on a TCP segment from %s", was, slot,
+			in, n, detail, cause ? cause : "another host");
+		break;
+	case DS_CHAIN_TIMER:
+		g_string_append_printf(out, "%s%s%s%.*s until a timer fired",
+			e->depth > 0 ? "slept" : "blocked", slot, in, n, detail);
+		break;
+	case DS_CHAIN_IRQ:
+	case DS_CHAIN_SOFTIRQ:
+		if (!cause && g_str_has_prefix(detail, "after arrival: ")) {
+			g_string_append_printf(out, "spent%s in %s after the segment arrived", slot,
+				detail + strlen("after arrival: "));
+		} else {
+			g_string_append_printf(out, "%sblocked%s%s%.*s until %s", was, slot, in, n, detail,
+				cause ? cause : detail);
+		}
+		break;
+	case DS_CHAIN_DISK:
+		g_string_append_printf(out, "%sblocked%s%s%.*s on %s", was, slot, in, n, detail,
+			cause ? cause : "a disk");
+		break;
+	case DS_CHAIN_WAIT_CPU:
+		g_string_append_printf(out, "waited%s for ", slot);
+		if (e->cpu >= 0) {
+			g_string_append_printf(out, "CPU %" PRId32, e->cpu);
+		} else {
+			g_string_append(out, "a CPU");
+		}
+		cause = g_str_has_prefix(detail, "ran instead: ") ?
+			detail + strlen("ran instead: ") : detail;
+		g_string_append_printf(out, " while %s ran", strcmp(cause, "idle") == 0 ?
+			"it was idle" : cause);
+		break;
+	case DS_CHAIN_RUNNING:
+		if (e->state == DS_STATE_INTERRUPTED) {
+			g_string_append_printf(out, "was interrupted%s by %s", slot, detail);
+		} else if (e->state == DS_STATE_SYSCALL && !no_syscall) {
+			g_string_append_printf(out, "ran%s in %s", slot, detail);
+		} else {
+			g_string_append_printf(out, "ran%s in user space", slot);
+		}
+		break;
+	case DS_CHAIN_IN_FLIGHT:
+		g_string_append_printf(out, "spent%s in flight (%s)", slot, detail);
+		break;
+	default:
+		if (e->depth > 0) {
+			g_string_append_printf(out, "spent \x01 in [%s]", detail);
+		} else {
+			g_string_append_printf(out, "%s (%s)", ds_state_title(e->state), detail);
+		}
+		break;
+	}
+}
+
 /* Interns the frame labels of each entry (doc/critical-path.md, "Reading chains"). */
 static void label_chain(struct ds_span_store *store, GString *scratch,
 		struct ds_chain_entry *chain, uint32_t count)
@@ -664,6 +761,9 @@ static void label_chain(struct ds_span_store *store, GString *scratch,
 		bool none = strcmp(detail, DS_SPAN_NONE) == 0 || detail[0] == '\0';
 
 		e->leaf = i + 1 == count || chain[i + 1].parent != (int32_t) i;
+		g_string_truncate(scratch, 0);
+		append_note(scratch, store, chain, count, i);
+		e->note = ds_strings_intern(store->strings, scratch->str);
 		g_string_truncate(scratch, 0);
 		if (e->depth == 0) {
 			g_string_append_printf(scratch, "[%s]", ds_state_title(e->state));

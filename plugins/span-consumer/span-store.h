@@ -80,6 +80,7 @@ struct ds_chain_entry {
 	uint32_t frame;		/* interned: frame label without tids ("[Waited blocked] futex ← mysqld", "mysqld [Waited CPU]") */
 	uint32_t step;		/* interned: second frame under `frame` (depth > 0: the detail without tids), 0 = none */
 	uint32_t detail;	/* interned: the detail as written (with tids) */
+	uint32_t note;		/* interned: the entry's clause for explain.txt (span-reader.c) */
 	uint32_t host;		/* interned */
 	uint32_t process;	/* interned */
 	uint32_t comm;		/* interned */
