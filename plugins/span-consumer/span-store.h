@@ -42,8 +42,8 @@ struct ds_wide_segment {
 	int64_t begin;
 	int64_t end;
 	uint32_t detail;	/* interned string id, 0 = none */
-	uint32_t index;		/* position as read (chains name segments by it) */
 	uint8_t state;		/* enum ds_state */
+	uint32_t index;		/* position as read (chains name segments by it) */
 };
 
 struct ds_syscall_total {
