@@ -61,3 +61,26 @@ def test_explain_follows_the_chain(bt2_plugin, tmp_path):
             "CPU 1 while compactor/991 ran") in explain
     assert ("100.0 ms (100%) blocked on futex held by mysqld/1289 (host beta), which ran 40.0 ms in user "
             "space") in explain
+
+
+def test_metrics_by_culprit(bt2_plugin, tmp_path):
+    out = tmp_path / "culprit.csv"
+    run_sink(bt2_plugin, "metrics", {"by": "culprit", "format": "csv", "output": str(out)}, requests())
+    rows = out.read_text().splitlines()
+    assert rows[0] == "host,process,comm,tid,state,kind,b_mean,a_mean,b_minus_a"
+    # The top row: the thread that ran instead of the lock holder, on the holder's host.
+    assert rows[1].startswith("beta,-,compactor,991,wait_cpu,wait-cpu,60000000")
+    assert any(r.startswith("beta,mysqld,mysqld,1289,user,running,40000000") for r in rows)
+    # The span threads' own time outside chains (kind "-") is charged to them; every group's rows
+    # sum to its mean latency.
+    body = [r.split(",") for r in rows[1:]]
+    assert sum(float(r[6]) for r in body) == pytest.approx(110 * MS)
+    assert sum(float(r[7]) for r in body) == pytest.approx(10 * MS)
+
+
+def test_metrics_group_params_need_culprit(bt2_plugin, tmp_path):
+    import bt2
+    with pytest.raises(bt2._Error) as exc:
+        run_sink(bt2_plugin, "metrics", {"by": "operation", "group-a": {"percentiles": [0, 50]}}, requests(3))
+    from span_fixtures import error_text
+    assert 'parameter `group-a` only applies to the table by culprit: add by="culprit"' in error_text(exc.value)

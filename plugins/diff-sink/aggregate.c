@@ -200,13 +200,15 @@ static void visit_leaf(void *data, uint32_t handle, unsigned int state,
 }
 
 static uint32_t visit_chain(void *data, uint32_t handle, unsigned int state,
-		uint32_t label, uint32_t note, int64_t width, bool leaf)
+		uint32_t label, uint32_t note, int64_t width, bool leaf,
+		const struct ds_chain_entry *entry)
 {
 	struct ds_aggregate *agg = data;
 	uint32_t index = child_frame(agg, handle, chain_label(agg, label),
 		leaf ? DS_FRAME_LEAF : DS_FRAME_CHAIN, state);
 	struct ds_frame *frame = &g_array_index(agg->frames, struct ds_frame, index);
 
+	(void) entry;
 	frame->in_chain = true;
 	add_checked(agg, &frame->sum[agg->group], width);
 	frame->count[agg->group]++;

@@ -12,7 +12,7 @@
 
 #include "span-consumer/attribution.h"
 #include "diff-collect.h"
-#include "groups.h"
+#include "span-consumer/groups.h"
 #include "span-consumer/request-stream.h"
 #include "span-consumer/span-store.h"
 

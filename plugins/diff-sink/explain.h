@@ -10,7 +10,7 @@
 #include <glib.h>
 
 #include "aggregate.h"
-#include "groups.h"
+#include "span-consumer/groups.h"
 
 struct ds_explanation {
 	GArray *ranked;		/* owned: uint32_t leaf frames, largest W_B − W_A first */

@@ -38,10 +38,12 @@ static void record_leaf(void *data, uint32_t handle, unsigned int state, uint32_
 }
 
 static uint32_t record_chain(void *data, uint32_t handle, unsigned int state,
-		uint32_t label, uint32_t note, int64_t width, bool leaf)
+		uint32_t label, uint32_t note, int64_t width, bool leaf,
+		const struct ds_chain_entry *entry)
 {
 	struct recorder *r = data;
 
+	(void) entry;
 	append(r, DS_CALL_CHAIN, (handle & DS_CALL_CHAIN_HANDLE_MASK) |
 		(leaf ? DS_CALL_CHAIN_LEAF : 0),
 		(uint32_t) state << DS_LEAF_STATE_SHIFT | label, width);
@@ -100,7 +102,7 @@ void ds_attribution_replay(const struct ds_attribution_entry *entries, size_t co
 			handle = visitor->chain ? visitor->chain(visitor->data, handle,
 				e->label >> DS_LEAF_STATE_SHIFT,
 				e->label & ((UINT32_C(1) << DS_LEAF_STATE_SHIFT) - 1),
-				note, e->width, chain_leaf) : handle;
+				note, e->width, chain_leaf, NULL) : handle;
 			if (!chain_leaf) {
 				g_array_append_val(frames, handle);
 			}

@@ -82,10 +82,10 @@ static void attribute_chain(const struct ds_span *span, uint32_t segment,
 		}
 		parent = e->depth == 0 ? handle : under[e->depth - 1];
 		if (e->step == 0) {
-			h = v->chain(v->data, parent, state, e->frame, e->note, width, e->leaf);
+			h = v->chain(v->data, parent, state, e->frame, e->note, width, e->leaf, e);
 		} else {
-			h = v->chain(v->data, parent, state, e->frame, 0, width, false);
-			h = v->chain(v->data, h, state, e->step, e->note, width, e->leaf);
+			h = v->chain(v->data, parent, state, e->frame, 0, width, false, NULL);
+			h = v->chain(v->data, h, state, e->step, e->note, width, e->leaf, e);
 		}
 		if (!e->leaf) {
 			under[e->depth] = h;

@@ -53,11 +53,13 @@ struct ds_visitor {
 	 * (`leaf` true) ends there, an inner frame's handle is returned and its
 	 * chain frames nest under it.  `note` (interned, 0 = none) is the
 	 * entry's clause for explain.txt, with the tids, hosts and CPUs
-	 * (span-reader.c), on the last frame of each entry.  NULL: waited
-	 * segments stay plain leaves.
+	 * (span-reader.c), on the last frame of each entry; `entry` is that
+	 * entry (NULL on the other frames and when replayed from a recording).
+	 * NULL: waited segments stay plain leaves.
 	 */
 	uint32_t (*chain)(void *data, uint32_t handle, unsigned int state,
-			uint32_t label, uint32_t note, int64_t width, bool leaf);
+			uint32_t label, uint32_t note, int64_t width, bool leaf,
+			const struct ds_chain_entry *entry);
 };
 
 /* Attributes request `request_index` in `mode`. */

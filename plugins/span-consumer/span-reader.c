@@ -761,6 +761,24 @@ static void label_chain(struct ds_span_store *store, GString *scratch,
 		bool none = strcmp(detail, DS_SPAN_NONE) == 0 || detail[0] == '\0';
 
 		e->leaf = i + 1 == count || chain[i + 1].parent != (int32_t) i;
+		e->ran_comm = 0;
+		e->ran_tid = -1;
+		if (e->kind == DS_CHAIN_WAIT_CPU && g_str_has_prefix(detail, "ran instead: ")) {
+			const char *name = detail + strlen("ran instead: ");
+			const char *slash = strrchr(name, '/');
+			char *end = NULL;
+			long long tid = slash && isdigit((unsigned char) slash[1]) ?
+				strtoll(slash + 1, &end, 10) : -1;
+
+			g_string_truncate(scratch, 0);
+			if (end && *end == '\0') {
+				g_string_append_len(scratch, name, slash - name);
+				e->ran_tid = tid;
+			} else {
+				g_string_append(scratch, name);
+			}
+			e->ran_comm = ds_strings_intern(store->strings, scratch->str);
+		}
 		g_string_truncate(scratch, 0);
 		append_note(scratch, store, chain, count, i);
 		e->note = ds_strings_intern(store->strings, scratch->str);
