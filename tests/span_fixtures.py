@@ -91,7 +91,9 @@ def _make_classes(comp, schema):
         members.append(("truncated", tc.create_bool_field_class))
     if schema.get("chain"):
         kind = tc.create_unsigned_enumeration_field_class(8)
-        for i, name in enumerate(CHAIN_KINDS):
+        # chain_kinds_reversed: the labels in another value order (a reader must map labels, not values).
+        order = CHAIN_KINDS[::-1] if schema.get("chain_kinds_reversed") else CHAIN_KINDS
+        for i, name in enumerate(order):
             kind.add_mapping(name, bt2.UnsignedIntegerRangeSet([(i, i)]))
         chain_state = tc.create_unsigned_enumeration_field_class(8)
         for i, name in enumerate(STATES):
@@ -136,6 +138,8 @@ def _fill(payload, span, schema):
         values["truncated"] = bool(span.truncated)
     if schema.get("chain"):
         values["chain"] = span.chain
+        if schema.get("chain_kinds_reversed"):
+            values["chain"] = [dict(e, kind=len(CHAIN_KINDS) - 1 - e["kind"]) for e in span.chain]
     for name, value in values.items():
         if name in schema.get("drop", ()):
             continue
