@@ -141,7 +141,7 @@ static void chain_bars(FILE *file, const struct ds_span_store *store,
 		if (e->cpu >= 0) {
 			fprintf(file, ", CPU %" PRId32, e->cpu);
 		}
-		fprintf(file, ": %s, %s: ", ds_state_title(e->state), ds_chain_kind_name(e->kind));
+		fprintf(file, ": %s, %s: ", ds_state_title(e->state), ds_chain_kind_tag(e->kind));
 		write_name(file, ds_store_string(store, e->detail));
 		fprintf(file, " (%" PRId64 " ns)</title></rect>", to - from);
 	}

@@ -200,7 +200,7 @@ static unsigned int kind_of_label(const char *label)
 	}
 	norm[n] = '\0';
 	for (k = 0; k < DS_CHAIN_KIND_COUNT; k++) {
-		const char *name = ds_chain_kind_name(k);
+		const char *name = ds_chain_kind_tag(k);
 		size_t i = 0, j = 0;
 
 		for (; name[j]; j++) {

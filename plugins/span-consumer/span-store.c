@@ -254,7 +254,7 @@ void ds_span_store_reset(struct ds_span_store *store)
 	ds_arena_reset(&store->chains);
 }
 
-const char *ds_chain_kind_name(unsigned int kind)
+const char *ds_chain_kind_tag(unsigned int kind)
 {
 	static const char *const names[DS_CHAIN_KIND_COUNT] = {
 		"running", "wait-cpu", "wait", "timer", "irq", "softirq", "network",

@@ -64,7 +64,7 @@ enum ds_chain_kind {
 #define DS_CHAIN_MAX_DEPTH 128u
 
 /* Tag of a chain kind as in the payload's enumeration ("wait-cpu"). */
-const char *ds_chain_kind_name(unsigned int kind);
+const char *ds_chain_kind_tag(unsigned int kind);
 
 /*
  * One entry of a span's chain (doc/critical-path.md, "Reading chains"), as
