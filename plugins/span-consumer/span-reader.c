@@ -99,6 +99,8 @@ void ds_span_reader_init(struct ds_span_reader *reader,
 	reader->chain_scratch = g_byte_array_new();
 	reader->label_cache = g_hash_table_new_full(hash_label_key, equal_label_key,
 		g_free, g_free);
+	reader->deadlocks = g_hash_table_new(g_direct_hash, g_direct_equal);
+	reader->stuck = g_hash_table_new(g_direct_hash, g_direct_equal);
 }
 
 void ds_span_reader_fini(struct ds_span_reader *reader)
@@ -122,6 +124,11 @@ void ds_span_reader_fini(struct ds_span_reader *reader)
 	if (reader->label_cache) {
 		g_hash_table_destroy(reader->label_cache);
 		reader->label_cache = NULL;
+	}
+	if (reader->deadlocks) {
+		g_hash_table_destroy(reader->deadlocks);
+		g_hash_table_destroy(reader->stuck);
+		reader->deadlocks = reader->stuck = NULL;
 	}
 }
 
@@ -990,6 +997,41 @@ static bool check_chain(struct ds_chain_entry *chain, const struct raw_entry *ra
 	return covered == waited;
 }
 
+static void count_detail(GHashTable *counts, uint32_t detail)
+{
+	gpointer key = GUINT_TO_POINTER(detail);
+
+	g_hash_table_insert(counts, key, GUINT_TO_POINTER(
+		GPOINTER_TO_UINT(g_hash_table_lookup(counts, key)) + 1));
+}
+
+/*
+ * Counts the deadlocks a chain ends in, and for a span still open at the end
+ * of the trace the threads still blocked then (once per span and detail).
+ */
+static void note_chain_ends(struct ds_span_reader *reader, struct ds_span_store *store,
+		const struct ds_span *span, const struct ds_chain_entry *chain, uint32_t count)
+{
+	uint32_t i, last_deadlock = 0, last_stuck = 0;
+
+	for (i = 0; i < count; i++) {
+		const struct ds_chain_entry *e = &chain[i];
+
+		if (!e->leaf) {
+			continue;
+		}
+		if (e->kind == DS_CHAIN_DEADLOCK && e->detail != last_deadlock) {
+			count_detail(reader->deadlocks, e->detail);
+			last_deadlock = e->detail;
+		} else if (span->truncated && e->kind == DS_CHAIN_UNKNOWN && e->detail != last_stuck &&
+				g_str_has_prefix(ds_store_string(store, e->detail),
+					"unknown: still blocked at end of trace")) {
+			count_detail(reader->stuck, e->detail);
+			last_stuck = e->detail;
+		}
+	}
+}
+
 /*
  * Reads the chain into the store's arena when it keeps the invariants;
  * otherwise the span keeps no chain and the chain is counted as invalid.
@@ -1065,6 +1107,7 @@ static void read_chain(const struct ds_span_layout *layout, const bt_field *arra
 		goto invalid;
 	}
 	label_chain(reader, store, chain, (uint32_t) n);
+	note_chain_ends(reader, store, span, chain, (uint32_t) n);
 	span->chain = ds_arena_alloc(&store->chains, n);
 	memcpy((void *) span->chain, chain, n * sizeof(struct ds_chain_entry));
 	span->chain_count = (uint32_t) n;

@@ -47,6 +47,14 @@ struct ds_span_reader {
 	uint64_t reversed_spans;		/* end before begin (counted in invalid_spans too) */
 	uint64_t invalid_spans;			/* spans with bounds out of range: marked `invalid` */
 	uint64_t chains_read;			/* spans with a valid chain */
+	/*
+	 * Where chains end at the end of the trace (doc/critical-path.md): store
+	 * string id of a `deadlock: …` leaf's detail, and of an `unknown: still
+	 * blocked at end of trace in …` leaf's detail of a truncated span, -> the
+	 * number of spans whose chain has it (GUINT_TO_POINTER).
+	 */
+	GHashTable *deadlocks;			/* owned */
+	GHashTable *stuck;			/* owned */
 	uint64_t invalid_chains;		/* chains breaking doc/critical-path.md's invariants: ignored */
 };
 
