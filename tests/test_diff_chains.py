@@ -230,3 +230,14 @@ def test_deadlocks_and_stuck_threads_listed(bt2_plugin, tmp_path, capfd):
     assert ("Still blocked at the end of the trace (spans of requests still open):\n"
             "  1 span: unknown: still blocked at end of trace in futex\n") in explain
     assert "sum to the latency difference exactly" in explain
+
+
+@pytest.mark.parametrize("sink", ["diff", "metrics"])
+def test_chain_class_without_a_member_is_an_error(bt2_plugin, tmp_path, sink):
+    from span_fixtures import error_text
+    params = {"output-dir": str(tmp_path / "r")} if sink == "diff" else {"by": "culprit"}
+    with pytest.raises(bt2._Error) as exc:
+        run_sink(bt2_plugin, sink, params, requests(3), schema={"chain_drop": ["kind"]})
+    text = error_text(exc.value)
+    assert f"sink.deepspan.{sink}: event `deepspan:span`: elements of `chain` need a member `kind` that is an integer" \
+        in text
