@@ -241,3 +241,17 @@ def test_chain_class_without_a_member_is_an_error(bt2_plugin, tmp_path, sink):
     text = error_text(exc.value)
     assert f"sink.deepspan.{sink}: event `deepspan:span`: elements of `chain` need a member `kind` that is an integer" \
         in text
+
+
+def test_metrics_culprit_groups_as_in_diff(bt2_plugin, tmp_path):
+    """group-a/group-b select the groups as in sink.deepspan.diff: B = the requests over 50 ms (the chained
+    one), A = every request under 20 ms."""
+    out = tmp_path / "culprit.csv"
+    run_sink(bt2_plugin, "metrics", {"by": "culprit", "format": "csv", "output": str(out),
+                                     "group-a": {"max-duration": "20ms"}, "group-b": {"min-duration": "50ms"}},
+             requests())
+    rows = [r.split(",") for r in out.read_text().splitlines()[1:]]
+    assert rows[0][:6] == ["beta", "-", "compactor", "991", "wait_cpu", "wait-cpu"]
+    # A is the 99 fast requests (10 ms each), B the slow one (110 ms).
+    assert sum(float(r[7]) for r in rows) == pytest.approx(10 * MS)
+    assert sum(float(r[6]) for r in rows) == pytest.approx(110 * MS)
