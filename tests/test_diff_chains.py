@@ -51,6 +51,10 @@ def test_chain_frames_replace_the_waited_leaf(bt2_plugin, tmp_path):
     assert not [line for line in lines if "1289" in line or "991" in line]
     explain = (out / "explain.txt").read_text()
     assert "leaves' differences sum to the latency difference exactly" in explain
+    # The tids are in the tooltips of the chain frames (their heaviest contributor).
+    svg = (out / "diff.svg").read_text()
+    assert "Mostly: waited 60.0 ms for CPU 1 while compactor/991 ran" in svg
+    assert "Mostly: blocked on futex held by mysqld/1289 (host beta)" in svg
 
 
 def test_explain_follows_the_chain(bt2_plugin, tmp_path):

@@ -117,8 +117,7 @@ void ds_explain_line(const struct ds_aggregate *agg,
 	ds_frame_path(agg, frame, " > ", out);
 }
 
-/* Appends `note` (sanitized) with its \x01 marks replaced by `duration`. */
-static void append_clause(GString *out, const char *note, const char *duration)
+void ds_explain_clause(GString *out, const char *note, const char *duration)
 {
 	gchar **parts = g_strsplit(note, "\x01", -1);
 	guint i;
@@ -157,7 +156,7 @@ bool ds_explain_sentence(const struct ds_aggregate *agg,
 		} else {
 			g_string_append(out, ", which ");
 		}
-		append_clause(out, ds_strings_get(agg->strings, f->note), duration);
+		ds_explain_clause(out, ds_strings_get(agg->strings, f->note), duration);
 		first = false;
 	}
 	return !first;

@@ -42,6 +42,9 @@ void ds_explain_line(const struct ds_aggregate *agg,
 bool ds_explain_sentence(const struct ds_aggregate *agg,
 		const struct ds_explanation *explanation, uint32_t frame, GString *out);
 
+/* Appends a chain note (sanitized) with its duration marks (\x01) replaced by `duration`. */
+void ds_explain_clause(GString *out, const char *note, const char *duration);
+
 /* Skew and truncation facts the outputs repeat. */
 struct ds_input_facts {
 	uint64_t spans;
