@@ -117,6 +117,87 @@ void ds_explain_line(const struct ds_aggregate *agg,
 	ds_frame_path(agg, frame, " > ", out);
 }
 
+void ds_explain_clause(GString *out, const char *note, const char *duration)
+{
+	gchar **parts = g_strsplit(note, "\x01", -1);
+	guint i;
+
+	for (i = 0; parts[i]; i++) {
+		if (i > 0) {
+			g_string_append(out, duration);
+		}
+		ds_sanitize_text(out, parts[i]);
+	}
+	g_strfreev(parts);
+}
+
+bool ds_explain_sentence(const struct ds_aggregate *agg,
+		const struct ds_explanation *explanation, uint32_t frame, GString *out)
+{
+	uint32_t path[2 * DS_CHAIN_MAX_DEPTH + 2];
+	unsigned int n = 0;
+	bool first = true;
+
+	while (frame != 0 && ds_frame_at(agg, frame)->in_chain && n < G_N_ELEMENTS(path)) {
+		path[n++] = frame;
+		frame = ds_frame_at(agg, frame)->parent;
+	}
+	while (n-- > 0) {
+		const struct ds_frame *f = ds_frame_at(agg, path[n]);
+		char duration[32];
+
+		if (f->note == 0) {
+			continue;
+		}
+		ds_format_duration(ds_frame_delta(agg, f), false, duration, sizeof(duration));
+		if (first) {
+			g_string_append_printf(out, "%s (%.0f%%) ", duration,
+				ds_explain_share(agg, explanation, path[n]));
+		} else {
+			g_string_append(out, ", which ");
+		}
+		ds_explain_clause(out, ds_strings_get(agg->strings, f->note), duration);
+		first = false;
+	}
+	return !first;
+}
+
+static gint compare_count_desc(gconstpointer a, gconstpointer b, gpointer data)
+{
+	GHashTable *counts = data;
+	guint x = GPOINTER_TO_UINT(g_hash_table_lookup(counts, a));
+	guint y = GPOINTER_TO_UINT(g_hash_table_lookup(counts, b));
+
+	if (x != y) {
+		return x > y ? -1 : 1;
+	}
+	return GPOINTER_TO_UINT(a) < GPOINTER_TO_UINT(b) ? -1 : 1;
+}
+
+/* `title`, then one line per detail of `counts` (spans, largest first). */
+static void write_chain_ends(FILE *file, const struct ds_strings *strings, GHashTable *counts,
+		const char *title)
+{
+	GList *keys, *k;
+	GString *text = g_string_new(NULL);
+
+	if (!counts || g_hash_table_size(counts) == 0) {
+		goto end;
+	}
+	keys = g_list_sort_with_data(g_hash_table_get_keys(counts), compare_count_desc, counts);
+	fprintf(file, "\n%s:\n", title);
+	for (k = keys; k; k = k->next) {
+		guint n = GPOINTER_TO_UINT(g_hash_table_lookup(counts, k->data));
+
+		g_string_truncate(text, 0);
+		ds_sanitize_text(text, ds_strings_get(strings, GPOINTER_TO_UINT(k->data)));
+		fprintf(file, "  %u span%s: %s\n", n, n == 1 ? "" : "s", text->str);
+	}
+	g_list_free(keys);
+end:
+	g_string_free(text, TRUE);
+}
+
 static void write_group(FILE *file, const struct ds_aggregate *agg,
 		const struct ds_selection *selection, enum ds_group group)
 {
@@ -170,6 +251,10 @@ static void write_causes(FILE *file, const struct ds_aggregate *agg,
 		g_string_truncate(line, 0);
 		ds_explain_line(agg, explanation, frame, line);
 		fprintf(file, "  %s\n", line->str);
+		g_string_truncate(line, 0);
+		if (ds_explain_sentence(agg, explanation, frame, line)) {
+			fprintf(file, "    %s\n", line->str);
+		}
 		shown++;
 	}
 	if (shown == 0) {
@@ -240,6 +325,13 @@ void ds_explain_write(FILE *file, const struct ds_aggregate *agg,
 			facts->invalid_spans == 1 ? "" : "s", facts->invalid_spans == 1 ? "its" : "their",
 			facts->invalid_spans == 1 ? "" : "s");
 	}
+	if (facts->invalid_chains) {
+		fprintf(file, "Warning: %" PRIu64 " span chain%s broke the chain invariants and %s "
+			"ignored (%s waited time is one leaf; doc/critical-path.md, \"Reading chains\")\n",
+			facts->invalid_chains, facts->invalid_chains == 1 ? "" : "s",
+			facts->invalid_chains == 1 ? "was" : "were",
+			facts->invalid_chains == 1 ? "its span's" : "their spans'");
+	}
 	if (facts->duplicate_spans) {
 		fprintf(file, "Warning: %" PRIu64 " duplicated span id%s (only the first is a parent)\n",
 			facts->duplicate_spans, facts->duplicate_spans == 1 ? "" : "s");
@@ -285,6 +377,10 @@ void ds_explain_write(FILE *file, const struct ds_aggregate *agg,
 	write_causes(file, agg, explanation, top, false);
 	write_frames(file, agg, explanation->added, DS_GROUP_B, "New in B (mean per B request)");
 	write_frames(file, agg, explanation->gone, DS_GROUP_A, "Gone in B (mean per A request)");
+	write_chain_ends(file, facts->strings, facts->deadlocks,
+		"Deadlocks (chains that come back to a thread on them; doc/critical-path.md)");
+	write_chain_ends(file, facts->strings, facts->stuck,
+		"Still blocked at the end of the trace (spans of requests still open)");
 }
 
 int64_t ds_frame_own(const struct ds_aggregate *agg, uint32_t index,
