@@ -48,6 +48,42 @@ static int64_t to_span_clock(const struct walk *w, unsigned int host, int64_t ts
 	return sim_clock_local(to, true_ns);
 }
 
+/* The index of the last piece beginning at or before `ts` (span clock), -1 when none. */
+static gint piece_at(const struct walk *w, const struct sim_thread *t, const GArray *h, int64_t ts)
+{
+	gint lo = 0, hi = (gint) h->len - 1, found = -1;
+
+	while (lo <= hi) {
+		gint mid = lo + (hi - lo) / 2;
+
+		if (to_span_clock(w, t->host, g_array_index(h, struct sim_piece, mid).begin) <= ts) {
+			found = mid;
+			lo = mid + 1;
+		} else {
+			hi = mid - 1;
+		}
+	}
+	return found;
+}
+
+/* The same for a CPU's runs. */
+static gint run_at(const struct walk *w, unsigned int host, const GArray *runs, int64_t ts)
+{
+	gint lo = 0, hi = (gint) runs->len - 1, found = -1;
+
+	while (lo <= hi) {
+		gint mid = lo + (hi - lo) / 2;
+
+		if (to_span_clock(w, host, g_array_index(runs, struct sim_cpu_run, mid).begin) <= ts) {
+			found = mid;
+			lo = mid + 1;
+		} else {
+			hi = mid - 1;
+		}
+	}
+	return found;
+}
+
 static void leaf(struct walk *w, const struct sim_thread *t, int64_t begin, int64_t end,
 		enum sim_tstate state, enum sim_chain_kind kind, unsigned int depth, const char *fmt, ...)
 		__attribute__((format(printf, 8, 9)));
@@ -102,10 +138,7 @@ static void explain_wait_cpu(struct walk *w, const struct sim_thread *t, const s
 		return;
 	}
 	/* the run current at x (-1: before the first, idle) */
-	while (i + 1 < (gint) runs->len &&
-			to_span_clock(w, t->host, g_array_index(runs, struct sim_cpu_run, i + 1).begin) <= x) {
-		i++;
-	}
+	i = run_at(w, t->host, runs, x);
 	while (x < y) {
 		int32_t tid = i >= 0 ? g_array_index(runs, struct sim_cpu_run, i).tid : -1;
 		const char *comm = i >= 0 ? g_array_index(runs, struct sim_cpu_run, i).comm : NULL;
@@ -240,8 +273,8 @@ static void explain(struct walk *w, const struct sim_thread *t, int64_t a, int64
 		leaf(w, t, a, e, SIM_ST_UNKNOWN, SIM_CHAIN_UNKNOWN, depth, "unknown: no event yet");
 		a = e;
 	}
-	while (i + 1 < h->len && to_span_clock(w, t->host, g_array_index(h, struct sim_piece, i + 1).begin) <= a) {
-		i++;
+	if (piece_at(w, t, h, a) > 0) {
+		i = (guint) piece_at(w, t, h, a);
 	}
 	for (; i < h->len && a < b; i++) {
 		const struct sim_piece *p = &g_array_index(h, struct sim_piece, i);
@@ -291,7 +324,8 @@ void sim_chain_span(const struct sim *sim, const struct sim_thread *t, int64_t b
 	if (!h) {
 		return;
 	}
-	for (i = 0; i < h->len; i++) {
+	i = piece_at(&w, t, h, begin) > 0 ? (guint) piece_at(&w, t, h, begin) : 0;
+	for (; i < h->len && g_array_index(h, struct sim_piece, i).begin < end; i++) {
 		const struct sim_piece *p = &g_array_index(h, struct sim_piece, i);
 		int64_t pe = i + 1 < h->len ? g_array_index(h, struct sim_piece, i + 1).begin : INT64_MAX;
 		int64_t x = p->begin > begin ? p->begin : begin;

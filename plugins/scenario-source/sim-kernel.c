@@ -173,8 +173,8 @@ struct sim_thread *sim_thread_new(struct sim *sim, struct sim_process *proc,
 	t->role = role;
 	sim_book_init(&t->book);
 	if (sim->chain_threads) {
-		/* the producer keeps chain-window behind the current time; the truth keeps more */
-		sim_book_keep_history(&t->book, 2 * sim->cfg.chain_window_ns + INT64_C(1000000000));
+		/* spans are written at their end: the walk needs chain-window behind it (and a margin) */
+		sim_book_keep_history(&t->book, sim->cfg.chain_window_ns + INT64_C(100000000));
 		g_hash_table_insert(sim->chain_threads, thread_key(t->host, t->tid), t);
 	}
 	t->all_next = host->threads;
@@ -267,7 +267,7 @@ void sim_cpu_switch(struct sim *sim, struct sim_cpu *cpu, int64_t prev_state)
 		sim_book_set(&next->book, sim_book_running_state(&next->book), rec->ts);
 	}
 	if (cpu->runs) {
-		cpu_run_append(cpu, next, rec->ts, 2 * sim->cfg.chain_window_ns + INT64_C(1000000000));
+		cpu_run_append(cpu, next, rec->ts, sim->cfg.chain_window_ns + INT64_C(100000000));
 	}
 	cpu->cur = next;
 	cpu->gen++;

@@ -141,7 +141,8 @@ struct sim *sim_create(const struct sim_config *cfg, char *error, size_t error_s
 	}
 	sim->strings = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
 	sim->pool = g_ptr_array_new_with_free_func(free);
-	if (cfg->truth_path) {
+	if (cfg->truth_path && (sim_cause_is_chain(cfg->cause) || cfg->truth_chains)) {
+		/* the chain truth's bookkeeping (sim-chain.h), only when the truth writes chains */
 		sim->chain_threads = g_hash_table_new(g_direct_hash, g_direct_equal);
 	}
 	sim_rng_init(&sim->rng, cfg->seed, 1);
