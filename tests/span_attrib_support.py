@@ -205,6 +205,24 @@ class Collector(bt2._UserSinkComponent):
         self._out.append(msg)
 
 
+def _label(field):
+    return list(field.labels)[0] if field.labels else int(field)
+
+
+def chain_entry_dict(e):
+    """One entry of a deepspan:span `chain` (doc/critical-path.md) as plain Python values."""
+    out = {}
+    for name in e:
+        f = e[name]
+        if name in ("state", "kind"):
+            out[name] = _label(f)
+        elif isinstance(f, bt2._StringFieldConst):
+            out[name] = str(f)
+        else:
+            out[name] = int(f)
+    return out
+
+
 def payload_dict(event):
     """A deepspan:span event payload as plain Python values."""
     p = event.payload_field
@@ -218,6 +236,8 @@ def payload_dict(event):
             out[name] = [{"begin": int(e["begin"]), "end": int(e["end"]),
                           "state": list(e["state"].labels)[0] if e["state"].labels else int(e["state"]),
                           "detail": str(e["detail"])} for e in field]
+        elif name == "chain":
+            out[name] = [chain_entry_dict(e) for e in field]
         elif isinstance(field, bt2._StringFieldConst):
             out[name] = str(field)
         else:

@@ -7,7 +7,8 @@ plugins_common_libdeepspan_common_la_SOURCES += \
 	plugins/common/json-writer.c plugins/common/json-writer.h \
 	plugins/common/log.c plugins/common/log.h \
 	plugins/common/input-ports.c plugins/common/input-ports.h \
-	plugins/common/states.c plugins/common/states.h
+	plugins/common/states.c plugins/common/states.h \
+	plugins/common/kernel-net.c plugins/common/kernel-net.h
 
 check_PROGRAMS += tests/unit/test_common
 tests_unit_test_common_SOURCES = tests/unit/test_common.c tests/unit/unit.h

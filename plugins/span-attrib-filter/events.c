@@ -11,12 +11,14 @@ enum role_type {
 	ROLE_NONE = 0,
 	ROLE_KERNEL,
 	ROLE_SPAN,
+	ROLE_NET,		/* chains: a TCP segment sent or received (kernel-net.h) */
 };
 
 struct event_role {
 	enum role_type type;
 	const struct ds_kernel_class *kernel;	/* borrowed from it->kernel_events */
 	const struct ds_span_class *span;	/* borrowed from it->span_events */
+	struct ds_kernel_net_class net;		/* ROLE_NET */
 	bool invalid;				/* a required field is missing: never decoded */
 	const bt_trace_class *trace_class;	/* borrowed; the class's trace class */
 };
@@ -97,6 +99,11 @@ static const struct event_role *role_get(struct span_attrib_iterator *it, const 
 		if (role->kernel->kind != DS_KEV_NONE) {
 			role->type = ROLE_KERNEL;
 			missing = role->kernel->missing;
+		} else if (it->chain) {
+			ds_kernel_net_classify(ec, &role->net);
+			if (role->net.direction != DS_NET_NONE) {
+				role->type = ROLE_NET;
+			}
 		}
 	}
 	g_hash_table_insert(it->roles, (gpointer) ec, role);
@@ -122,6 +129,7 @@ static const bool kind_needs_fields[DS_KEV_COUNT] = {
 	[DS_KEV_SCHED_PROCESS_FORK] = true, [DS_KEV_SCHED_PROCESS_FREE] = true,
 	[DS_KEV_IRQ_ENTRY] = true, [DS_KEV_SOFTIRQ_ENTRY] = true,
 	[DS_KEV_STATEDUMP_PROCESS_STATE] = true, [DS_KEV_STATEDUMP_PID_NS] = true,
+	[DS_KEV_BLOCK_RQ_COMPLETE] = true,
 };
 
 static void dispatch_kernel(struct host *host, const struct ds_kernel_event *ev, int64_t ns, int64_t cpu)
@@ -135,7 +143,7 @@ static void dispatch_kernel(struct host *host, const struct ds_kernel_event *ev,
 	case DS_KEV_SCHED_WAKING:
 	case DS_KEV_SCHED_WAKEUP:
 	case DS_KEV_SCHED_WAKEUP_NEW:
-		ds_model_wakeup(m, ns, cpu, ev->tid, ev->comm);
+		ds_model_wakeup_target(m, ns, cpu, ev->tid, ev->comm, ev->cpu);
 		break;
 	case DS_KEV_SCHED_MIGRATE_TASK:
 		ds_model_migrate(m, ns, ev->tid, ev->cpu);
@@ -181,6 +189,9 @@ static void dispatch_kernel(struct host *host, const struct ds_kernel_event *ev,
 		break;
 	case DS_KEV_STATEDUMP_PID_NS:
 		ds_model_statedump_pid_ns(m, ev->tid, ev->vpid, ev->vtid, ev->ns_level);
+		break;
+	case DS_KEV_BLOCK_RQ_COMPLETE:
+		ds_model_block_complete(m, ns, cpu, ev->dev);
 		break;
 	default:
 		/* exit, softirq raise, block events: no state change of their own */
@@ -323,6 +334,18 @@ static enum span_attrib_status handle_event(struct span_attrib_iterator *it, con
 	}
 	if (ns > it->last_ns) {
 		it->last_ns = ns;
+	}
+	if (role->type == ROLE_NET) {
+		struct ds_tcp_key key;
+
+		if (ds_kernel_net_decode(&role->net, event, &key)) {
+			if (role->net.direction == DS_NET_SEND) {
+				ds_model_net_send(host->model, ns, info->cpu, &key);
+			} else {
+				ds_model_net_receive(host->model, ns, info->cpu, &key);
+			}
+		}
+		return SPAN_ATTRIB_STATUS_OK;
 	}
 	if (role->type == ROLE_KERNEL) {
 		struct ds_kernel_event kev;

@@ -96,6 +96,9 @@ struct host *host_for_trace(struct span_attrib_iterator *it, const bt_trace *tra
 		host = g_new0(struct host, 1);
 		host->name = g_strdup(name);
 		host->model = ds_model_create(it->comp->state_rule, it->comp->segments);
+		if (it->chain) {
+			ds_model_set_chain(host->model, it->chain, host->name);
+		}
 		host->spans = g_hash_table_new_full(span_key_hash, span_key_equal, NULL, span_destroy);
 		host->last_ns = INT64_MIN;
 		g_hash_table_insert(it->hosts, host->name, host);

@@ -4,12 +4,18 @@
 # linked into the plugin and the unit tests.
 noinst_LTLIBRARIES += plugins/span-attrib-filter/libspan-attrib-state.la
 plugins_span_attrib_filter_libspan_attrib_state_la_SOURCES = \
-	plugins/span-attrib-filter/thread-state.c plugins/span-attrib-filter/thread-state.h
+	plugins/span-attrib-filter/thread-state.c plugins/span-attrib-filter/thread-state.h \
+	plugins/span-attrib-filter/model-priv.h \
+	plugins/span-attrib-filter/chain.c plugins/span-attrib-filter/chain.h
 plugins_babeltrace_plugin_deepspan_la_LIBADD += plugins/span-attrib-filter/libspan-attrib-state.la
 
 check_PROGRAMS += tests/unit/test_thread_state
 tests_unit_test_thread_state_SOURCES = tests/unit/test_thread_state.c tests/unit/unit.h
 tests_unit_test_thread_state_LDADD = plugins/span-attrib-filter/libspan-attrib-state.la $(UNIT_LDADD)
+
+check_PROGRAMS += tests/unit/test_chain
+tests_unit_test_chain_SOURCES = tests/unit/test_chain.c tests/unit/unit.h
+tests_unit_test_chain_LDADD = plugins/span-attrib-filter/libspan-attrib-state.la $(UNIT_LDADD)
 
 plugins_babeltrace_plugin_deepspan_la_SOURCES += \
 	plugins/span-attrib-filter/register.h plugins/span-attrib-filter/component.h \

@@ -14,6 +14,13 @@ enum {
 	F_HOST, F_SERVICE, F_OPERATION, F_PID, F_TID, F_BEGIN, F_END,
 	F_USER, F_SYSCALL, F_BLOCKED, F_WAIT_CPU, F_INTERRUPTED, F_UNKNOWN,
 	F_SYSCALLS, F_SEGMENTS, F_TRUNCATED,
+	F_CHAIN,	/* only with follow-wakeups (doc/critical-path.md, "Encoding") */
+};
+
+/* Members of a `chain` entry. */
+enum {
+	C_SEGMENT, C_PARENT, C_DEPTH, C_BEGIN, C_END, C_HOST, C_PID, C_TID, C_COMM, C_PROCESS, C_CPU, C_STATE,
+	C_KIND, C_DETAIL,
 };
 
 /* Output member of each state total, in enum ds_state order. */
@@ -52,7 +59,8 @@ static int append(bt_field_class *structure, const char *name, bt_field_class *f
 	return ret;
 }
 
-static bt_field_class *state_enum_create(bt_trace_class *tc)
+/* An 8-bit unsigned enumeration mapping 0..count-1 to their names. */
+static bt_field_class *enum_create(bt_trace_class *tc, int count, const char *(*name)(unsigned int))
 {
 	bt_field_class *fc = bt_field_class_enumeration_unsigned_create(tc);
 	int state;
@@ -61,12 +69,12 @@ static bt_field_class *state_enum_create(bt_trace_class *tc)
 		return NULL;
 	}
 	bt_field_class_integer_set_field_value_range(fc, 8);
-	for (state = 0; state < DS_STATE_COUNT; state++) {
+	for (state = 0; state < count; state++) {
 		bt_integer_range_set_unsigned *ranges = bt_integer_range_set_unsigned_create();
 		bool ok = ranges &&
 			bt_integer_range_set_unsigned_add_range(ranges, (uint64_t) state, (uint64_t) state) ==
 				BT_INTEGER_RANGE_SET_ADD_RANGE_STATUS_OK &&
-			bt_field_class_enumeration_unsigned_add_mapping(fc, ds_state_name(state), ranges) ==
+			bt_field_class_enumeration_unsigned_add_mapping(fc, name((unsigned int) state), ranges) ==
 				BT_FIELD_CLASS_ENUMERATION_ADD_MAPPING_STATUS_OK;
 
 		bt_integer_range_set_unsigned_put_ref(ranges);
@@ -78,7 +86,41 @@ static bt_field_class *state_enum_create(bt_trace_class *tc)
 	return fc;
 }
 
-static bt_field_class *payload_create(bt_trace_class *tc)
+static const char *state_name(unsigned int state)
+{
+	return ds_state_name((enum ds_state) state);
+}
+
+static bt_field_class *state_enum_create(bt_trace_class *tc)
+{
+	return enum_create(tc, DS_STATE_COUNT, state_name);
+}
+
+/* The structure of one `chain` entry (C_* order). */
+static bt_field_class *chain_entry_create(bt_trace_class *tc)
+{
+	bt_field_class *entry = bt_field_class_structure_create(tc);
+
+	if (!entry || append(entry, "segment", bt_field_class_integer_unsigned_create(tc)) ||
+			append(entry, "parent", bt_field_class_integer_signed_create(tc)) ||
+			append(entry, "depth", bt_field_class_integer_unsigned_create(tc)) ||
+			append(entry, "begin", bt_field_class_integer_signed_create(tc)) ||
+			append(entry, "end", bt_field_class_integer_signed_create(tc)) ||
+			append(entry, "host", bt_field_class_string_create(tc)) ||
+			append(entry, "pid", bt_field_class_integer_signed_create(tc)) ||
+			append(entry, "tid", bt_field_class_integer_signed_create(tc)) ||
+			append(entry, "comm", bt_field_class_string_create(tc)) ||
+			append(entry, "process", bt_field_class_string_create(tc)) ||
+			append(entry, "cpu", bt_field_class_integer_signed_create(tc)) ||
+			append(entry, "state", state_enum_create(tc)) ||
+			append(entry, "kind", enum_create(tc, DS_CHAIN_KIND_COUNT, ds_chain_kind_name)) ||
+			append(entry, "detail", bt_field_class_string_create(tc))) {
+		BT_FIELD_CLASS_PUT_REF_AND_RESET(entry);
+	}
+	return entry;
+}
+
+static bt_field_class *payload_create(bt_trace_class *tc, bool with_chain)
 {
 	bt_field_class *payload = bt_field_class_structure_create(tc);
 	bt_field_class *syscall = bt_field_class_structure_create(tc);
@@ -113,6 +155,12 @@ static bt_field_class *payload_create(bt_trace_class *tc)
 			append(payload, "segments", bt_field_class_array_dynamic_create(tc, segment, NULL)) ||
 			/* true: still open at the end of the input, ended at the last event time */
 			append(payload, "truncated", bt_field_class_bool_create(tc));
+	}
+	if (!err && with_chain) {
+		bt_field_class *entry = chain_entry_create(tc);
+
+		err = !entry || append(payload, "chain", bt_field_class_array_dynamic_create(tc, entry, NULL));
+		bt_field_class_put_ref(entry);
 	}
 	bt_field_class_put_ref(syscall);
 	bt_field_class_put_ref(segment);
@@ -173,7 +221,7 @@ static enum span_attrib_status output_init(struct span_attrib_iterator *it, stru
 		goto end;
 	}
 	out->event_class = bt_event_class_create(out->stream_class);
-	payload = out->event_class ? payload_create(out->trace_class) : NULL;
+	payload = out->event_class ? payload_create(out->trace_class, it->chain != NULL) : NULL;
 	if (!payload || bt_event_class_set_name(out->event_class, "deepspan:span") ||
 			bt_event_class_set_payload_field_class(out->event_class, payload)) {
 		goto end;
@@ -285,7 +333,39 @@ static int fill_segments(bt_field *array, const struct sa_span *span)
 	return 0;
 }
 
-static int fill_payload(bt_field *payload, const struct host *host, const struct sa_span *span)
+static int fill_chain(bt_field *array, const struct sa_span *span)
+{
+	guint count = span->chain ? span->chain->len : 0;
+	guint i;
+
+	if (bt_field_array_dynamic_set_length(array, count)) {
+		return -1;
+	}
+	for (i = 0; i < count; i++) {
+		const struct ds_chain_entry *e = &g_array_index(span->chain, struct ds_chain_entry, i);
+		bt_field *elem = bt_field_array_borrow_element_field_by_index(array, i);
+
+		set_u64(elem, C_SEGMENT, e->segment);
+		set_s64(elem, C_PARENT, e->parent);
+		set_u64(elem, C_DEPTH, e->depth);
+		set_s64(elem, C_BEGIN, e->begin);
+		set_s64(elem, C_END, e->end);
+		set_s64(elem, C_PID, e->pid);
+		set_s64(elem, C_TID, e->tid);
+		set_s64(elem, C_CPU, e->cpu);
+		set_u64(elem, C_STATE, (uint64_t) e->state);
+		set_u64(elem, C_KIND, (uint64_t) e->kind);
+		if (set_string(bt_field_structure_borrow_member_field_by_index(elem, C_HOST), e->host) ||
+				set_string(bt_field_structure_borrow_member_field_by_index(elem, C_COMM), e->comm) ||
+				set_string(bt_field_structure_borrow_member_field_by_index(elem, C_PROCESS), e->process) ||
+				set_string(bt_field_structure_borrow_member_field_by_index(elem, C_DETAIL), e->detail)) {
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static int fill_payload(bt_field *payload, const struct host *host, const struct sa_span *span, bool with_chain)
 {
 	int state;
 
@@ -309,6 +389,9 @@ static int fill_payload(bt_field *payload, const struct host *host, const struct
 		span->truncated ? BT_TRUE : BT_FALSE);
 	if (fill_syscalls(bt_field_structure_borrow_member_field_by_index(payload, F_SYSCALLS), span) ||
 			fill_segments(bt_field_structure_borrow_member_field_by_index(payload, F_SEGMENTS), span)) {
+		return -1;
+	}
+	if (with_chain && fill_chain(bt_field_structure_borrow_member_field_by_index(payload, F_CHAIN), span)) {
 		return -1;
 	}
 	return 0;
@@ -342,7 +425,7 @@ enum span_attrib_status output_emit_span(struct span_attrib_iterator *it, struct
 	if (!msg) {
 		goto error;
 	}
-	if (fill_payload(bt_event_borrow_payload_field(bt_message_event_borrow_event(msg)), host, span)) {
+	if (fill_payload(bt_event_borrow_payload_field(bt_message_event_borrow_event(msg)), host, span, it->chain != NULL)) {
 		BT_MESSAGE_PUT_REF_AND_RESET(msg);
 		goto error;
 	}

@@ -13,21 +13,40 @@
 #define APPEND_CAUSE(self_comp, ...) \
 	BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT((self_comp), __VA_ARGS__)
 
-static const char *const known_params[] = { "pass-through", "segments", "state-rule", NULL };
+static const char *const known_params[] = {
+	"pass-through", "segments", "state-rule", "follow-wakeups", "chain-depth", "chain-window", NULL,
+};
 static const char *const state_rules[] = { "default", "tracecompass", NULL };
 
 static int parse_params(struct span_attrib_component *comp, const bt_value *params)
 {
 	struct ds_params p = ds_params_make(comp->self_comp, params, SPAN_ATTRIB_CLASS_NAME);
 	unsigned int rule = 0;
+	uint64_t depth = 8;
 
 	if (ds_params_check_names(&p, known_params) ||
 			ds_params_get_bool(&p, "pass-through", true, &comp->pass_through) ||
 			ds_params_get_bool(&p, "segments", true, &comp->segments) ||
-			ds_params_get_choice(&p, "state-rule", state_rules, 0, &rule)) {
+			ds_params_get_choice(&p, "state-rule", state_rules, 0, &rule) ||
+			ds_params_get_bool(&p, "follow-wakeups", comp->segments, &comp->follow_wakeups) ||
+			ds_params_get_uint(&p, "chain-depth", 8, 1, DS_CHAIN_MAX_DEPTH, &depth) ||
+			ds_params_get_duration(&p, "chain-window", 2000000000, &comp->chain_window)) {
 		return -1;
 	}
 	comp->state_rule = rule == 1 ? DS_STATE_RULE_TRACECOMPASS : DS_STATE_RULE_DEFAULT;
+	comp->chain_depth = (unsigned int) depth;
+	if (comp->follow_wakeups && !comp->segments) {
+		APPEND_CAUSE(comp->self_comp, "%s: parameter `follow-wakeups`: expected false (or absent) when `segments` "
+			"is false, got true: chains explain the waited segments, so they need `segments=true` "
+			"(doc/critical-path.md, \"Parameters\").", SPAN_ATTRIB_CLASS_NAME);
+		return -1;
+	}
+	if (comp->chain_window == 0) {
+		APPEND_CAUSE(comp->self_comp, "%s: parameter `chain-window`: expected a duration above 0 "
+			"(such as \"2s\" or \"500ms\"), got 0: the history behind the stream time would be empty "
+			"(doc/critical-path.md, \"Parameters\").", SPAN_ATTRIB_CLASS_NAME);
+		return -1;
+	}
 	return 0;
 }
 
@@ -107,6 +126,20 @@ static void report_warnings(struct span_attrib_iterator *it)
 		DS_LOG_WARN(sc, SPAN_ATTRIB_CLASS_NAME, "%" PRIu64 " event(s) were out of time order within their host; "
 			"they were applied at the host's latest time.", c->out_of_order);
 	}
+	if (it->chain && it->chain->counters.deadlocks) {
+		DS_LOG_WARN(sc, SPAN_ATTRIB_CLASS_NAME, "%" PRIu64 " chain entr(ies) end in a deadlock; the first: %s "
+			"(doc/critical-path.md, \"Deadlocks\").", it->chain->counters.deadlocks,
+			it->chain->counters.first_deadlock);
+	}
+	if (it->chain && it->chain->counters.in_flight_clipped) {
+		DS_LOG_WARN(sc, SPAN_ATTRIB_CLASS_NAME, "%" PRIu64 " TCP segment(s) were received before they were sent "
+			"on the hosts' clocks: their in-flight time was clipped to 0 (synchronize the hosts with "
+			"filter.deepspan.sync, doc/critical-path.md, \"Across hosts\").", it->chain->counters.in_flight_clipped);
+	}
+	if (it->chain && it->chain->counters.history_expired) {
+		DS_LOG_INFO(sc, SPAN_ATTRIB_CLASS_NAME, "%" PRIu64 " chain entr(ies) are `unknown: history expired` "
+			"(raise chain-window to keep more history, doc/critical-path.md).", it->chain->counters.history_expired);
+	}
 	if (c->discarded_messages) {
 		DS_LOG_WARN(sc, SPAN_ATTRIB_CLASS_NAME, "%" PRIu64 " discarded-events message(s) (%" PRIu64 " events lost): "
 			"threads of the host were Unknown until their next defining event.",
@@ -144,6 +177,7 @@ static void iterator_destroy(struct span_attrib_iterator *it)
 	if (it->hosts) {
 		g_hash_table_destroy(it->hosts);
 	}
+	ds_chain_ctx_destroy(it->chain);
 	if (it->trace_classes) {
 		span_attrib_forget_trace_classes(it);
 		g_hash_table_destroy(it->trace_classes);
@@ -178,6 +212,9 @@ bt_message_iterator_class_initialize_method_status span_attrib_iterator_initiali
 	it->hosts = g_hash_table_new_full(g_str_hash, g_str_equal, NULL, host_destroy);
 	it->queue = g_ptr_array_sized_new(64);
 	it->last_ns = INT64_MIN;
+	if (it->comp->follow_wakeups) {
+		it->chain = ds_chain_ctx_create(it->comp->chain_depth, it->comp->chain_window);
+	}
 	if (inputs_init(it, (bt_self_component_filter *) self_comp)) {
 		status = BT_MESSAGE_ITERATOR_CLASS_INITIALIZE_METHOD_STATUS_ERROR;
 		goto error;

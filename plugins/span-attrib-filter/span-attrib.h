@@ -17,6 +17,7 @@
 #include <glib.h>
 #include <babeltrace2/babeltrace.h>
 
+#include "chain.h"
 #include "kernel-events.h"
 #include "span-events.h"
 #include "thread-state.h"
@@ -35,6 +36,9 @@ struct span_attrib_component {
 	bool pass_through;
 	bool segments;
 	enum ds_state_rule state_rule;
+	bool follow_wakeups;		/* chains (doc/critical-path.md) */
+	unsigned int chain_depth;
+	int64_t chain_window;		/* ns */
 };
 
 /* Per-host output: a trace of its own (env domain=deepspan, hostname) holding one stream. */
@@ -108,6 +112,7 @@ struct span_attrib_iterator {
 	bool upstream_ended;
 	bool flushed;
 	int64_t last_ns;			/* latest event time seen, all hosts */
+	struct ds_chain_ctx *chain;		/* owned; NULL when follow-wakeups is false */
 	struct span_attrib_counters counters;
 	char *error;				/* owned; first fatal decoding problem */
 };

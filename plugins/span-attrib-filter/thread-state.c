@@ -1,40 +1,15 @@
 #include "thread-state.h"
+#include "model-priv.h"
 
 #include <stdio.h>
 #include <string.h>
 
 #define MAX_CPUS 65536
-#define IRQ_STACK_DEPTH 8
-
 /* lttng-modules statedump `status` values. */
 enum {
 	STATEDUMP_WAIT_FORK = 1,
 	STATEDUMP_WAIT_CPU = 2,
 	STATEDUMP_WAIT = 5,
-};
-
-struct irq_context {
-	enum ds_irq_kind kind;
-	const char *name;	/* borrowed: interned or static */
-};
-
-struct cpu_state {
-	struct ds_thread *current;	/* borrowed; NULL when idle or unknown */
-	bool idle;			/* swapper (tid 0) runs */
-	unsigned int irq_depth;
-	struct irq_context irqs[IRQ_STACK_DEPTH];
-	unsigned int timer_depth;
-};
-
-struct ds_model {
-	enum ds_state_rule rule;
-	bool record_segments;
-	int64_t last_ts;
-	GHashTable *threads;		/* owned; tid -> struct ds_thread * (owned) */
-	GHashTable *vtid_map;		/* owned; (vpid << 32 | vtid) -> kernel tid */
-	GHashTable *names;		/* owned; interned irq names (owned keys) */
-	struct cpu_state *cpus;		/* owned */
-	unsigned int cpu_count;
 };
 
 /*
@@ -52,9 +27,13 @@ struct sa_span *sa_span_new(struct ds_model *model, int64_t begin)
 	span->end = begin;
 	span->cursor = begin;
 	span->idle_state = DS_STATE_UNKNOWN;
+	span->model = model;
 	span->syscalls = g_array_sized_new(FALSE, FALSE, sizeof(struct sa_syscall_total), 4);
 	if (model->record_segments) {
 		span->segments = g_array_sized_new(FALSE, FALSE, sizeof(struct sa_segment), 16);
+		if (model->chain) {
+			span->chain = g_array_sized_new(FALSE, FALSE, sizeof(struct ds_chain_entry), 16);
+		}
 	}
 	return span;
 }
@@ -87,6 +66,9 @@ void sa_span_free(struct sa_span *span)
 	if (span->segments) {
 		g_array_free(span->segments, TRUE);
 	}
+	if (span->chain) {
+		g_array_free(span->chain, TRUE);
+	}
 	g_array_free(span->syscalls, TRUE);
 	g_free(span);
 }
@@ -97,8 +79,18 @@ static bool same_detail(const struct ds_detail *a, const struct ds_detail *b)
 		(a->tid < 0 || strncmp(a->comm, b->comm, sizeof(a->comm)) == 0);
 }
 
+/* Chains: explains the segments closed so far (all but the last one, or all when `all`). */
+static void explain_closed(struct sa_span *span, bool all)
+{
+	guint closed = span->segments->len - (all || span->segments->len == 0 ? 0 : 1);
+
+	while (span->chain_done < closed) {
+		ds_chain_explain_segment(span->model, span, span->chain_done++);
+	}
+}
+
 static void sa_span_charge(struct sa_span *span, int64_t ts, enum ds_state state,
-		const struct ds_detail *detail)
+		const struct ds_detail *detail, int64_t tid)
 {
 	struct sa_segment *last;
 	struct sa_segment seg;
@@ -111,7 +103,7 @@ static void sa_span_charge(struct sa_span *span, int64_t ts, enum ds_state state
 		if (span->segments->len) {
 			last = &g_array_index(span->segments, struct sa_segment, span->segments->len - 1);
 			if (last->state == state && last->end == span->cursor &&
-					same_detail(&last->detail, detail)) {
+					same_detail(&last->detail, detail) && (!span->chain || last->tid == tid)) {
 				last->end = ts;
 				goto end;
 			}
@@ -120,7 +112,11 @@ static void sa_span_charge(struct sa_span *span, int64_t ts, enum ds_state state
 		seg.end = ts;
 		seg.state = state;
 		seg.detail = *detail;
+		seg.tid = tid;
 		g_array_append_val(span->segments, seg);
+		if (span->chain) {
+			explain_closed(span, false);
+		}
 	}
 end:
 	span->cursor = ts;
@@ -163,7 +159,7 @@ static void charge_idle(struct sa_span *span, int64_t ts)
 {
 	struct ds_detail detail = { "", span->idle_detail, -1, "" };
 
-	sa_span_charge(span, ts, span->idle_state, &detail);
+	sa_span_charge(span, ts, span->idle_state, &detail, -1);
 }
 
 void sa_span_attach(struct ds_model *model, struct sa_span *span, struct ds_thread *thread, int64_t ts)
@@ -192,7 +188,7 @@ void sa_span_detach(struct ds_model *model, struct sa_span *span, int64_t ts,
 
 	(void) model;
 	if (thread) {
-		sa_span_charge(span, ts, thread->state, &thread->detail);
+		sa_span_charge(span, ts, thread->state, &thread->detail, thread->tid);
 		if (thread->syscall) {
 			sa_span_syscall_done(span, thread, ts);
 		}
@@ -211,6 +207,9 @@ void sa_span_finish(struct ds_model *model, struct sa_span *span, int64_t end)
 	}
 	sa_span_detach(model, span, end, span->idle_state, span->idle_detail);
 	span->end = end;
+	if (span->chain) {
+		explain_closed(span, true);
+	}
 }
 
 enum ds_prev_state ds_prev_state_classify(enum ds_state_rule rule, int64_t s)
@@ -273,6 +272,14 @@ static void copy_comm(char *dst, const char *src)
 	}
 }
 
+static void thread_free(gpointer data)
+{
+	struct ds_thread *thread = data;
+
+	ds_chain_thread_fini(thread);
+	g_free(thread);
+}
+
 struct ds_model *ds_model_create(enum ds_state_rule rule, bool record_segments)
 {
 	struct ds_model *model = g_new0(struct ds_model, 1);
@@ -280,7 +287,7 @@ struct ds_model *ds_model_create(enum ds_state_rule rule, bool record_segments)
 	model->rule = rule;
 	model->record_segments = record_segments;
 	model->last_ts = INT64_MIN;
-	model->threads = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, g_free);
+	model->threads = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, thread_free);
 	model->vtid_map = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, g_free);
 	model->names = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
 	return model;
@@ -309,8 +316,19 @@ void ds_model_destroy(struct ds_model *model)
 	g_hash_table_destroy(model->threads);
 	g_hash_table_destroy(model->vtid_map);
 	g_hash_table_destroy(model->names);
+	for (unsigned int i = 0; i < model->cpu_count; i++) {
+		ds_chain_cpu_fini(&model->cpus[i]);
+	}
 	g_free(model->cpus);
+	g_free(model->host);
 	g_free(model);
+}
+
+void ds_model_set_chain(struct ds_model *model, struct ds_chain_ctx *ctx, const char *host)
+{
+	model->chain = model->record_segments ? ctx : NULL;
+	g_free(model->host);
+	model->host = g_strdup(host && host[0] ? host : "-");
 }
 
 
@@ -368,6 +386,10 @@ struct ds_thread *ds_model_thread(struct ds_model *model, int64_t tid, bool crea
 		thread->state = DS_STATE_UNKNOWN;
 		thread->detail = no_detail;
 		thread->since = model->last_ts;
+		thread->unknown_reason = "no event yet";
+		if (model->chain) {
+			ds_chain_thread_init(model, thread);
+		}
 		g_hash_table_insert(model->threads, &thread->tid, thread);
 	}
 	return thread;
@@ -423,10 +445,17 @@ static void thread_refresh(struct ds_model *model, struct ds_thread *thread, int
 
 	if (state == thread->state && detail.name == thread->detail.name &&
 			detail.prefix == thread->detail.prefix && detail.tid == thread->detail.tid) {
+		if (thread->chain && thread->sched == DS_SCHED_WAIT_CPU) {
+			/* same state, another CPU waited for: a piece of its own in the history */
+			ds_chain_piece_close(model, thread, ts);
+		}
 		return;
 	}
+	if (thread->chain) {
+		ds_chain_piece_close(model, thread, ts);
+	}
 	for (span = thread->spans; span; span = span->next_on_thread) {
-		sa_span_charge(span, ts, thread->state, &thread->detail);
+		sa_span_charge(span, ts, thread->state, &thread->detail, thread->tid);
 	}
 	thread->state = state;
 	thread->detail = detail;
@@ -477,6 +506,7 @@ void ds_model_sched_switch(struct ds_model *model, int64_t ts, int64_t cpu_id,
 		struct ds_thread *stale = cpu->current;
 
 		stale->sched = DS_SCHED_UNKNOWN;
+		stale->unknown_reason = "lost events";
 		thread_refresh(model, stale, ts);
 	}
 	cpu->current = NULL;
@@ -489,8 +519,13 @@ void ds_model_sched_switch(struct ds_model *model, int64_t ts, int64_t cpu_id,
 		case DS_PREV_BLOCKED:
 			prev->sched = DS_SCHED_BLOCKED;
 			break;
+		case DS_PREV_EXITED:
+			prev->sched = DS_SCHED_UNKNOWN;
+			prev->unknown_reason = "exited";
+			break;
 		default:
 			prev->sched = DS_SCHED_UNKNOWN;
+			prev->unknown_reason = "stopped or traced";
 			break;
 		}
 		prev->cpu = (int32_t) cpu_id;
@@ -507,6 +542,10 @@ void ds_model_sched_switch(struct ds_model *model, int64_t ts, int64_t cpu_id,
 		next->cpu = (int32_t) cpu_id;
 		cpu->current = next;
 		thread_refresh(model, next, ts);
+	}
+	if (model->chain) {
+		ds_chain_cpu_run(model, cpu, ts, next ? next->tid : (next_tid == 0 ? 0 : -1),
+			next ? next->comm : NULL);
 	}
 }
 
@@ -548,6 +587,12 @@ static void waker_detail(struct ds_model *model, int64_t cpu_id, struct ds_detai
 void ds_model_wakeup(struct ds_model *model, int64_t ts, int64_t cpu_id, int64_t tid,
 		const char *comm)
 {
+	ds_model_wakeup_target(model, ts, cpu_id, tid, comm, -1);
+}
+
+void ds_model_wakeup_target(struct ds_model *model, int64_t ts, int64_t cpu_id, int64_t tid,
+		const char *comm, int64_t target_cpu)
+{
 	struct ds_thread *thread = ds_model_thread(model, tid, true);
 
 	ts = model_time(model, ts);
@@ -560,6 +605,13 @@ void ds_model_wakeup(struct ds_model *model, int64_t ts, int64_t cpu_id, int64_t
 	if (thread->sched == DS_SCHED_BLOCKED) {
 		/* The blocked interval ends now: its detail (charged by the refresh) is the waker. */
 		waker_detail(model, cpu_id, &thread->detail);
+		if (thread->chain) {
+			ds_chain_wake(model, thread, cpu_id >= 0 && (uint64_t) cpu_id < model->cpu_count ?
+				&model->cpus[cpu_id] : NULL);
+		}
+	}
+	if (model->chain && target_cpu >= 0 && target_cpu < MAX_CPUS) {
+		thread->cpu = (int32_t) target_cpu;
 	}
 	thread->sched = DS_SCHED_WAIT_CPU;
 	thread_refresh(model, thread, ts);
@@ -693,7 +745,7 @@ void ds_model_syscall_exit(struct ds_model *model, int64_t ts, int64_t cpu_id)
 	}
 	/* Charge the syscall state up to the exit before the syscall disappears. */
 	for (span = thread->spans; span; span = span->next_on_thread) {
-		sa_span_charge(span, ts, thread->state, &thread->detail);
+		sa_span_charge(span, ts, thread->state, &thread->detail, thread->tid);
 		sa_span_syscall_done(span, thread, ts);
 	}
 	thread->syscall = NULL;
@@ -730,6 +782,11 @@ void ds_model_irq_entry(struct ds_model *model, int64_t ts, int64_t cpu_id,
 		cpu->irq_depth = 0;
 	}
 	ctx = &cpu->irqs[cpu->irq_depth++];
+	if (kind == DS_IRQ_SOFT) {
+		cpu->rx_valid = false;
+	} else if (kind == DS_IRQ_HARD) {
+		cpu->blk_valid = false;
+	}
 	ctx->kind = kind;
 	ctx->name = kind == DS_IRQ_HARD ? intern(model, name) : name;
 	if (cpu->current) {
@@ -831,6 +888,11 @@ void ds_model_discarded(struct ds_model *model, int64_t ts)
 		model->cpus[i].idle = false;
 		model->cpus[i].irq_depth = 0;
 		model->cpus[i].timer_depth = 0;
+		model->cpus[i].rx_valid = false;
+		model->cpus[i].blk_valid = false;
+		if (model->chain) {
+			ds_chain_cpu_run(model, &model->cpus[i], ts, -1, NULL);
+		}
 	}
 	g_hash_table_iter_init(&iter, model->threads);
 	while (g_hash_table_iter_next(&iter, NULL, &value)) {
@@ -839,12 +901,53 @@ void ds_model_discarded(struct ds_model *model, int64_t ts)
 
 		if (thread->syscall) {
 			for (span = thread->spans; span; span = span->next_on_thread) {
-				sa_span_charge(span, ts, thread->state, &thread->detail);
+				sa_span_charge(span, ts, thread->state, &thread->detail, thread->tid);
 				sa_span_syscall_done(span, thread, ts);
 			}
 			thread->syscall = NULL;
 		}
 		thread->sched = DS_SCHED_UNKNOWN;
+		thread->unknown_reason = "lost events";
 		thread_refresh(model, thread, ts);
 	}
+}
+
+void ds_model_net_send(struct ds_model *model, int64_t ts, int64_t cpu_id, const struct ds_tcp_key *key)
+{
+	struct ds_thread *sender = ds_model_cpu_current(model, cpu_id);
+
+	ts = model_time(model, ts);
+	if (model->chain) {
+		ds_chain_add_send(model->chain, model, ts, sender ? sender->tid : -1, key);
+	}
+}
+
+void ds_model_net_receive(struct ds_model *model, int64_t ts, int64_t cpu_id, const struct ds_tcp_key *key)
+{
+	struct cpu_state *cpu = cpu_get(model, cpu_id);
+	const struct irq_context *top;
+
+	ts = model_time(model, ts);
+	if (!model->chain || !cpu || !cpu->irq_depth) {
+		return;
+	}
+	top = &cpu->irqs[cpu->irq_depth - 1];
+	if (top->kind == DS_IRQ_SOFT && top->name && strcmp(top->name, "NET_RX") == 0) {
+		cpu->rx_valid = true;
+		cpu->rx_key = *key;
+		cpu->rx_ts = ts;
+	}
+}
+
+void ds_model_block_complete(struct ds_model *model, int64_t ts, int64_t cpu_id, uint64_t dev)
+{
+	struct cpu_state *cpu = cpu_get(model, cpu_id);
+
+	ts = model_time(model, ts);
+	(void) ts;
+	if (!model->chain || !cpu || !cpu->irq_depth || cpu->irqs[cpu->irq_depth - 1].kind != DS_IRQ_HARD) {
+		return;
+	}
+	cpu->blk_valid = true;
+	cpu->blk_dev = dev;
 }

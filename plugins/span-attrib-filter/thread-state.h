@@ -65,6 +65,9 @@ enum ds_sched_state {
 };
 
 struct sa_span;
+struct ds_thread_history;
+struct ds_tcp_key;
+struct ds_chain_ctx;
 
 struct ds_thread {
 	int64_t tid;
@@ -80,6 +83,8 @@ struct ds_thread {
 	struct ds_detail detail;	/* detail of the effective state */
 	int64_t since;
 	struct sa_span *spans;		/* borrowed; spans charged to this thread (intrusive list) */
+	const char *unknown_reason;	/* borrowed static; why the state is Unknown ("no event yet", ...) */
+	struct ds_thread_history *chain;	/* owned; NULL when chains are off (chain.h) */
 };
 
 /* An interrupt context kind on a CPU. */
@@ -93,6 +98,12 @@ struct ds_model;
 
 struct ds_model *ds_model_create(enum ds_state_rule rule, bool record_segments);
 void ds_model_destroy(struct ds_model *model);
+
+/*
+ * Turns chains on (chain.h): call right after ds_model_create(), before any event, with a model that records
+ * segments.  `ctx` (borrowed) is shared by the models of every host; `host` is copied.
+ */
+void ds_model_set_chain(struct ds_model *model, struct ds_chain_ctx *ctx, const char *host);
 
 /* The thread `tid` (> 0), created Unknown when absent and `create`; NULL otherwise (or tid <= 0). */
 struct ds_thread *ds_model_thread(struct ds_model *model, int64_t tid, bool create);
@@ -113,6 +124,14 @@ void ds_model_sched_switch(struct ds_model *model, int64_t ts, int64_t cpu,
 /* sched_waking, sched_wakeup, sched_wakeup_new. */
 void ds_model_wakeup(struct ds_model *model, int64_t ts, int64_t cpu, int64_t tid,
 		const char *comm);
+/* The same, with the event's target_cpu (the CPU the thread will wait for; -1 unknown). */
+void ds_model_wakeup_target(struct ds_model *model, int64_t ts, int64_t cpu, int64_t tid,
+		const char *comm, int64_t target_cpu);
+/* Chains: net_dev_queue (a TCP segment sent from `cpu`), net_if_receive_skb (received on `cpu`),
+ * block_rq_complete (device `dev`, kernel encoding major << 20 | minor).  No effect when chains are off. */
+void ds_model_net_send(struct ds_model *model, int64_t ts, int64_t cpu, const struct ds_tcp_key *key);
+void ds_model_net_receive(struct ds_model *model, int64_t ts, int64_t cpu, const struct ds_tcp_key *key);
+void ds_model_block_complete(struct ds_model *model, int64_t ts, int64_t cpu, uint64_t dev);
 void ds_model_migrate(struct ds_model *model, int64_t ts, int64_t tid, int64_t dest_cpu);
 /* `vtids`: the child's tid per pid namespace level (last = innermost), may be NULL. */
 void ds_model_fork(struct ds_model *model, int64_t ts, int64_t parent_tid,
@@ -156,6 +175,7 @@ struct sa_segment {
 	int64_t begin, end;
 	enum ds_state state;
 	struct ds_detail detail;
+	int64_t tid;			/* thread charged, -1 while the span was detached */
 };
 
 struct sa_syscall_total {
@@ -185,6 +205,9 @@ struct sa_span {
 	bool syscall_counted;
 	enum ds_state idle_state;	/* charged while detached */
 	const char *idle_detail;	/* borrowed static text; NULL for none */
+	struct ds_model *model;		/* borrowed; the model it was created on */
+	GArray *chain;			/* owned; struct ds_chain_entry (chain.h); NULL when chains are off */
+	guint chain_done;		/* segments explained so far */
 };
 
 /* A new span beginning at `begin`, detached (idle state Unknown). */

@@ -15,7 +15,6 @@ plugins_babeltrace_plugin_deepspan_la_SOURCES += \
 	plugins/sync-filter/sync-pass1.c plugins/sync-filter/sync-http.c \
 	plugins/sync-filter/sync-iter.c \
 	plugins/sync-filter/sync-report.c \
-	plugins/sync-filter/kernel-net.c plugins/sync-filter/kernel-net.h \
 	plugins/sync-filter/trace-ir-copy.h \
 	plugins/sync-filter/trace-ir-copy-classes.c \
 	plugins/sync-filter/trace-ir-copy-fields.c \

@@ -1,5 +1,6 @@
 /*
- * Kernel network events as TCP segment keys (doc/sync.md).
+ * Kernel network events as TCP segment keys (doc/sync.md), used by filter.deepspan.sync (clock pairs) and
+ * filter.deepspan.span-attrib (chains across hosts, doc/critical-path.md).
  *
  * Two event families carry TCP headers in LTTng kernel traces:
  * - lttng-modules' `net_dev_queue` (send) and `net_if_receive_skb` (receive):
@@ -11,8 +12,8 @@
  * field class); decoding an event then reads fields by index, without any
  * string comparison or allocation.
  */
-#ifndef DEEPSPAN_SYNC_KERNEL_NET_H
-#define DEEPSPAN_SYNC_KERNEL_NET_H
+#ifndef DEEPSPAN_COMMON_KERNEL_NET_H
+#define DEEPSPAN_COMMON_KERNEL_NET_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -58,4 +59,4 @@ void ds_kernel_net_classify(const bt_event_class *ec, struct ds_kernel_net_class
 bool ds_kernel_net_decode(const struct ds_kernel_net_class *cls, const bt_event *event,
 		struct ds_tcp_key *key);
 
-#endif /* DEEPSPAN_SYNC_KERNEL_NET_H */
+#endif /* DEEPSPAN_COMMON_KERNEL_NET_H */

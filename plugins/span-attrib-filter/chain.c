@@ -1,0 +1,802 @@
+/*
+ * Chains (doc/critical-path.md): the history the model keeps for them, the TCP send index across hosts, and
+ * the walk that explains a waited segment of a span into entries partitioning it.
+ */
+#include "chain.h"
+#include "model-priv.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <xxhash.h>
+
+/* Compaction of the arrays kept for the window: drop the dead front when it is large and most of the array. */
+#define COMPACT_MIN 32
+
+static const char *const kind_names[DS_CHAIN_KIND_COUNT] = {
+	"running", "wait-cpu", "wait", "timer", "irq", "softirq", "network", "in-flight", "disk", "unknown",
+	"deadlock", "depth-limit",
+};
+
+const char *ds_chain_kind_name(unsigned int kind)
+{
+	return kind < DS_CHAIN_KIND_COUNT ? kind_names[kind] : "unknown";
+}
+
+struct ds_chain_ctx *ds_chain_ctx_create(unsigned int depth, int64_t window)
+{
+	struct ds_chain_ctx *ctx = g_new0(struct ds_chain_ctx, 1);
+
+	ctx->depth = depth < 1 ? 1 : (depth > DS_CHAIN_MAX_DEPTH ? DS_CHAIN_MAX_DEPTH : depth);
+	ctx->window = window > 0 ? window : 1;
+	ctx->sends = g_array_sized_new(FALSE, FALSE, sizeof(struct ds_tcp_send), 256);
+	ctx->send_index = g_hash_table_new(g_direct_hash, g_direct_equal);
+	ctx->last_ts = INT64_MIN;
+	return ctx;
+}
+
+void ds_chain_ctx_destroy(struct ds_chain_ctx *ctx)
+{
+	if (!ctx) {
+		return;
+	}
+	g_array_free(ctx->sends, TRUE);
+	g_hash_table_destroy(ctx->send_index);
+	g_free(ctx);
+}
+
+uint64_t ds_tcp_key_hash(const struct ds_tcp_key *key)
+{
+	uint32_t words[4] = {
+		key->seq, key->ack_seq, key->flags,
+		((uint32_t) key->source_port << 16) | key->dest_port,
+	};
+
+	return XXH64(words, sizeof(words), 0);
+}
+
+static bool key_equal(const struct ds_tcp_key *a, const struct ds_tcp_key *b)
+{
+	return a->seq == b->seq && a->ack_seq == b->ack_seq && a->flags == b->flags &&
+		a->source_port == b->source_port && a->dest_port == b->dest_port;
+}
+
+/* `now` - window, without overflow. */
+static int64_t window_limit(const struct ds_chain_ctx *ctx, int64_t now)
+{
+	return now < INT64_MIN + ctx->window ? INT64_MIN : now - ctx->window;
+}
+
+static void prune_sends(struct ds_chain_ctx *ctx)
+{
+	int64_t limit = window_limit(ctx, ctx->last_ts);
+
+	while (ctx->sends_head < ctx->sends->len) {
+		struct ds_tcp_send *rec = &g_array_index(ctx->sends, struct ds_tcp_send, ctx->sends_head);
+		gpointer key = GSIZE_TO_POINTER((gsize) rec->hash);
+
+		if (rec->ts >= limit) {
+			break;
+		}
+		if (GPOINTER_TO_SIZE(g_hash_table_lookup(ctx->send_index, key)) == rec->seq + 1) {
+			g_hash_table_remove(ctx->send_index, key);
+		}
+		ctx->sends_head++;
+	}
+	if (ctx->sends_head >= COMPACT_MIN && ctx->sends_head * 2 >= ctx->sends->len) {
+		g_array_remove_range(ctx->sends, 0, ctx->sends_head);
+		ctx->sends_base += ctx->sends_head;
+		ctx->sends_head = 0;
+	}
+}
+
+const struct ds_tcp_send *ds_chain_find_send(struct ds_chain_ctx *ctx, const struct ds_tcp_key *key)
+{
+	gsize value = GPOINTER_TO_SIZE(g_hash_table_lookup(ctx->send_index,
+		GSIZE_TO_POINTER((gsize) ds_tcp_key_hash(key))));
+	const struct ds_tcp_send *rec;
+	uint64_t seq;
+
+	if (!value) {
+		return NULL;
+	}
+	seq = (uint64_t) value - 1;
+	if (seq < ctx->sends_base + ctx->sends_head || seq >= ctx->sends_base + ctx->sends->len) {
+		return NULL;
+	}
+	rec = &g_array_index(ctx->sends, struct ds_tcp_send, seq - ctx->sends_base);
+	return key_equal(&rec->key, key) ? rec : NULL;
+}
+
+void ds_chain_add_send(struct ds_chain_ctx *ctx, struct ds_model *model, int64_t ts, int64_t tid,
+		const struct ds_tcp_key *key)
+{
+	const struct ds_tcp_send *previous;
+	struct ds_tcp_send rec;
+
+	if (ts > ctx->last_ts) {
+		ctx->last_ts = ts;
+	}
+	prune_sends(ctx);
+	previous = ds_chain_find_send(ctx, key);
+	memset(&rec, 0, sizeof(rec));
+	rec.key = *key;
+	rec.ts = ts;
+	rec.model = model;
+	rec.tid = tid;
+	rec.count = previous ? previous->count + 1 : 1;
+	rec.seq = ctx->sends_base + ctx->sends->len;
+	rec.hash = ds_tcp_key_hash(key);
+	g_array_append_val(ctx->sends, rec);
+	g_hash_table_insert(ctx->send_index, GSIZE_TO_POINTER((gsize) rec.hash), GSIZE_TO_POINTER((gsize) rec.seq + 1));
+}
+
+/* History kept by the model. */
+
+void ds_chain_thread_init(struct ds_model *model, struct ds_thread *thread)
+{
+	struct ds_thread_history *h = g_new0(struct ds_thread_history, 1);
+
+	h->pieces = g_array_sized_new(FALSE, FALSE, sizeof(struct ds_piece), 8);
+	h->open_since = model->last_ts;
+	h->open_cpu = thread->cpu;
+	h->open_reason = thread->unknown_reason;
+	thread->chain = h;
+}
+
+void ds_chain_thread_fini(struct ds_thread *thread)
+{
+	if (thread->chain) {
+		g_array_free(thread->chain->pieces, TRUE);
+		g_free(thread->chain);
+		thread->chain = NULL;
+	}
+}
+
+void ds_chain_piece_close(struct ds_model *model, struct ds_thread *thread, int64_t ts)
+{
+	struct ds_thread_history *h = thread->chain;
+	int64_t limit = window_limit(model->chain, ts);
+
+	if (ts > h->open_since) {
+		struct ds_piece piece;
+
+		piece.begin = h->open_since;
+		piece.end = ts;
+		piece.state = thread->state;
+		piece.detail = thread->detail;
+		piece.syscall = thread->syscall;
+		piece.reason = h->open_reason;
+		piece.cpu = h->open_cpu;
+		piece.wake = h->wake;
+		g_array_append_val(h->pieces, piece);
+		while (h->head < h->pieces->len &&
+				g_array_index(h->pieces, struct ds_piece, h->head).end <= limit) {
+			h->head++;
+			h->pruned = true;
+		}
+		if (h->head >= COMPACT_MIN && h->head * 2 >= h->pieces->len) {
+			g_array_remove_range(h->pieces, 0, h->head);
+			h->head = 0;
+		}
+		h->open_since = ts;
+	}
+	h->open_cpu = thread->cpu;
+	h->open_reason = thread->unknown_reason;
+	memset(&h->wake, 0, sizeof(h->wake));
+}
+
+void ds_chain_cpu_run(struct ds_model *model, struct cpu_state *cpu, int64_t ts, int64_t tid, const char *comm)
+{
+	int64_t limit = window_limit(model->chain, ts);
+	struct ds_cpu_run run;
+
+	if (!cpu->runs) {
+		cpu->runs = g_array_sized_new(FALSE, FALSE, sizeof(struct ds_cpu_run), 64);
+	}
+	if (cpu->runs->len > cpu->runs_head &&
+			g_array_index(cpu->runs, struct ds_cpu_run, cpu->runs->len - 1).tid == tid) {
+		return;
+	}
+	memset(&run, 0, sizeof(run));
+	run.begin = ts;
+	run.tid = tid;
+	if (comm) {
+		g_strlcpy(run.comm, comm, sizeof(run.comm));
+	}
+	g_array_append_val(cpu->runs, run);
+	/* a run ends where the next begins */
+	while (cpu->runs_head + 1 < cpu->runs->len &&
+			g_array_index(cpu->runs, struct ds_cpu_run, cpu->runs_head + 1).begin <= limit) {
+		cpu->runs_head++;
+		cpu->runs_pruned = true;
+	}
+	if (cpu->runs_head >= COMPACT_MIN && cpu->runs_head * 2 >= cpu->runs->len) {
+		g_array_remove_range(cpu->runs, 0, cpu->runs_head);
+		cpu->runs_head = 0;
+	}
+}
+
+void ds_chain_cpu_fini(struct cpu_state *cpu)
+{
+	if (cpu->runs) {
+		g_array_free(cpu->runs, TRUE);
+		cpu->runs = NULL;
+	}
+}
+
+static void remember_waker(struct ds_thread_history *h, const char *syscall, struct ds_model *model, int64_t tid)
+{
+	unsigned int i, slot = h->last_waker_next;
+
+	if (!syscall || tid <= 0) {
+		return;
+	}
+	for (i = 0; i < DS_LAST_WAKERS; i++) {
+		if (h->last_wakers[i].syscall == syscall || !h->last_wakers[i].syscall) {
+			slot = i;
+			break;
+		}
+	}
+	if (slot == h->last_waker_next) {
+		h->last_waker_next = (h->last_waker_next + 1) % DS_LAST_WAKERS;
+	}
+	h->last_wakers[slot].syscall = syscall;
+	h->last_wakers[slot].model = model;
+	h->last_wakers[slot].tid = tid;
+}
+
+static const struct ds_last_waker *last_waker(const struct ds_thread_history *h, const char *syscall)
+{
+	unsigned int i;
+
+	for (i = 0; syscall && i < DS_LAST_WAKERS; i++) {
+		if (h->last_wakers[i].syscall == syscall) {
+			return &h->last_wakers[i];
+		}
+	}
+	return NULL;
+}
+
+static bool is_timer_softirq(const char *name)
+{
+	return name && (strcmp(name, "TIMER") == 0 || strcmp(name, "HRTIMER") == 0);
+}
+
+void ds_chain_wake(struct ds_model *model, struct ds_thread *thread, const struct cpu_state *cpu)
+{
+	struct ds_thread_history *h = thread->chain;
+	struct ds_wake *w = &h->wake;
+	const struct irq_context *top;
+
+	memset(w, 0, sizeof(*w));
+	if (!cpu) {
+		return;
+	}
+	if (cpu->timer_depth) {
+		w->kind = DS_WAKE_TIMER;
+	} else if (cpu->irq_depth) {
+		top = &cpu->irqs[cpu->irq_depth - 1];
+		w->name = top->name;
+		if (top->kind == DS_IRQ_SOFT) {
+			if (is_timer_softirq(top->name)) {
+				w->kind = DS_WAKE_TIMER;
+			} else if (cpu->rx_valid) {
+				w->kind = DS_WAKE_NET;
+				w->key = cpu->rx_key;
+				w->rx_ts = cpu->rx_ts;
+			} else {
+				w->kind = DS_WAKE_SOFTIRQ;
+			}
+		} else if (top->kind == DS_IRQ_HARD && cpu->blk_valid) {
+			w->kind = DS_WAKE_DISK;
+			w->dev = cpu->blk_dev;
+		} else {
+			w->kind = DS_WAKE_IRQ;
+		}
+	} else if (cpu->current) {
+		w->kind = DS_WAKE_THREAD;
+		w->tid = cpu->current->tid;
+		remember_waker(h, thread->syscall, model, w->tid);
+	} else if (cpu->idle) {
+		w->kind = DS_WAKE_IDLE;
+	}
+	if (w->kind == DS_WAKE_NET) {
+		const struct ds_tcp_send *send = ds_chain_find_send(model->chain, &w->key);
+
+		if (send) {
+			remember_waker(h, thread->syscall, send->model, send->tid);
+		}
+	}
+}
+
+/* The walk. */
+
+struct walk_step {
+	struct ds_model *model;		/* borrowed */
+	int64_t tid;
+};
+
+struct walk {
+	struct ds_chain_ctx *ctx;	/* borrowed */
+	GArray *out;			/* borrowed; the span's chain */
+	uint64_t segment;
+	bool at_end;			/* the span is truncated at the end of the trace */
+	struct walk_step path[DS_CHAIN_MAX_DEPTH + 2];	/* the threads on the chain, depth 0 first */
+	unsigned int path_len;
+};
+
+static const char *text_or_none(const char *text)
+{
+	return text && text[0] ? text : "-";
+}
+
+static const char *comm_of(const struct ds_thread *thread)
+{
+	return thread && thread->comm[0] ? thread->comm : "?";
+}
+
+static void process_of(struct ds_model *model, const struct ds_thread *thread, char *out)
+{
+	const struct ds_thread *leader = thread->pid > 0 ? ds_model_thread(model, thread->pid, false) : NULL;
+
+	g_strlcpy(out, leader && leader->comm[0] ? leader->comm : text_or_none(thread->comm), 16);
+}
+
+/* Appends an entry for `thread` of `model` (NULL: no thread) and returns its index. */
+static int64_t add_entry(struct walk *w, struct ds_model *model, const struct ds_thread *thread,
+		int64_t parent, unsigned int depth, int64_t begin, int64_t end, enum ds_state state,
+		enum ds_chain_kind kind, int64_t cpu, const char *fmt, ...) G_GNUC_PRINTF(11, 12);
+
+static int64_t add_entry(struct walk *w, struct ds_model *model, const struct ds_thread *thread,
+		int64_t parent, unsigned int depth, int64_t begin, int64_t end, enum ds_state state,
+		enum ds_chain_kind kind, int64_t cpu, const char *fmt, ...)
+{
+	struct ds_chain_entry e;
+	va_list args;
+
+	e.segment = w->segment;
+	e.parent = parent;
+	e.depth = depth;
+	e.begin = begin;
+	e.end = end;
+	e.host = model->host ? model->host : "-";
+	e.pid = thread ? thread->pid : -1;
+	e.tid = thread ? thread->tid : -1;
+	g_strlcpy(e.comm, thread ? text_or_none(thread->comm) : "-", sizeof(e.comm));
+	if (thread) {
+		process_of(model, thread, e.process);
+	} else {
+		g_strlcpy(e.process, "-", sizeof(e.process));
+	}
+	e.cpu = cpu;
+	e.state = state;
+	e.kind = kind;
+	va_start(args, fmt);
+	vsnprintf(e.detail, sizeof(e.detail), fmt, args);
+	va_end(args);
+	if (!e.detail[0]) {
+		g_strlcpy(e.detail, "-", sizeof(e.detail));
+	}
+	g_array_append_val(w->out, e);
+	return (int64_t) w->out->len - 1;
+}
+
+static int path_find(const struct walk *w, const struct ds_model *model, int64_t tid)
+{
+	unsigned int i;
+
+	for (i = 0; i < w->path_len; i++) {
+		if (w->path[i].model == model && w->path[i].tid == tid) {
+			return (int) i;
+		}
+	}
+	return -1;
+}
+
+/* "comm/tid ← comm/tid ← ..." of the path from index `from`, then `comm/tid` of the thread found again. */
+static void format_cycle(const struct walk *w, unsigned int from, char *buf, size_t size)
+{
+	size_t len = 0;
+	unsigned int i;
+
+	buf[0] = '\0';
+	for (i = from; i <= w->path_len && len < size; i++) {
+		const struct walk_step *step = &w->path[i < w->path_len ? i : from];
+		const struct ds_thread *t = ds_model_thread(step->model, step->tid, false);
+		int n = snprintf(buf + len, size - len, "%s%s/%" PRId64, i == from ? "" : " \u2190 ", comm_of(t),
+			step->tid);
+
+		len += n > 0 ? (size_t) n : 0;
+	}
+}
+
+static void note_deadlock(struct walk *w, const char *detail)
+{
+	w->ctx->counters.deadlocks++;
+	if (!w->ctx->counters.first_deadlock[0]) {
+		g_strlcpy(w->ctx->counters.first_deadlock, detail, sizeof(w->ctx->counters.first_deadlock));
+	}
+}
+
+static void explain(struct walk *w, struct ds_model *model, int64_t tid, int64_t a, int64_t b,
+		unsigned int depth, int64_t parent);
+
+/* A leaf `deadlock` of `thread` over [x, y): the chain came back to path[found]. */
+static void deadlock_leaf(struct walk *w, struct ds_model *model, const struct ds_thread *thread, int found,
+		int64_t x, int64_t y, unsigned int depth, int64_t parent)
+{
+	char cycle[DS_CHAIN_DETAIL_SIZE];
+	int64_t e;
+
+	format_cycle(w, (unsigned int) found, cycle, sizeof(cycle));
+	e = add_entry(w, model, thread, parent, depth, x, y, DS_STATE_BLOCKED, DS_CHAIN_DEADLOCK, -1,
+		"deadlock: %s", cycle);
+	note_deadlock(w, g_array_index(w->out, struct ds_chain_entry, e).detail);
+}
+
+/* Explains [x, y) by the thread `next` of `next_model` at `depth`, under `parent`, with it on the path. */
+static void descend(struct walk *w, struct ds_model *next_model, int64_t next, int64_t x, int64_t y,
+		unsigned int depth, int64_t parent)
+{
+	w->path[w->path_len].model = next_model;
+	w->path[w->path_len].tid = next;
+	w->path_len++;
+	explain(w, next_model, next, x, y, depth, parent);
+	w->path_len--;
+}
+
+/* Who ran on `cpu` over [x, y) while `thread` waited for it. */
+static void explain_wait_cpu(struct walk *w, struct ds_model *model, const struct ds_thread *thread,
+		int32_t cpu_id, int64_t x, int64_t y, unsigned int depth, int64_t parent)
+{
+	const struct cpu_state *cpu = cpu_id >= 0 && (unsigned int) cpu_id < model->cpu_count ?
+		&model->cpus[cpu_id] : NULL;
+	guint lo, hi, r;
+
+	if (!cpu || !cpu->runs || cpu->runs_head >= cpu->runs->len) {
+		add_entry(w, model, thread, parent, depth, x, y, DS_STATE_WAIT_CPU, DS_CHAIN_WAIT_CPU, cpu_id,
+			"ran instead: unknown");
+		return;
+	}
+	/* the last run beginning at or before x */
+	lo = cpu->runs_head;
+	hi = cpu->runs->len;
+	while (lo < hi) {
+		guint mid = lo + (hi - lo) / 2;
+
+		if (g_array_index(cpu->runs, struct ds_cpu_run, mid).begin <= x) {
+			lo = mid + 1;
+		} else {
+			hi = mid;
+		}
+	}
+	if (lo == cpu->runs_head) {
+		int64_t first = g_array_index(cpu->runs, struct ds_cpu_run, lo).begin;
+		int64_t e = first < y ? first : y;
+
+		if (cpu->runs_pruned) {
+			w->ctx->counters.history_expired++;
+			add_entry(w, model, thread, parent, depth, x, e, DS_STATE_WAIT_CPU, DS_CHAIN_UNKNOWN, -1,
+				"unknown: history expired");
+		} else {
+			add_entry(w, model, thread, parent, depth, x, e, DS_STATE_WAIT_CPU, DS_CHAIN_WAIT_CPU, cpu_id,
+				"ran instead: unknown");
+		}
+		x = e;
+		r = lo;
+	} else {
+		r = lo - 1;
+	}
+	for (; x < y && r < cpu->runs->len; r++) {
+		const struct ds_cpu_run *run = &g_array_index(cpu->runs, struct ds_cpu_run, r);
+		int64_t end = r + 1 < cpu->runs->len ? g_array_index(cpu->runs, struct ds_cpu_run, r + 1).begin : y;
+
+		if (end > y) {
+			end = y;
+		}
+		if (end <= x) {
+			continue;
+		}
+		if (run->tid == 0) {
+			add_entry(w, model, thread, parent, depth, x, end, DS_STATE_WAIT_CPU, DS_CHAIN_WAIT_CPU, cpu_id,
+				"ran instead: idle");
+		} else if (run->tid < 0) {
+			add_entry(w, model, thread, parent, depth, x, end, DS_STATE_WAIT_CPU, DS_CHAIN_WAIT_CPU, cpu_id,
+				"ran instead: unknown");
+		} else {
+			add_entry(w, model, thread, parent, depth, x, end, DS_STATE_WAIT_CPU, DS_CHAIN_WAIT_CPU, cpu_id,
+				"ran instead: %s/%" PRId64, text_or_none(run->comm), run->tid);
+		}
+		x = end;
+	}
+}
+
+/* A thread blocked at the end of the trace: a cycle of last wakers for the same resource comes back to it. */
+static bool end_deadlock(struct walk *w, struct ds_model *model, const struct ds_thread *thread,
+		char *buf, size_t size)
+{
+	struct walk_step hops[DS_CHAIN_MAX_DEPTH + 1];
+	const struct ds_thread *cur = thread;
+	struct ds_model *cur_model = model;
+	unsigned int n = 0, i;
+	size_t len = 0;
+	bool cycle = false;
+
+	while (n <= w->ctx->depth) {
+		const struct ds_last_waker *lw = cur->chain ? last_waker(cur->chain, cur->syscall) : NULL;
+		const struct ds_thread *next;
+
+		hops[n].model = cur_model;
+		hops[n].tid = cur->tid;
+		n++;
+		if (!lw) {
+			break;
+		}
+		next = ds_model_thread(lw->model, lw->tid, false);
+		if (!next || next->sched != DS_SCHED_BLOCKED || !next->syscall) {
+			break;
+		}
+		if (lw->model == model && next->tid == thread->tid) {
+			cycle = true;
+			break;
+		}
+		for (i = 0; i < n && !(hops[i].model == lw->model && hops[i].tid == next->tid); i++) {
+		}
+		if (i < n) {
+			break;	/* a cycle that does not come back to this thread */
+		}
+		cur = next;
+		cur_model = lw->model;
+	}
+	if (!cycle) {
+		return false;
+	}
+	len = (size_t) snprintf(buf, size, "deadlock:");
+	for (i = 0; i <= n && len < size; i++) {
+		const struct walk_step *hop = &hops[i < n ? i : 0];
+		const struct ds_thread *t = ds_model_thread(hop->model, hop->tid, false);
+		int k;
+
+		if (i < n) {
+			k = snprintf(buf + len, size - len, "%s %s/%" PRId64 " (host %s, %s)", i ? " \u2190" : "",
+				comm_of(t), hop->tid, hop->model->host, t && t->syscall ? t->syscall : "-");
+		} else {
+			k = snprintf(buf + len, size - len, " \u2190 %s/%" PRId64, comm_of(t), hop->tid);
+		}
+		len += k > 0 ? (size_t) k : 0;
+	}
+	return true;
+}
+
+static void explain_blocked(struct walk *w, struct ds_model *model, const struct ds_thread *thread,
+		const struct ds_piece *p, bool open, int64_t x, int64_t y, unsigned int depth, int64_t parent)
+{
+	const char *sc = p->syscall ? p->syscall : "-";
+	char buf[DS_CHAIN_DETAIL_SIZE];
+	int64_t e;
+
+	if (open) {
+		if (w->at_end && end_deadlock(w, model, thread, buf, sizeof(buf))) {
+			e = add_entry(w, model, thread, parent, depth, x, y, DS_STATE_BLOCKED, DS_CHAIN_DEADLOCK, -1,
+				"%s", buf);
+			note_deadlock(w, g_array_index(w->out, struct ds_chain_entry, e).detail);
+		} else if (w->at_end) {
+			add_entry(w, model, thread, parent, depth, x, y, DS_STATE_BLOCKED, DS_CHAIN_UNKNOWN, -1,
+				"unknown: still blocked at end of trace in %s", sc);
+		} else {
+			add_entry(w, model, thread, parent, depth, x, y, DS_STATE_BLOCKED, DS_CHAIN_UNKNOWN, -1,
+				"unknown: waker not seen");
+		}
+		return;
+	}
+	switch (p->wake.kind) {
+	case DS_WAKE_THREAD: {
+		const char *comm = p->detail.comm[0] ? p->detail.comm : "?";
+
+		int found = path_find(w, model, p->wake.tid);
+
+		snprintf(buf, sizeof(buf), "%s \u2190 %s/%" PRId64, sc, comm, p->wake.tid);
+		if (found >= 0) {
+			deadlock_leaf(w, model, thread, found, x, y, depth, parent);
+		} else if (depth + 1 > w->ctx->depth) {
+			add_entry(w, model, thread, parent, depth, x, y, DS_STATE_BLOCKED, DS_CHAIN_DEPTH_LIMIT, -1,
+				"%s", buf);
+		} else {
+			e = add_entry(w, model, thread, parent, depth, x, y, DS_STATE_BLOCKED, DS_CHAIN_WAIT, -1,
+				"%s", buf);
+			descend(w, model, p->wake.tid, x, y, depth + 1, e);
+		}
+		return;
+	}
+	case DS_WAKE_TIMER:
+		add_entry(w, model, thread, parent, depth, x, y, DS_STATE_BLOCKED, DS_CHAIN_TIMER, -1,
+			"%s \u2190 timer", sc);
+		return;
+	case DS_WAKE_IRQ:
+		add_entry(w, model, thread, parent, depth, x, y, DS_STATE_BLOCKED, DS_CHAIN_IRQ, -1,
+			"%s \u2190 irq:%s", sc, text_or_none(p->wake.name));
+		return;
+	case DS_WAKE_SOFTIRQ:
+		add_entry(w, model, thread, parent, depth, x, y, DS_STATE_BLOCKED, DS_CHAIN_SOFTIRQ, -1,
+			"%s \u2190 softirq:%s", sc, text_or_none(p->wake.name));
+		return;
+	case DS_WAKE_DISK:
+		add_entry(w, model, thread, parent, depth, x, y, DS_STATE_BLOCKED, DS_CHAIN_DISK, -1,
+			"%s \u2190 disk dev %" PRIu64 ":%" PRIu64, sc, p->wake.dev >> 20, p->wake.dev & 0xfffff);
+		return;
+	case DS_WAKE_NET: {
+		const struct ds_tcp_send *send = ds_chain_find_send(w->ctx, &p->wake.key);
+		const struct ds_thread *sender;
+		int64_t t_r, t_s;
+
+		if (!send) {
+			add_entry(w, model, thread, parent, depth, x, y, DS_STATE_BLOCKED, DS_CHAIN_SOFTIRQ, -1,
+				"%s \u2190 softirq:NET_RX (no matching send)", sc);
+			return;
+		}
+		sender = ds_model_thread(send->model, send->tid, false);
+		snprintf(buf, sizeof(buf), "%s \u2190 %s/%s/%" PRId64, sc, send->model->host, comm_of(sender),
+			send->tid);
+		if (depth + 1 > w->ctx->depth) {
+			add_entry(w, model, thread, parent, depth, x, y, DS_STATE_BLOCKED, DS_CHAIN_DEPTH_LIMIT, -1,
+				"%s", buf);
+			return;
+		}
+		e = add_entry(w, model, thread, parent, depth, x, y, DS_STATE_BLOCKED, DS_CHAIN_NETWORK, -1, "%s", buf);
+		t_r = p->wake.rx_ts < x ? x : (p->wake.rx_ts > y ? y : p->wake.rx_ts);
+		t_s = send->ts < x ? x : send->ts;
+		if (t_s > t_r) {
+			/* received before it was sent: the hosts' clocks are not synchronized (doc/critical-path.md) */
+			w->ctx->counters.in_flight_clipped++;
+			t_s = t_r;
+		}
+		if (t_s > x) {
+			int found = send->tid > 0 ? path_find(w, send->model, send->tid) : -1;
+
+			if (found >= 0) {
+				deadlock_leaf(w, send->model, sender, found, x, t_s, depth + 1, e);
+			} else if (send->tid > 0) {
+				descend(w, send->model, send->tid, x, t_s, depth + 1, e);
+			} else {
+				add_entry(w, send->model, NULL, e, depth + 1, x, t_s, DS_STATE_BLOCKED, DS_CHAIN_UNKNOWN, -1,
+					"unknown: not in the kernel trace");
+			}
+		}
+		if (t_r > t_s) {
+			add_entry(w, model, NULL, e, depth + 1, t_s, t_r, DS_STATE_BLOCKED, DS_CHAIN_IN_FLIGHT, -1,
+				"segment %s \u2192 %s%s", send->model->host, model->host,
+				send->count > 1 ? " (retransmitted)" : "");
+		}
+		if (y > t_r) {
+			add_entry(w, model, thread, e, depth + 1, t_r, y, DS_STATE_BLOCKED, DS_CHAIN_SOFTIRQ, -1,
+				"after arrival: softirq:NET_RX");
+		}
+		return;
+	}
+	default:
+		add_entry(w, model, thread, parent, depth, x, y, DS_STATE_BLOCKED, DS_CHAIN_UNKNOWN, -1,
+			"unknown: waker not seen");
+		return;
+	}
+}
+
+static void explain_piece(struct walk *w, struct ds_model *model, const struct ds_thread *thread,
+		const struct ds_piece *p, bool open, int64_t x, int64_t y, unsigned int depth, int64_t parent)
+{
+	char buf[64];
+
+	switch (p->state) {
+	case DS_STATE_USER:
+	case DS_STATE_SYSCALL:
+	case DS_STATE_INTERRUPTED:
+		add_entry(w, model, thread, parent, depth, x, y, p->state, DS_CHAIN_RUNNING, p->cpu, "%s",
+			text_or_none(ds_detail_text(&p->detail, buf, sizeof(buf))));
+		break;
+	case DS_STATE_WAIT_CPU:
+		explain_wait_cpu(w, model, thread, p->cpu, x, y, depth, parent);
+		break;
+	case DS_STATE_BLOCKED:
+		explain_blocked(w, model, thread, p, open, x, y, depth, parent);
+		break;
+	default:
+		add_entry(w, model, thread, parent, depth, x, y, DS_STATE_UNKNOWN, DS_CHAIN_UNKNOWN, -1,
+			"unknown: %s", p->reason ? p->reason : "no event yet");
+		break;
+	}
+}
+
+/* explain(T, [a, b), d, parent) of doc/critical-path.md, "Semantics". */
+static void explain(struct walk *w, struct ds_model *model, int64_t tid, int64_t a, int64_t b,
+		unsigned int depth, int64_t parent)
+{
+	const struct ds_thread *thread = ds_model_thread(model, tid, false);
+	const struct ds_thread_history *h;
+	struct ds_piece open;
+	int64_t oldest;
+	guint lo, hi, i;
+
+	if (a >= b) {
+		return;
+	}
+	if (!thread || !thread->chain) {
+		add_entry(w, model, NULL, parent, depth, a, b, DS_STATE_UNKNOWN, DS_CHAIN_UNKNOWN, -1,
+			"unknown: not in the kernel trace");
+		return;
+	}
+	h = thread->chain;
+	oldest = h->head < h->pieces->len ? g_array_index(h->pieces, struct ds_piece, h->head).begin : h->open_since;
+	if (a < oldest) {
+		int64_t e = oldest < b ? oldest : b;
+
+		if (h->pruned) {
+			w->ctx->counters.history_expired++;
+		}
+		add_entry(w, model, thread, parent, depth, a, e, DS_STATE_UNKNOWN, DS_CHAIN_UNKNOWN, -1,
+			"unknown: %s", h->pruned ? "history expired" : "no event yet");
+		a = e;
+	}
+	/* the first closed piece ending after a */
+	lo = h->head;
+	hi = h->pieces->len;
+	while (lo < hi) {
+		guint mid = lo + (hi - lo) / 2;
+
+		if (g_array_index(h->pieces, struct ds_piece, mid).end <= a) {
+			lo = mid + 1;
+		} else {
+			hi = mid;
+		}
+	}
+	open.begin = h->open_since;
+	open.end = INT64_MAX;
+	open.state = thread->state;
+	open.detail = thread->detail;
+	open.syscall = thread->syscall;
+	open.reason = h->open_reason;
+	open.cpu = h->open_cpu;
+	memset(&open.wake, 0, sizeof(open.wake));
+	for (i = lo; a < b && i <= h->pieces->len; i++) {
+		const struct ds_piece *p = i < h->pieces->len ? &g_array_index(h->pieces, struct ds_piece, i) : &open;
+		int64_t x = a > p->begin ? a : p->begin;
+		int64_t y = b < p->end ? b : p->end;
+
+		if (x > a) {
+			/* a gap in the history (cannot happen: pieces are contiguous) stays explained */
+			add_entry(w, model, thread, parent, depth, a, x, DS_STATE_UNKNOWN, DS_CHAIN_UNKNOWN, -1,
+				"unknown: no event yet");
+		}
+		if (x < y) {
+			explain_piece(w, model, thread, p, p == &open, x, y, depth, parent);
+		}
+		a = y > a ? y : a;
+	}
+}
+
+void ds_chain_explain_segment(struct ds_model *model, struct sa_span *span, guint index)
+{
+	const struct sa_segment *seg = &g_array_index(span->segments, struct sa_segment, index);
+	struct walk w;
+
+	if (!model->chain || !span->chain ||
+			(seg->state != DS_STATE_BLOCKED && seg->state != DS_STATE_WAIT_CPU)) {
+		return;
+	}
+	w.ctx = model->chain;
+	w.out = span->chain;
+	w.segment = index;
+	w.at_end = span->truncated;
+	w.path_len = 0;
+	if (seg->tid < 0) {
+		struct ds_thread *thread = ds_model_thread(model, span->tid, false);
+
+		add_entry(&w, model, thread, -1, 0, seg->begin, seg->end, seg->state, DS_CHAIN_UNKNOWN, -1,
+			"unknown: span inactive");
+		return;
+	}
+	w.path[0].model = model;
+	w.path[0].tid = seg->tid;
+	w.path_len = 1;
+	explain(&w, model, seg->tid, seg->begin, seg->end, 0, -1);
+}

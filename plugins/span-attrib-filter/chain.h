@@ -1,0 +1,109 @@
+/*
+ * Chains: why a span's thread waited (doc/critical-path.md).  Pure C + glib, no babeltrace2 objects: unit
+ * tests drive it through the thread model (thread-state.h) with hand-written event sequences.
+ *
+ * When chains are on (ds_model_set_chain()), every model keeps per thread a history of its effective state
+ * pieces (with the waker of each blocked piece) and per CPU the timeline of its current thread, both for
+ * `window` ns behind the model's time, in arrays whose blocks are reused (no allocation per event in steady
+ * state).  One `struct ds_chain_ctx` is shared by the models of every host the filter sees: it holds the
+ * parameters, the index of TCP segments sent (net_dev_queue) on every host, and the counters the filter
+ * reports.
+ *
+ * When a waited segment (blocked or wait_cpu) of a span closes, the walk explains it into entries
+ * (struct ds_chain_entry) appended to the span's `chain`; the entries of a segment partition it exactly
+ * (doc/critical-path.md, "Encoding" and "Semantics").
+ */
+#ifndef DEEPSPAN_SPAN_ATTRIB_CHAIN_H
+#define DEEPSPAN_SPAN_ATTRIB_CHAIN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <glib.h>
+
+#include "kernel-net.h"
+#include "states.h"
+
+struct ds_model;
+
+/* Entry kinds, in the output enum's order. */
+enum ds_chain_kind {
+	DS_CHAIN_RUNNING = 0,
+	DS_CHAIN_WAIT_CPU,
+	DS_CHAIN_WAIT,
+	DS_CHAIN_TIMER,
+	DS_CHAIN_IRQ,
+	DS_CHAIN_SOFTIRQ,
+	DS_CHAIN_NETWORK,
+	DS_CHAIN_IN_FLIGHT,
+	DS_CHAIN_DISK,
+	DS_CHAIN_UNKNOWN,
+	DS_CHAIN_DEADLOCK,
+	DS_CHAIN_DEPTH_LIMIT,
+	DS_CHAIN_KIND_COUNT,
+};
+
+/* Label of a kind in the output enum ("wait-cpu"); "unknown" out of range. */
+const char *ds_chain_kind_name(unsigned int kind);
+
+#define DS_CHAIN_DETAIL_SIZE 160
+#define DS_CHAIN_MAX_DEPTH 64
+
+/* One entry of a span's chain (the `chain` member of deepspan:span, doc/critical-path.md). */
+struct ds_chain_entry {
+	uint64_t segment;		/* index in the span's segments */
+	int64_t parent;			/* index in the chain, -1: explains the segment directly */
+	uint64_t depth;
+	int64_t begin, end;
+	const char *host;		/* borrowed: the model's host name (lives as long as the model) */
+	int64_t pid, tid;
+	char comm[16];			/* "-" when unknown */
+	char process[16];		/* "-" when unknown */
+	int64_t cpu;
+	enum ds_state state;
+	enum ds_chain_kind kind;
+	char detail[DS_CHAIN_DETAIL_SIZE];	/* never empty */
+};
+
+/* Counters the filter reports (warnings). */
+struct ds_chain_counters {
+	uint64_t deadlocks;
+	uint64_t in_flight_clipped;	/* a receive before its send (clocks not synchronized): clipped to 0 */
+	uint64_t history_expired;	/* entries `unknown: history expired` */
+	char first_deadlock[DS_CHAIN_DETAIL_SIZE];	/* "" when none */
+};
+
+/* A TCP segment sent, as the index keeps it. */
+struct ds_tcp_send {
+	struct ds_tcp_key key;
+	int64_t ts;
+	struct ds_model *model;		/* borrowed: the sending host's model */
+	int64_t tid;			/* thread current on the sending CPU, -1 none */
+	uint32_t count;			/* times this key was sent (2+: retransmitted) */
+	uint64_t seq;			/* position in the index's ring */
+	uint64_t hash;			/* ds_tcp_key_hash(&key) */
+};
+
+struct ds_chain_ctx {
+	unsigned int depth;		/* chain-depth, 1..64 */
+	int64_t window;			/* chain-window, ns (> 0) */
+	struct ds_chain_counters counters;
+	/* TCP segments sent on every host within the window: ring in send order + hash of the key */
+	GArray *sends;			/* owned; struct ds_tcp_send, live ones from `sends_head` */
+	guint sends_head;
+	uint64_t sends_base;		/* seq of sends[0] */
+	GHashTable *send_index;		/* owned; key hash (direct) -> seq + 1 (direct) */
+	int64_t last_ts;		/* latest time seen by any model */
+};
+
+struct ds_chain_ctx *ds_chain_ctx_create(unsigned int depth, int64_t window);
+void ds_chain_ctx_destroy(struct ds_chain_ctx *ctx);
+
+uint64_t ds_tcp_key_hash(const struct ds_tcp_key *key);
+
+/* The latest send of `key` within the window, NULL when none. */
+const struct ds_tcp_send *ds_chain_find_send(struct ds_chain_ctx *ctx, const struct ds_tcp_key *key);
+
+/* net_dev_queue on the host of `model` at `ts` by thread `tid` (-1 none): keeps it for the window. */
+void ds_chain_add_send(struct ds_chain_ctx *ctx, struct ds_model *model, int64_t ts, int64_t tid,
+		const struct ds_tcp_key *key);
+#endif /* DEEPSPAN_SPAN_ATTRIB_CHAIN_H */

@@ -1,0 +1,122 @@
+/*
+ * The thread model's internal structures, shared by thread-state.c (the model) and chain.c (the history it
+ * keeps for chains and the walk over it).  Not for the rest of the filter: use thread-state.h and chain.h.
+ */
+#ifndef DEEPSPAN_SPAN_ATTRIB_MODEL_PRIV_H
+#define DEEPSPAN_SPAN_ATTRIB_MODEL_PRIV_H
+
+#include "thread-state.h"
+#include "chain.h"
+
+#define IRQ_STACK_DEPTH 8
+
+struct irq_context {
+	enum ds_irq_kind kind;
+	const char *name;	/* borrowed: interned or static */
+};
+
+/* One run of a CPU's current thread (chains: who ran instead). */
+struct ds_cpu_run {
+	int64_t begin;
+	int64_t tid;		/* 0: idle, -1: unknown */
+	char comm[16];
+};
+
+struct cpu_state {
+	struct ds_thread *current;	/* borrowed; NULL when idle or unknown */
+	bool idle;			/* swapper (tid 0) runs */
+	unsigned int irq_depth;
+	struct irq_context irqs[IRQ_STACK_DEPTH];
+	unsigned int timer_depth;
+	/* chains only */
+	GArray *runs;			/* owned; struct ds_cpu_run in time order, live from `runs_head` */
+	guint runs_head;
+	bool runs_pruned;		/* runs older than the window were dropped */
+	bool rx_valid;			/* a TCP segment was received in the NET_RX softirq running now */
+	struct ds_tcp_key rx_key;
+	int64_t rx_ts;
+	bool blk_valid;			/* a block request completed in the hard irq running now */
+	uint64_t blk_dev;
+};
+
+struct ds_model {
+	enum ds_state_rule rule;
+	bool record_segments;
+	int64_t last_ts;
+	GHashTable *threads;		/* owned; tid -> struct ds_thread * (owned) */
+	GHashTable *vtid_map;		/* owned; (vpid << 32 | vtid) -> kernel tid */
+	GHashTable *names;		/* owned; interned irq names (owned keys) */
+	struct cpu_state *cpus;		/* owned */
+	unsigned int cpu_count;
+	/* chains (NULL: off) */
+	struct ds_chain_ctx *chain;	/* borrowed; shared by the models of every host */
+	char *host;			/* owned; host name for the chain entries ("-" when not set) */
+};
+
+/* How a blocked piece ended. */
+enum ds_wake_kind {
+	DS_WAKE_NONE = 0,	/* no waker seen (or still blocked) */
+	DS_WAKE_THREAD,
+	DS_WAKE_IDLE,		/* the idle task, outside interrupt context */
+	DS_WAKE_TIMER,
+	DS_WAKE_IRQ,
+	DS_WAKE_SOFTIRQ,
+	DS_WAKE_NET,		/* NET_RX softirq that received a TCP segment */
+	DS_WAKE_DISK,		/* hard irq that completed a block request */
+};
+
+struct ds_wake {
+	enum ds_wake_kind kind;
+	int64_t tid;			/* THREAD */
+	const char *name;		/* IRQ, SOFTIRQ: borrowed (interned or static) */
+	struct ds_tcp_key key;		/* NET */
+	int64_t rx_ts;			/* NET: receive time */
+	uint64_t dev;			/* DISK */
+};
+
+/* One piece of a thread's effective-state timeline. */
+struct ds_piece {
+	int64_t begin, end;
+	enum ds_state state;
+	struct ds_detail detail;
+	const char *syscall;		/* borrowed; syscall open at the end of the piece, NULL none */
+	const char *reason;		/* borrowed static; Unknown pieces: why */
+	int32_t cpu;			/* CPU run on / waited for; -1 unknown */
+	struct ds_wake wake;		/* blocked pieces */
+};
+
+/* Who last woke a thread blocked in a syscall (the end-of-trace deadlock rule, doc/critical-path.md). */
+struct ds_last_waker {
+	const char *syscall;		/* borrowed; NULL: free slot */
+	struct ds_model *model;		/* borrowed */
+	int64_t tid;
+};
+
+#define DS_LAST_WAKERS 4
+
+/* Per-thread chain history (struct ds_thread::chain, owned by the thread). */
+struct ds_thread_history {
+	GArray *pieces;			/* owned; struct ds_piece, closed pieces in time order, live from `head` */
+	guint head;
+	bool pruned;			/* pieces older than the window were dropped */
+	int64_t open_since;		/* the open piece: [open_since, now) in the thread's current state */
+	int32_t open_cpu;
+	const char *open_reason;
+	struct ds_wake wake;		/* the waker of the blocked piece being closed (set at the wakeup) */
+	struct ds_last_waker last_wakers[DS_LAST_WAKERS];
+	unsigned int last_waker_next;
+};
+
+/* chain.c, called by the model */
+void ds_chain_thread_init(struct ds_model *model, struct ds_thread *thread);
+void ds_chain_thread_fini(struct ds_thread *thread);
+/* The thread's effective state (thread->state, detail) ends at `ts`: close its open piece. */
+void ds_chain_piece_close(struct ds_model *model, struct ds_thread *thread, int64_t ts);
+void ds_chain_cpu_run(struct ds_model *model, struct cpu_state *cpu, int64_t ts, int64_t tid, const char *comm);
+void ds_chain_cpu_fini(struct cpu_state *cpu);
+/* A blocked thread is woken now from `cpu` (NULL: unknown CPU): fill its pending wake. */
+void ds_chain_wake(struct ds_model *model, struct ds_thread *thread, const struct cpu_state *cpu);
+/* A waited segment of `span` closed: append its entries to span->chain. */
+void ds_chain_explain_segment(struct ds_model *model, struct sa_span *span, guint index);
+
+#endif /* DEEPSPAN_SPAN_ATTRIB_MODEL_PRIV_H */
