@@ -157,15 +157,25 @@ struct sim_step hr_lock_hog_fn(struct sim *sim, struct sim_thread *t)
 }
 
 /*
- * deadlock: the replica (redis host) waits for the primary's message, answers
- * it, then waits in recvfrom for the next one, which never comes: the mysql
- * worker, after the answer, waits in recvfrom for the replica too.
+ * deadlock: the replica (redis host), started at the beginning, waits in
+ * recvfrom for the primary's message, answers it, then waits in recvfrom for
+ * the next one, which never comes: the mysql worker, after the answer, waits
+ * in recvfrom for the replica too.  Each one's last recvfrom wake-up came
+ * from the other.
  */
 struct sim_step hr_replica_fn(struct sim *sim, struct sim_thread *t)
 {
+	static const int64_t recv_entry[4] = { 9, 65536, 0, 0 };
+
 	SIM_CO_BEGIN(t);
+	sim_syscall_entry(sim, t, SIM_SYS_RECVFROM, recv_entry, NULL);
 	while (!hr_state(sim)->dl_request) {
 		SIM_CO_YIELD(t, step_block(SIM_PREV_STATE_SLEEPING));
+	}
+	{
+		int64_t x[4] = { 64, (int64_t) hr_user_buffer(t), 0, 0 };
+
+		sim_syscall_exit(sim, t, SIM_SYS_RECVFROM, x);
 	}
 	SIM_CO_YIELD(t, step_run(20000));
 	{
@@ -176,11 +186,7 @@ struct sim_step hr_replica_fn(struct sim *sim, struct sim_thread *t)
 		sim_tcp_send(sim, t, hr_state(sim)->dl_conn, 1, 64, NULL);
 		sim_syscall_exit(sim, t, SIM_SYS_SENDTO, exit_values);
 	}
-	{
-		int64_t entry[4] = { 9, 65536, 0, 0 };
-
-		sim_syscall_entry(sim, t, SIM_SYS_RECVFROM, entry, NULL);
-	}
+	sim_syscall_entry(sim, t, SIM_SYS_RECVFROM, recv_entry, NULL);
 	while (t->deadlock_peer) {
 		SIM_CO_YIELD(t, step_block(SIM_PREV_STATE_SLEEPING));
 	}

@@ -84,11 +84,12 @@ static gint run_at(const struct walk *w, unsigned int host, const GArray *runs, 
 	return found;
 }
 
-static void leaf(struct walk *w, const struct sim_thread *t, int64_t begin, int64_t end,
+static struct sim_chain_leaf *leaf(struct walk *w, const struct sim_thread *t, int64_t begin, int64_t end,
 		enum sim_tstate state, enum sim_chain_kind kind, unsigned int depth, const char *fmt, ...)
 		__attribute__((format(printf, 8, 9)));
 
-static void leaf(struct walk *w, const struct sim_thread *t, int64_t begin, int64_t end,
+/* Appends a leaf [begin, end) of `t` (none when empty) and returns it. */
+static struct sim_chain_leaf *leaf(struct walk *w, const struct sim_thread *t, int64_t begin, int64_t end,
 		enum sim_tstate state, enum sim_chain_kind kind, unsigned int depth, const char *fmt, ...)
 {
 	struct sim_chain_leaf l = {
@@ -99,12 +100,13 @@ static void leaf(struct walk *w, const struct sim_thread *t, int64_t begin, int6
 	va_list ap;
 
 	if (end <= begin) {
-		return;
+		return NULL;
 	}
 	va_start(ap, fmt);
 	vsnprintf(l.detail, sizeof(l.detail), fmt, ap);
 	va_end(ap);
 	g_array_append_val(w->leaves, l);
+	return &g_array_index(w->leaves, struct sim_chain_leaf, w->leaves->len - 1);
 }
 
 static const char *syscall_label(const struct sim_piece *p)
@@ -127,17 +129,17 @@ static bool on_path(const struct walk *w, const struct sim_thread *t)
 static void explain(struct walk *w, const struct sim_thread *t, int64_t a, int64_t b, unsigned int depth);
 
 /* wait_cpu [x, y) on `cpu`: one leaf per maximal run of the same current thread there. */
-static void explain_wait_cpu(struct walk *w, const struct sim_thread *t, const struct sim_piece *p,
-		int64_t x, int64_t y, unsigned int depth)
+static void wait_on_cpu(struct walk *w, const struct sim_thread *t, int cpu, int64_t x, int64_t y,
+		unsigned int depth)
 {
-	const GArray *runs = p->cpu >= 0 ? w->sim->host[t->host].cpu[p->cpu].runs : NULL;
-	gint i = -1;
+	const GArray *runs = cpu >= 0 ? w->sim->host[t->host].cpu[cpu].runs : NULL;
+	gint i;
 
 	if (!runs) {
 		leaf(w, t, x, y, SIM_ST_WAIT_CPU, SIM_CHAIN_WAIT_CPU, depth, "ran instead: idle");
 		return;
 	}
-	/* the run current at x (-1: before the first, idle) */
+	/* the run current at x (-1: before the CPU's first switch) */
 	i = run_at(w, t->host, runs, x);
 	while (x < y) {
 		int32_t tid = i >= 0 ? g_array_index(runs, struct sim_cpu_run, i).tid : -1;
@@ -158,7 +160,10 @@ static void explain_wait_cpu(struct walk *w, const struct sim_thread *t, const s
 				break;
 			}
 		}
-		if (tid >= 0) {
+		if (i < 0) {
+			/* before the CPU's first sched_switch the trace cannot tell who is current: never guess */
+			leaf(w, t, x, end, SIM_ST_WAIT_CPU, SIM_CHAIN_WAIT_CPU, depth, "ran instead: unknown");
+		} else if (tid >= 0) {
 			leaf(w, t, x, end, SIM_ST_WAIT_CPU, SIM_CHAIN_WAIT_CPU, depth, "ran instead: %s/%d",
 				comm, tid);
 		} else {
@@ -166,6 +171,21 @@ static void explain_wait_cpu(struct walk *w, const struct sim_thread *t, const s
 		}
 		x = end;
 		i = j;
+	}
+}
+
+/* A Waited CPU piece: on the CPU it was woken on, then (sched_migrate_task) on the one it moved to. */
+static void explain_wait_cpu(struct walk *w, const struct sim_thread *t, const struct sim_piece *p,
+		int64_t x, int64_t y, unsigned int depth)
+{
+	int64_t m = p->migrate_cpu >= 0 ? to_span_clock(w, t->host, p->migrate_ts) : y;
+
+	if (m > x) {
+		wait_on_cpu(w, t, p->cpu, x, m < y ? m : y, depth);
+	}
+	if (m < y) {
+		/* another CPU: its own runs (idle on both sides is two leaves, on two CPUs) */
+		wait_on_cpu(w, t, p->migrate_cpu, m > x ? m : x, y, depth);
 	}
 }
 
@@ -184,10 +204,14 @@ static void explain_blocked(struct walk *w, const struct sim_thread *t, const st
 		} else if (t->deadlock_peer) {
 			const struct sim_thread *q = t->deadlock_peer;
 
+			const struct sim_piece *qp = sim_book_last_piece((struct sim_thread_book *) &q->book);
+			const char *qsys = qp ? syscall_label(qp) : "-";
+
+			/* the cycle as doc/critical-path.md writes it: each thread, its host and syscall */
 			leaf(w, t, x, y, SIM_ST_BLOCKED, SIM_CHAIN_DEADLOCK, depth,
-				"deadlock: %s/%d (%s) \u2190 %s/%d (%s) \u2190 %s/%d (%s)",
-				t->comm, t->tid, sim->host[t->host].name, q->comm, q->tid, sim->host[q->host].name,
-				t->comm, t->tid, sim->host[t->host].name);
+				"deadlock: %s/%d (host %s, %s) \u2190 %s/%d (host %s, %s) \u2190 %s/%d",
+				t->comm, t->tid, sim->host[t->host].name, sys, q->comm, q->tid,
+				sim->host[q->host].name, qsys, t->comm, t->tid);
 		} else {
 			leaf(w, t, x, y, SIM_ST_BLOCKED, SIM_CHAIN_UNKNOWN, depth,
 				"unknown: still blocked at end of trace in %s", sys);
@@ -244,8 +268,16 @@ static void explain_blocked(struct walk *w, const struct sim_thread *t, const st
 			w->npath--;
 		}
 		if (g > f) {
-			leaf(w, t, f, g < y ? g : y, SIM_ST_BLOCKED, SIM_CHAIN_IN_FLIGHT, depth + 1,
-				"segment %s \u2192 %s", sim->host[waker->host].name, sim->host[t->host].name);
+			struct sim_chain_leaf *l = leaf(w, t, f, g < y ? g : y, SIM_ST_BLOCKED,
+				SIM_CHAIN_IN_FLIGHT, depth + 1, "segment %s \u2192 %s",
+				sim->host[waker->host].name, sim->host[t->host].name);
+
+			if (l) {
+				/* a segment in flight is no thread's: the receiver's host, no ids */
+				l->pid = -1;
+				l->tid = -1;
+				l->comm = "-";
+			}
 		}
 		leaf(w, t, g, y, SIM_ST_BLOCKED, SIM_CHAIN_SOFTIRQ, depth + 1, "after arrival: softirq:NET_RX");
 	}

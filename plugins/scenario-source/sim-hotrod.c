@@ -441,6 +441,9 @@ static void sim_hotrod_start(struct sim *sim)
 				(int64_t) (sim_rng_next(&hr->rng) % (uint64_t) role->period) + 1000);
 		}
 	}
+	if (hr->replica) {
+		sim_timer_wake(sim, hr->replica, 500000);	/* deadlock: the replica starts waiting */
+	}
 	if (sim->cfg.requests > 0) {
 		sim_schedule(sim, sim->now + 1000000, HR_ACT_ARRIVAL, 0, 0, NULL);
 	}

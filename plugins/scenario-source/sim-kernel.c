@@ -518,13 +518,21 @@ void sim_wake(struct sim *sim, struct sim_thread *t, unsigned int cpu)
 		record_waker(sim, t, cpu);
 	}
 	sim_book_set(&t->book, SIM_ST_WAIT_CPU, rec->ts);
-	piece_set_cpu(t, target);
+	/* sched_waking names its previous CPU; sched_migrate_task, if any, the one it moves to */
+	piece_set_cpu(t, t->cpu);
 	if (target != t->cpu) {
+		struct sim_piece *piece;
+
 		rec = sim_emit_cpu(sim, t->host, cpu, SIM_EV_SCHED_MIGRATE_TASK);
 		fill_comm_tid_prio(rec, t);
 		rec->v[2] = t->cpu;
 		rec->v[3] = target;
 		t->cpu = target;
+		piece = sim_book_last_piece(&t->book);
+		if (piece && piece->state == SIM_ST_WAIT_CPU) {
+			piece->migrate_cpu = (int16_t) target;
+			piece->migrate_ts = rec->ts;
+		}
 	}
 	rec = sim_emit_cpu(sim, t->host, cpu, SIM_EV_SCHED_WAKEUP);
 	fill_comm_tid_prio(rec, t);

@@ -53,6 +53,7 @@ static void history_append(struct sim_thread_book *book, enum sim_tstate state, 
 {
 	struct sim_piece piece = {
 		.begin = ts, .state = (uint8_t) state, .syscall = (int8_t) book->syscall, .cpu = -1,
+		.migrate_cpu = -1,
 	};
 	GArray *h = book->history;
 

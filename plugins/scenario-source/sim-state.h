@@ -75,6 +75,8 @@ struct sim_piece {
 	uint8_t state;			/* enum sim_tstate */
 	int8_t syscall;			/* enum sim_syscall open at its start (SIM_SYS_NONE: none) */
 	int16_t cpu;			/* wait_cpu: the CPU waited for; -1 otherwise */
+	int16_t migrate_cpu;		/* wait_cpu: the CPU it migrated to at `migrate_ts` (-1: none) */
+	int64_t migrate_ts;		/* local ts of that sched_migrate_task */
 	const char *irq_name;		/* borrowed: interrupted: "irq:NAME" / "softirq:NAME" */
 	struct sim_waker waker;		/* blocked: what woke it at its end */
 };

@@ -242,7 +242,7 @@ struct chain_world {
 static struct sim_piece *add_piece(struct sim_thread *t, int64_t begin, enum sim_tstate state, int cpu)
 {
 	struct sim_piece piece = { .begin = begin, .state = (uint8_t) state, .syscall = SIM_SYS_NONE,
-		.cpu = (int16_t) cpu };
+		.cpu = (int16_t) cpu, .migrate_cpu = -1 };
 
 	g_array_append_val(t->book.history, piece);
 	return &g_array_index(t->book.history, struct sim_piece, t->book.history->len - 1);
@@ -313,7 +313,7 @@ static void test_chain_walk(void)
 		{ 2000, 2500, 101, 1, SIM_CHAIN_WAIT_CPU },
 		{ 2500, 3000, 101, 1, SIM_CHAIN_WAIT_CPU },
 		{ 3000, 3200, 200, 2, SIM_CHAIN_RUNNING },
-		{ 3200, 3600, 101, 2, SIM_CHAIN_IN_FLIGHT },
+		{ 3200, 3600, -1, 2, SIM_CHAIN_IN_FLIGHT },
 		{ 3600, 4000, 101, 2, SIM_CHAIN_SOFTIRQ },
 		{ 4000, 5000, 101, 1, SIM_CHAIN_RUNNING },
 		{ 5000, 5100, 100, 0, SIM_CHAIN_WAIT_CPU },
