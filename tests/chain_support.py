@@ -1,6 +1,7 @@
 """Helpers of the chain tests (doc/critical-path.md): the invariants of a span's `chain`, and graphs that
 produce spans with chains from the scenario source or from recorded traces."""
 import gc
+import pathlib
 
 import bt2
 
@@ -115,7 +116,8 @@ def ctf_spans(paths, plugin, params=None):
 
     def add(graph):
         ports = []
-        for i, path in enumerate(paths):
+        dirs = sorted({m.parent for p in paths for m in pathlib.Path(p).rglob("metadata")})
+        for i, path in enumerate(dirs):
             src = graph.add_component(ctf, f"ctf{i}", params={"inputs": [str(path)]})
             ports += list(src.output_ports.values())
         return ports

@@ -27,4 +27,4 @@ plugins_babeltrace_plugin_deepspan_la_SOURCES += \
 	plugins/span-attrib-filter/hosts.c \
 	plugins/span-attrib-filter/output.c
 
-dist_docpages_DATA += doc/span-attrib.md
+dist_docpages_DATA += doc/span-attrib.md doc/critical-path.md
