@@ -12,6 +12,17 @@ The tests of sink.deepspan.diff and sink.deepspan.metrics use it to feed exact, 
 import bt2
 
 STATES = ["user", "syscall", "blocked", "wait_cpu", "interrupted", "unknown"]
+# The `kind` labels of a chain entry (doc/critical-path.md), in value order.
+CHAIN_KINDS = ["running", "wait-cpu", "wait", "timer", "irq", "softirq", "network", "in-flight", "disk",
+               "unknown", "deadlock", "depth-limit"]
+
+
+def chain_entry(segment, parent, depth, begin, end, state, kind, detail, host="h1", pid=100, tid=101,
+                comm="worker", process=None, cpu=-1):
+    """One `chain` entry (doc/critical-path.md) as a dict; `process` defaults to `comm`."""
+    return {"segment": segment, "parent": parent, "depth": depth, "begin": begin, "end": end,
+            "host": host, "pid": pid, "tid": tid, "comm": comm, "process": process or comm, "cpu": cpu,
+            "state": STATES.index(state), "kind": CHAIN_KINDS.index(kind), "detail": detail}
 
 
 class Span:
@@ -19,7 +30,7 @@ class Span:
     are derived from the segments (time they do not cover counts as unknown), so they sum to end - begin."""
 
     def __init__(self, trace, span_id, parent, service, operation, begin, end, host="h1", pid=100,
-                 tid=101, segments=None, syscalls=(), truncated=None, trace_high=0, states=None):
+                 tid=101, segments=None, syscalls=(), truncated=None, trace_high=0, states=None, chain=None):
         self.trace_high = trace_high
         self.trace = trace
         self.span_id = span_id
@@ -34,6 +45,7 @@ class Span:
         self.segments = list(segments) if segments is not None else [(begin, end, "user", "")]
         self.syscalls = list(syscalls)
         self.truncated = truncated
+        self.chain = list(chain or ())
         self.states = states or self._states()
 
     def _states(self):
@@ -77,6 +89,22 @@ def _make_classes(comp, schema):
         ("segments", lambda: tc.create_dynamic_array_field_class(segment))]
     if schema.get("truncated"):
         members.append(("truncated", tc.create_bool_field_class))
+    if schema.get("chain"):
+        kind = tc.create_unsigned_enumeration_field_class(8)
+        # chain_kinds_reversed: the labels in another value order (a reader must map labels, not values).
+        order = CHAIN_KINDS[::-1] if schema.get("chain_kinds_reversed") else CHAIN_KINDS
+        for i, name in enumerate(order):
+            kind.add_mapping(name, bt2.UnsignedIntegerRangeSet([(i, i)]))
+        chain_state = tc.create_unsigned_enumeration_field_class(8)
+        for i, name in enumerate(STATES):
+            chain_state.add_mapping(name, bt2.UnsignedIntegerRangeSet([(i, i)]))
+        entry = tc.create_structure_field_class()
+        for name, fc in (("segment", u64), ("parent", s64), ("depth", u64), ("begin", s64), ("end", s64),
+                         ("host", string), ("pid", s64), ("tid", s64), ("comm", string), ("process", string),
+                         ("cpu", s64), ("state", lambda: chain_state), ("kind", lambda: kind),
+                         ("detail", string)):
+            entry.append_member(name, fc())
+        members.append(("chain", lambda: tc.create_dynamic_array_field_class(entry)))
     payload = tc.create_structure_field_class()
     retype = schema.get("retype", {})
     for name, fc in members:
@@ -108,6 +136,10 @@ def _fill(payload, span, schema):
     }
     if schema.get("truncated"):
         values["truncated"] = bool(span.truncated)
+    if schema.get("chain"):
+        values["chain"] = span.chain
+        if schema.get("chain_kinds_reversed"):
+            values["chain"] = [dict(e, kind=len(CHAIN_KINDS) - 1 - e["kind"]) for e in span.chain]
     for name, value in values.items():
         if name in schema.get("drop", ()):
             continue
@@ -133,7 +165,9 @@ class SpanSource(bt2._UserSourceComponent, message_iterator_class=_SpanIterator)
     """obj = {"spans": [Span...], "schema": {...}}: one stream, events at each span's end."""
 
     def __init__(self, config, params, obj):
-        schema = obj.get("schema", {})
+        schema = dict(obj.get("schema", {}))
+        if any(span.chain for span in obj["spans"]):
+            schema.setdefault("chain", True)
         span_ec, other_ec, stream = _make_classes(self, schema)
         spans = sorted(obj["spans"], key=lambda s: (s.end, s.begin, s.span_id))
 

@@ -22,11 +22,14 @@ def test_saved_enriched_trace_gives_the_same_diff(tmp_path):
     run_babeltrace2(saved, "-c", "sink.deepspan.diff", "-p", f'output-dir="{from_saved}",summary=false')
     for name in DIFF_OUTPUTS:
         assert filecmp.cmp(direct / name, from_saved / name, shallow=False), f"{name} differs"
-    # The states without a detail are plain leaves, not leaves named after another event's detail.
+    # The states without a detail are plain leaves, not leaves named after another event's detail; with
+    # chains (doc/critical-path.md) a Waited CPU segment names who ran instead, and the chains survive too.
     folded = (direct / "b.folded").read_text()
-    assert re.search(r"\[Waited CPU\] \d+$", folded, re.M)
-    assert not re.search(r"\[(Waited CPU|User)\] \D", folded)
+    assert re.search(r"\[User\] \d+$", folded, re.M)
+    assert re.search(r"\[Waited CPU\] ran instead: \S+ \d+$", folded, re.M)
+    assert not re.search(r"\[User\] \D", folded)
     assert not re.search(r" - \d+$", folded, re.M)
+    assert re.search(r"\[Waited blocked\] [^;]+;[^;]+ \[", folded), "chains are saved and read back"
 
 
 def test_old_empty_details_read_as_none(bt2_plugin, tmp_path):

@@ -6,6 +6,16 @@
 
 #define KEY(hi, lo) ((gpointer) (uintptr_t) (((uint64_t) (hi) << 32) | (uint32_t) (lo)))
 
+/*
+ * The key of a frame among its siblings: its label, with bit 31 for inner
+ * chain frames (one text may be an inner frame in a request and a leaf in
+ * another: a wait followed in one, cut by `chain-depth` in the other).
+ */
+static inline uint32_t sibling_key(uint32_t label, enum ds_frame_kind kind)
+{
+	return kind == DS_FRAME_CHAIN ? label | UINT32_C(1) << 31 : label;
+}
+
 static uint32_t new_frame(struct ds_aggregate *agg, uint32_t parent,
 		uint32_t label, enum ds_frame_kind kind, unsigned int state)
 {
@@ -20,7 +30,7 @@ static uint32_t new_frame(struct ds_aggregate *agg, uint32_t parent,
 		(uint16_t) (ds_frame_at(agg, parent)->depth + 1);
 	g_array_append_val(agg->frames, frame);
 	if (index > 0) {
-		g_hash_table_insert(agg->child_of, KEY(parent, label),
+		g_hash_table_insert(agg->child_of, KEY(parent, sibling_key(label, kind)),
 			GUINT_TO_POINTER(index + 1));
 	}
 	return index;
@@ -29,7 +39,8 @@ static uint32_t new_frame(struct ds_aggregate *agg, uint32_t parent,
 static uint32_t child_frame(struct ds_aggregate *agg, uint32_t parent,
 		uint32_t label, enum ds_frame_kind kind, unsigned int state)
 {
-	gpointer found = g_hash_table_lookup(agg->child_of, KEY(parent, label));
+	gpointer found = g_hash_table_lookup(agg->child_of,
+		KEY(parent, sibling_key(label, kind)));
 
 	return found ? GPOINTER_TO_UINT(found) - 1 :
 		new_frame(agg, parent, label, kind, state);
@@ -80,6 +91,25 @@ static uint32_t leaf_label(struct ds_aggregate *agg, unsigned int state,
 	return label;
 }
 
+/* The label of a chain frame: its store text, made safe once. */
+static uint32_t chain_label(struct ds_aggregate *agg, uint32_t text_id)
+{
+	gpointer key = GUINT_TO_POINTER(text_id);
+	gpointer found = g_hash_table_lookup(agg->chain_labels, key);
+	GString *text;
+	uint32_t label;
+
+	if (found) {
+		return GPOINTER_TO_UINT(found) - 1;
+	}
+	text = g_string_new(NULL);
+	ds_sanitize_text(text, ds_strings_get(agg->strings, text_id));
+	label = ds_strings_intern(&agg->labels, text->str);
+	g_string_free(text, TRUE);
+	g_hash_table_insert(agg->chain_labels, key, GUINT_TO_POINTER(label + 1));
+	return label;
+}
+
 void ds_aggregate_init(struct ds_aggregate *agg,
 		const struct ds_strings *strings, enum ds_mode mode)
 {
@@ -92,6 +122,8 @@ void ds_aggregate_init(struct ds_aggregate *agg,
 	agg->child_of = g_hash_table_new(g_direct_hash, g_direct_equal);
 	agg->span_labels = g_hash_table_new(g_direct_hash, g_direct_equal);
 	agg->leaf_labels = g_hash_table_new(g_direct_hash, g_direct_equal);
+	agg->chain_labels = g_hash_table_new(g_direct_hash, g_direct_equal);
+	agg->note_sums = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
 	ds_strings_init(&agg->labels);
 	new_frame(agg, 0, ds_strings_intern(&agg->labels, "all requests"),
 		DS_FRAME_TOP, DS_STATE_UNKNOWN);
@@ -116,6 +148,12 @@ void ds_aggregate_fini(struct ds_aggregate *agg)
 	}
 	if (agg->leaf_labels) {
 		g_hash_table_destroy(agg->leaf_labels);
+	}
+	if (agg->chain_labels) {
+		g_hash_table_destroy(agg->chain_labels);
+	}
+	if (agg->note_sums) {
+		g_hash_table_destroy(agg->note_sums);
 	}
 	ds_strings_fini(&agg->labels);
 	memset(agg, 0, sizeof(*agg));
@@ -161,10 +199,64 @@ static void visit_leaf(void *data, uint32_t handle, unsigned int state,
 	frame->count[agg->group]++;
 }
 
+static uint32_t visit_chain(void *data, uint32_t handle, unsigned int state,
+		uint32_t label, uint32_t note, int64_t width, bool leaf,
+		const struct ds_chain_entry *entry)
+{
+	struct ds_aggregate *agg = data;
+	uint32_t index = child_frame(agg, handle, chain_label(agg, label),
+		leaf ? DS_FRAME_LEAF : DS_FRAME_CHAIN, state);
+	struct ds_frame *frame = &g_array_index(agg->frames, struct ds_frame, index);
+
+	(void) entry;
+	frame->in_chain = true;
+	add_checked(agg, &frame->sum[agg->group], width);
+	frame->count[agg->group]++;
+	if (note) {
+		gpointer key = KEY(index, note);
+		int64_t *sums = g_hash_table_lookup(agg->note_sums, key);
+
+		if (!sums) {
+			sums = g_new0(int64_t, 2);
+			g_hash_table_insert(agg->note_sums, key, sums);
+		}
+		add_checked(agg, &sums[agg->group], width);
+	}
+	return index;
+}
+
+/* Each chain frame's note: the heaviest in B, then in A, then the smallest id. */
+static void choose_notes(struct ds_aggregate *agg)
+{
+	GHashTableIter iter;
+	gpointer key, value;
+	GArray *best = g_array_new(FALSE, TRUE, 2 * sizeof(int64_t));
+
+	g_array_set_size(best, agg->frames->len);
+	g_hash_table_iter_init(&iter, agg->note_sums);
+	while (g_hash_table_iter_next(&iter, &key, &value)) {
+		uint64_t k = (uint64_t) (uintptr_t) key;
+		uint32_t index = (uint32_t) (k >> 32), note = (uint32_t) k;
+		struct ds_frame *frame = &g_array_index(agg->frames, struct ds_frame, index);
+		const int64_t *sums = value;
+		int64_t *top = &g_array_index(best, int64_t, 2 * (size_t) index);
+
+		if (frame->note == 0 || sums[1] > top[1] ||
+				(sums[1] == top[1] && (sums[0] > top[0] ||
+				(sums[0] == top[0] && note < frame->note)))) {
+			frame->note = note;
+			top[0] = sums[0];
+			top[1] = sums[1];
+		}
+	}
+	g_array_free(best, TRUE);
+}
+
 static const struct ds_visitor aggregate_visitor = {
 	.enter = visit_enter,
 	.value = visit_value,
 	.leaf = visit_leaf,
+	.chain = visit_chain,
 };
 
 static void start_request(struct ds_aggregate *agg, int64_t latency, enum ds_group group)
@@ -216,6 +308,7 @@ void ds_aggregate_finish(struct ds_aggregate *agg)
 
 	top->count[0] = agg->requests[0];
 	top->count[1] = agg->requests[1];
+	choose_notes(agg);
 	for (i = n; i-- > 1; ) {
 		struct ds_frame *frame = &g_array_index(agg->frames, struct ds_frame, i);
 		struct ds_frame *parent = &g_array_index(agg->frames, struct ds_frame,

@@ -2,7 +2,9 @@
  * Aggregation of two groups of requests into one frame tree.
  *
  * A frame is a call path: `service: operation` frames from the root span
- * down, ending in state leaves (`[Waited blocked] futex ← mysqld/4242`).
+ * down, ending in state leaves (`[Waited blocked] futex ← mysqld/4242`), or,
+ * for a waited segment with a chain, in its chain frames
+ * (`[Waited blocked] futex ← mysqld > mysqld [Waited CPU] > ran instead: compactor`).
  * Per group G it keeps the exact integer sum of its widths over the group's
  * requests and the number of contributions; the mean per request is
  * W_G(p) = sum_G(p) / N_G, and the difference of two means is kept as the
@@ -22,7 +24,8 @@
 
 enum ds_group { DS_GROUP_A = 0, DS_GROUP_B = 1 };
 
-enum ds_frame_kind { DS_FRAME_TOP = 0, DS_FRAME_SPAN, DS_FRAME_LEAF };
+/* DS_FRAME_CHAIN: an inner frame of a chain (doc/critical-path.md); chain leaves are DS_FRAME_LEAF. */
+enum ds_frame_kind { DS_FRAME_TOP = 0, DS_FRAME_SPAN, DS_FRAME_LEAF, DS_FRAME_CHAIN };
 
 struct ds_frame {
 	uint32_t parent;	/* frame index; the top frame's parent is itself */
@@ -30,8 +33,10 @@ struct ds_frame {
 	uint32_t first_child;	/* index into ds_aggregate.children (after finish) */
 	uint32_t child_count;
 	uint8_t kind;		/* enum ds_frame_kind */
-	uint8_t state;		/* enum ds_state, leaves only */
+	uint8_t state;		/* enum ds_state, leaves and chain frames (the span thread's own state) */
 	uint16_t depth;		/* top = 0 */
+	bool in_chain;		/* a chain frame (inner or leaf) */
+	uint32_t note;		/* chain frames: store string id of the clause of the heaviest contributor (B, then A), 0 = none */
 	int64_t sum[2];		/* exact total width per group (ns) */
 	uint64_t count[2];	/* contributions per group */
 	int64_t state_sum[2][DS_STATE_COUNT];	/* leaves below, per state (after finish) */
@@ -45,6 +50,8 @@ struct ds_aggregate {
 	GHashTable *child_of;	/* owned: (parent << 32 | label) -> frame + 1 */
 	GHashTable *span_labels;	/* owned: (service << 32 | operation) -> label + 1 */
 	GHashTable *leaf_labels;	/* owned: (state << 32 | detail) -> label + 1 */
+	GHashTable *chain_labels;	/* owned: store string id -> label + 1 (chain frames) */
+	GHashTable *note_sums;	/* owned: (frame << 32 | note) -> owned int64_t[2] (width per group) */
 	struct ds_strings labels;
 	GArray *replay_frames;	/* owned: uint32_t scratch, recorded handle -> frame */
 	uint64_t requests[2];	/* N_G */

@@ -145,6 +145,7 @@ static void collect_facts(struct run *run)
 	run->facts.reversed_spans = run->config->reversed_spans;
 	run->facts.invalid_spans = run->config->invalid_spans;
 	run->facts.invalid_requests = stream->invalid_requests;
+	run->facts.invalid_chains = run->config->invalid_chains;
 	run->facts.cycle_spans = stream->cycle_spans;
 	run->facts.cycle_requests = stream->cycle_requests;
 	run->facts.deep_requests = stream->deep_requests;
@@ -165,6 +166,14 @@ static void collect_facts(struct run *run)
 			"of both groups. The trace is corrupt: re-record it or check the span producer "
 			"(doc/diff.md, \"Invalid spans\").", run->facts.invalid_spans, reversed,
 			run->facts.invalid_requests);
+	}
+	if (run->facts.invalid_chains) {
+		DS_LOG_WARN(run->self_comp, run->class_name,
+			"%" PRIu64 " span chains break their invariants (a parent after its child, "
+			"children not partitioning their parent, or entries not partitioning the "
+			"waited segments): those spans were kept without their chain (their waited "
+			"time is one leaf). Check the chain producer, filter.deepspan.span-attrib "
+			"(doc/critical-path.md, \"Reading chains\").", run->facts.invalid_chains);
 	}
 	if (run->facts.duplicate_spans) {
 		DS_LOG_WARN(run->self_comp, run->class_name,

@@ -12,7 +12,7 @@
 
 #include "span-consumer/attribution.h"
 #include "diff-collect.h"
-#include "groups.h"
+#include "span-consumer/groups.h"
 #include "span-consumer/request-stream.h"
 #include "span-consumer/span-store.h"
 
@@ -30,6 +30,7 @@ struct ds_diff_config {
 	bool summary;			/* print the summary on stdout */
 	uint64_t reversed_spans;	/* from the reader: spans ending before they begin */
 	uint64_t invalid_spans;		/* from the reader: bounds out of range (reversed included) */
+	uint64_t invalid_chains;	/* from the reader: chains breaking their invariants, ignored */
 	bool span_attrib_upstream;	/* a filter.deepspan.span-attrib feeds this sink */
 	bool nodejs_ctx_upstream;	/* a filter.deepspan.nodejs-ctx feeds this sink */
 };

@@ -117,6 +117,52 @@ void ds_explain_line(const struct ds_aggregate *agg,
 	ds_frame_path(agg, frame, " > ", out);
 }
 
+/* Appends `note` (sanitized) with its \x01 marks replaced by `duration`. */
+static void append_clause(GString *out, const char *note, const char *duration)
+{
+	gchar **parts = g_strsplit(note, "\x01", -1);
+	guint i;
+
+	for (i = 0; parts[i]; i++) {
+		if (i > 0) {
+			g_string_append(out, duration);
+		}
+		ds_sanitize_text(out, parts[i]);
+	}
+	g_strfreev(parts);
+}
+
+bool ds_explain_sentence(const struct ds_aggregate *agg,
+		const struct ds_explanation *explanation, uint32_t frame, GString *out)
+{
+	uint32_t path[2 * DS_CHAIN_MAX_DEPTH + 2];
+	unsigned int n = 0;
+	bool first = true;
+
+	while (frame != 0 && ds_frame_at(agg, frame)->in_chain && n < G_N_ELEMENTS(path)) {
+		path[n++] = frame;
+		frame = ds_frame_at(agg, frame)->parent;
+	}
+	while (n-- > 0) {
+		const struct ds_frame *f = ds_frame_at(agg, path[n]);
+		char duration[32];
+
+		if (f->note == 0) {
+			continue;
+		}
+		ds_format_duration(ds_frame_delta(agg, f), false, duration, sizeof(duration));
+		if (first) {
+			g_string_append_printf(out, "%s (%.0f%%) ", duration,
+				ds_explain_share(agg, explanation, path[n]));
+		} else {
+			g_string_append(out, ", which ");
+		}
+		append_clause(out, ds_strings_get(agg->strings, f->note), duration);
+		first = false;
+	}
+	return !first;
+}
+
 static void write_group(FILE *file, const struct ds_aggregate *agg,
 		const struct ds_selection *selection, enum ds_group group)
 {
@@ -170,6 +216,10 @@ static void write_causes(FILE *file, const struct ds_aggregate *agg,
 		g_string_truncate(line, 0);
 		ds_explain_line(agg, explanation, frame, line);
 		fprintf(file, "  %s\n", line->str);
+		g_string_truncate(line, 0);
+		if (ds_explain_sentence(agg, explanation, frame, line)) {
+			fprintf(file, "    %s\n", line->str);
+		}
 		shown++;
 	}
 	if (shown == 0) {
@@ -239,6 +289,13 @@ void ds_explain_write(FILE *file, const struct ds_aggregate *agg,
 			"re-record it or check the span producer\n", facts->invalid_spans,
 			facts->invalid_spans == 1 ? "" : "s", facts->invalid_spans == 1 ? "its" : "their",
 			facts->invalid_spans == 1 ? "" : "s");
+	}
+	if (facts->invalid_chains) {
+		fprintf(file, "Warning: %" PRIu64 " span chain%s broke the chain invariants and %s "
+			"ignored (%s waited time is one leaf; doc/critical-path.md, \"Reading chains\")\n",
+			facts->invalid_chains, facts->invalid_chains == 1 ? "" : "s",
+			facts->invalid_chains == 1 ? "was" : "were",
+			facts->invalid_chains == 1 ? "its span's" : "their spans'");
 	}
 	if (facts->duplicate_spans) {
 		fprintf(file, "Warning: %" PRIu64 " duplicated span id%s (only the first is a parent)\n",

@@ -10,7 +10,7 @@
 #include <glib.h>
 
 #include "aggregate.h"
-#include "groups.h"
+#include "span-consumer/groups.h"
 
 struct ds_explanation {
 	GArray *ranked;		/* owned: uint32_t leaf frames, largest W_B − W_A first */
@@ -32,6 +32,16 @@ double ds_explain_share(const struct ds_aggregate *agg,
 void ds_explain_line(const struct ds_aggregate *agg,
 		const struct ds_explanation *explanation, uint32_t frame, GString *out);
 
+/*
+ * The sentence of a cause inside a chain (doc/diff.md, "Chains in
+ * explain.txt"): "27.0 ms (79%) blocked on futex held by mysqld/1289 (host
+ * beta), which waited 24.1 ms for CPU 1 while compactor/991 ran", from the
+ * depth-0 chain frame down to `frame`, each clause naming its heaviest
+ * contributor.  Returns false (nothing appended) outside chains.
+ */
+bool ds_explain_sentence(const struct ds_aggregate *agg,
+		const struct ds_explanation *explanation, uint32_t frame, GString *out);
+
 /* Skew and truncation facts the outputs repeat. */
 struct ds_input_facts {
 	uint64_t spans;
@@ -40,6 +50,7 @@ struct ds_input_facts {
 	uint64_t reversed_spans;	/* end before begin (corrupt input) */
 	uint64_t invalid_spans;		/* bounds out of range (span-store.h), reversed ones included */
 	uint64_t invalid_requests;	/* requests with an invalid span: in no group */
+	uint64_t invalid_chains;	/* chains breaking their invariants: their spans kept, without chain */
 	uint64_t cycle_spans;		/* spans in parent cycles, reachable from no root */
 	uint64_t cycle_requests;	/* requests made only of parent cycles */
 	uint64_t deep_requests;		/* deeper than DS_REQUEST_MAX_DEPTH: folded below it */

@@ -115,7 +115,8 @@ static struct ds_rgb frame_colour(const struct svg_writer *w,
 		return ds_diff_colour(d, is_new, w->options->white_band,
 			w->options->saturation);
 	}
-	return frame->kind == DS_FRAME_LEAF ? ds_state_colour(frame->state) :
+	return frame->kind == DS_FRAME_LEAF || frame->kind == DS_FRAME_CHAIN ?
+		ds_state_colour(frame->state) :
 		ds_label_colour(ds_frame_label(w->agg, frame));
 }
 

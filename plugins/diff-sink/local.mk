@@ -12,7 +12,6 @@ plugins_babeltrace_plugin_deepspan_la_SOURCES += \
 noinst_LTLIBRARIES += plugins/diff-sink/libdeepspan-diff.la
 plugins_diff_sink_libdeepspan_diff_la_SOURCES = \
 	plugins/diff-sink/aggregate.c plugins/diff-sink/aggregate.h \
-	plugins/diff-sink/groups.c plugins/diff-sink/groups.h \
 	plugins/diff-sink/explain.c plugins/diff-sink/explain.h \
 	plugins/diff-sink/colour.c plugins/diff-sink/colour.h
 plugins_babeltrace_plugin_deepspan_la_LIBADD += plugins/diff-sink/libdeepspan-diff.la

@@ -202,6 +202,12 @@ static void write_causes(FILE *file, const struct ds_report *r)
 		ds_explain_line(r->agg, e, frame, line);
 		esc(file, line->str);
 		fputc('\n', file);
+		g_string_truncate(line, 0);
+		if (ds_explain_sentence(r->agg, e, frame, line)) {
+			fputs("    ", file);
+			esc(file, line->str);
+			fputc('\n', file);
+		}
 	}
 	fputs("</pre>\n", file);
 	g_string_free(line, TRUE);

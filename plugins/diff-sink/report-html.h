@@ -11,7 +11,7 @@
 
 #include "aggregate.h"
 #include "explain.h"
-#include "groups.h"
+#include "span-consumer/groups.h"
 #include "span-consumer/request-spill.h"
 #include "span-consumer/request-tree.h"
 

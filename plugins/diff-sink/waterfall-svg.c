@@ -1,4 +1,8 @@
-/* One request's waterfall for report.html: a bar per span, coloured by thread state. */
+/*
+ * One request's waterfall for report.html: a bar per span, coloured by thread
+ * state; under a span with a chain (doc/critical-path.md), one row per chain
+ * depth: what the waited time was spent on, thread by thread.
+ */
 #include "report-html.h"
 
 #include <inttypes.h>
@@ -101,6 +105,48 @@ static void span_bars(FILE *file, const struct ds_span_store *store,
 	}
 }
 
+/* Rows a span's chain takes: its deepest depth + 1 (0 without a chain). */
+static unsigned int chain_rows(const struct ds_span *span)
+{
+	unsigned int depth = 0;
+	uint32_t i;
+
+	for (i = 0; i < span->chain_count; i++) {
+		depth = MAX(depth, (unsigned int) span->chain[i].depth + 1);
+	}
+	return depth;
+}
+
+/* The chain entries at depth `depth` (they never overlap), clipped to the span. */
+static void chain_bars(FILE *file, const struct ds_span_store *store,
+		const struct ds_span *span, unsigned int depth, double y, int64_t t0, int64_t t1)
+{
+	uint32_t i;
+
+	for (i = 0; i < span->chain_count; i++) {
+		const struct ds_chain_entry *e = &span->chain[i];
+		int64_t from = MAX(e->begin, span->begin), to = MIN(e->end, span->end);
+		struct ds_rgb c = ds_state_colour(e->state);
+
+		if (e->depth != depth || to <= from) {
+			continue;
+		}
+		fprintf(file, "<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" "
+			"fill=\"rgb(%u,%u,%u)\" stroke=\"#555\" stroke-width=\"0.3\"><title>",
+			x_of(from, t0, t1), y, MAX(x_of(to, t0, t1) - x_of(from, t0, t1), 0.3),
+			ROW_HEIGHT - 5, c.r, c.g, c.b);
+		write_name(file, ds_store_string(store, e->comm));
+		fprintf(file, "/%" PRId64 " on ", e->tid);
+		write_name(file, ds_store_string(store, e->host));
+		if (e->cpu >= 0) {
+			fprintf(file, ", CPU %" PRId32, e->cpu);
+		}
+		fprintf(file, ": %s, %s: ", ds_state_title(e->state), ds_chain_kind_tag(e->kind));
+		write_name(file, ds_store_string(store, e->detail));
+		fprintf(file, " (%" PRId64 " ns)</title></rect>", to - from);
+	}
+}
+
 static gint compare_begin(gconstpointer a, gconstpointer b, gpointer data)
 {
 	const struct ds_span *x = ds_store_span(data, *(const uint32_t *) a);
@@ -134,7 +180,7 @@ void ds_write_waterfall_svg(FILE *file, const struct ds_span_store *store,
 	const uint32_t *all = &g_array_index(requests->spans, uint32_t, request->first_span);
 	GArray *order = g_array_new(FALSE, FALSE, sizeof(uint32_t));
 	const uint32_t *spans;
-	uint32_t rows, i;
+	uint32_t rows, i, extra, row = 0;
 	int64_t t0 = INT64_MAX, t1 = INT64_MIN;
 	double height;
 	char latency[32];
@@ -146,7 +192,10 @@ void ds_write_waterfall_svg(FILE *file, const struct ds_span_store *store,
 	}
 	spans = (const uint32_t *) order->data;
 	rows = order->len;
-	height = (rows + 2) * ROW_HEIGHT + 10;
+	for (i = 0, extra = 0; i < rows; i++) {
+		extra += chain_rows(ds_store_span(store, spans[i]));
+	}
+	height = (rows + extra + 2) * ROW_HEIGHT + 10;
 	for (i = 0; i < rows; i++) {
 		const struct ds_span *span = ds_store_span(store, spans[i]);
 
@@ -163,8 +212,8 @@ void ds_write_waterfall_svg(FILE *file, const struct ds_span_store *store,
 		LABEL_WIDTH + BAR_AREA + 20, height);
 	for (i = 0; i < rows; i++) {
 		const struct ds_span *span = ds_store_span(store, spans[i]);
-		double y = (i + 1) * ROW_HEIGHT;
-		unsigned int depth = 0;
+		double y = (++row) * ROW_HEIGHT;
+		unsigned int depth = 0, d, chain_depths = chain_rows(span);
 		uint32_t up = span->parent;
 		GString *label = g_string_new(NULL);
 
@@ -193,6 +242,15 @@ void ds_write_waterfall_svg(FILE *file, const struct ds_span_store *store,
 		fputs("</text>", file);
 		span_bars(file, store, span, y, t0, t1);
 		fputs("</g>\n", file);
+		for (d = 0; d < chain_depths; d++) {
+			y = (++row) * ROW_HEIGHT;
+			fprintf(file, "<g class=\"chain\"><text x=\"2\" y=\"%.1f\" "
+				"xml:space=\"preserve\" font-style=\"italic\">%*s\xe2\x86\xb3 chain depth %u%s</text>",
+				y + ROW_HEIGHT - 6, (int) (depth + 1 + d), "", d,
+				d == 0 ? " (its own thread)" : d == 1 ? " (its waker)" : " (the waker's waker)");
+			chain_bars(file, store, span, d, y + 1, t0, t1);
+			fputs("</g>\n", file);
+		}
 		g_string_free(label, TRUE);
 	}
 	ds_format_duration((double) (t1 - t0), false, latency, sizeof(latency));

@@ -1,8 +1,8 @@
 /*
  * The tables of sink.deepspan.metrics, accumulated as spans and requests are
  * handed out by the request stream: per operation, per request
- * (critical-path states, shared with the diff sink), per syscall and per
- * thread.  Rows keep integer ids; names are looked up when writing.  All
+ * (critical-path states, shared with the diff sink), per syscall, per
+ * thread, and per culprit (the threads chains end on, in groups B and A).  Rows keep integer ids; names are looked up when writing.  All
  * durations in nanoseconds.
  */
 #ifndef DEEPSPAN_DIFF_METRICS_BUILD_H
@@ -10,6 +10,7 @@
 
 #include <glib.h>
 
+#include "span-consumer/groups.h"
 #include "span-consumer/request-spill.h"
 #include "span-consumer/request-tree.h"
 #include "span-consumer/span-store.h"
@@ -20,6 +21,7 @@ enum ds_metrics_by {
 	DS_METRICS_BY_REQUEST,
 	DS_METRICS_BY_SYSCALL,
 	DS_METRICS_BY_THREAD,
+	DS_METRICS_BY_CULPRIT,
 };
 
 extern const char *const ds_metrics_by_names[];
@@ -30,6 +32,18 @@ struct ds_metrics_acc {
 	GHashTable *buckets;	/* owned: set of owned rows keyed by their ids */
 	GArray *rows;		/* owned (by request): one row per request */
 	struct ds_spill spill;	/* owned (by operation): the span durations (duration-list.h) */
+	/* Table by culprit (doc/metrics.md, "By culprit"). */
+	struct ds_group_spec groups[2];	/* `group-a`, `group-b` (`root` borrowed from the parameters) */
+	GArray *records;	/* owned: struct ds_request_record, one per complete request */
+	GArray *charged;	/* owned: struct ds_culprit_request, parallel to `records` */
+	GArray *contributions;	/* owned: struct ds_culprit_time, runs of the requests */
+	GHashTable *culprit_ids;	/* owned: owned struct ds_culprit -> id + 1 */
+	GPtrArray *culprits;	/* borrowed from culprit_ids' keys: id -> struct ds_culprit */
+	GHashTable *request_times;	/* owned: one request's (culprit, state, kind) -> contribution + 1 */
+	GPtrArray *visited;	/* owned: the spans entered while attributing one request (borrowed) */
+	struct ds_selection selection;	/* owned: groups A and B, set by ds_metrics_write() */
+	bool selected;			/* `selection` is set */
+	uint64_t truncated_requests;	/* in no group */
 	uint64_t invalid_spans;		/* left out: bounds out of range (span-store.h) */
 	uint64_t invalid_requests;	/* left out of the request table: an invalid span */
 	bool overflow;			/* a total left int64: the table would be wrong */
@@ -54,6 +68,9 @@ void ds_metrics_add_request(void *data, const struct ds_span_store *store,
  * spill file failed (acc->spill.error) or a total overflowed (acc->overflow).
  */
 bool ds_metrics_write(struct ds_metrics_acc *acc, struct ds_table *table);
+
+/* The group selection of the table by culprit, after ds_metrics_write() (NULL otherwise). */
+const struct ds_selection *ds_metrics_selection(const struct ds_metrics_acc *acc);
 
 /* Nearest-rank percentile `p` (0..100) of sorted `values[0..n)`. */
 int64_t ds_percentile(const int64_t *values, uint32_t n, double p);

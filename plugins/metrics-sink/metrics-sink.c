@@ -36,7 +36,9 @@ struct metrics_sink {
 	struct ds_progress progress;
 };
 
-static const char *const known_params[] = { "by", "format", "output", "grace", NULL };
+static const char *const known_params[] = {
+	"by", "format", "output", "grace", "group-a", "group-b", NULL,
+};
 
 static void destroy(struct metrics_sink *sink)
 {
@@ -64,10 +66,20 @@ static bool read_params(struct metrics_sink *sink, const bt_value *map)
 			ds_params_get_choice(&params, "by", ds_metrics_by_names, 0, &by) ||
 			ds_params_get_choice(&params, "format", ds_table_format_names, 0, &format) ||
 			ds_params_get_string(&params, "output", "-", &output) ||
-			ds_params_get_duration(&params, "grace", 1000000000, &sink->grace)) {
+			ds_params_get_duration(&params, "grace", 1000000000, &sink->grace) ||
+			ds_group_spec_parse(&params, "group-a", &sink->acc.groups[0]) ||
+			ds_group_spec_parse(&params, "group-b", &sink->acc.groups[1])) {
 		return false;
 	}
 	sink->by = (enum ds_metrics_by) by;
+	if (sink->by != DS_METRICS_BY_CULPRIT &&
+			(sink->acc.groups[0].given || sink->acc.groups[1].given)) {
+		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(sink->self_comp,
+			"%s: parameter `%s` only applies to the table by culprit: add by=\"culprit\" "
+			"or remove it (doc/metrics.md, \"By culprit\").", CLASS_NAME,
+			sink->acc.groups[0].given ? "group-a" : "group-b");
+		return false;
+	}
 	sink->format = (enum ds_table_format) format;
 	if (*output == '\0') {
 		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(sink->self_comp,
@@ -95,6 +107,7 @@ bt_component_class_initialize_method_status metrics_component_initialize(
 		const bt_value *params, void *init_data)
 {
 	struct metrics_sink *sink = g_new0(struct metrics_sink, 1);
+	struct ds_group_spec groups[2];
 
 	(void) configuration;
 	(void) init_data;
@@ -110,16 +123,23 @@ bt_component_class_initialize_method_status metrics_component_initialize(
 		ds_span_reader_init(&sink->reader, sink->self_comp, CLASS_NAME, false, false);
 		goto error;
 	}
-	/* Only the request table needs the state timelines and trees, only by=syscall the syscalls. */
+	/*
+	 * Only the request and culprit tables need the state timelines (and the
+	 * chains) and trees, only by=syscall the syscalls.
+	 */
 	ds_span_reader_init(&sink->reader, sink->self_comp, CLASS_NAME,
-		sink->by == DS_METRICS_BY_REQUEST, sink->by == DS_METRICS_BY_SYSCALL);
+		sink->by == DS_METRICS_BY_REQUEST || sink->by == DS_METRICS_BY_CULPRIT,
+		sink->by == DS_METRICS_BY_SYSCALL);
 	stream_config.grace = sink->grace;
-	stream_config.build_requests = sink->by == DS_METRICS_BY_REQUEST;
+	stream_config.build_requests = sink->by == DS_METRICS_BY_REQUEST ||
+		sink->by == DS_METRICS_BY_CULPRIT;
 	stream_config.data = &sink->acc;
 	ds_request_stream_init(&sink->stream, &stream_config);
 	if (stream_config.build_requests) {
 		sink->progress.requests = &sink->stream.requests;
 	}
+	groups[0] = sink->acc.groups[0];
+	groups[1] = sink->acc.groups[1];
 	if (!ds_metrics_acc_init(&sink->acc, sink->by, &sink->stream.strings, g_get_tmp_dir())) {
 		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(sink->self_comp,
 			"%s: cannot create a temporary file in `%s` (span durations for the "
@@ -133,6 +153,8 @@ bt_component_class_initialize_method_status metrics_component_initialize(
 			"%s: cannot add input port `in`.", CLASS_NAME);
 		goto error;
 	}
+	sink->acc.groups[0] = groups[0];
+	sink->acc.groups[1] = groups[1];
 	bt_self_component_set_data(sink->self_comp, sink);
 	return BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_OK;
 
@@ -176,6 +198,14 @@ static void warn_left_out(struct metrics_sink *sink)
 			"corrupt; re-record it or check the span producer (doc/metrics.md).",
 			sink->reader.invalid_spans, sink->by == DS_METRICS_BY_REQUEST ?
 				" with their requests" : "");
+	}
+	if (sink->reader.invalid_chains) {
+		DS_LOG_WARN(sink->self_comp, CLASS_NAME,
+			"%" PRIu64 " span chains break their invariants (a parent after its child, "
+			"children not partitioning their parent, or entries not partitioning the "
+			"waited segments): those spans were kept without their chain. Check the "
+			"chain producer, filter.deepspan.span-attrib (doc/critical-path.md, "
+			"\"Reading chains\").", sink->reader.invalid_chains);
 	}
 	if (stream->cycle_spans) {
 		char rootless[80] = "";

@@ -37,6 +37,22 @@ static void record_leaf(void *data, uint32_t handle, unsigned int state, uint32_
 		width);
 }
 
+static uint32_t record_chain(void *data, uint32_t handle, unsigned int state,
+		uint32_t label, uint32_t note, int64_t width, bool leaf,
+		const struct ds_chain_entry *entry)
+{
+	struct recorder *r = data;
+
+	(void) entry;
+	append(r, DS_CALL_CHAIN, (handle & DS_CALL_CHAIN_HANDLE_MASK) |
+		(leaf ? DS_CALL_CHAIN_LEAF : 0),
+		(uint32_t) state << DS_LEAF_STATE_SHIFT | label, width);
+	if (note) {
+		append(r, DS_CALL_CHAIN, DS_CALL_CHAIN_NOTE, note, 0);
+	}
+	return leaf ? 0 : ++r->handles;
+}
+
 void ds_attribution_record(const struct ds_span_store *store,
 		const struct ds_requests *requests, uint32_t request_index,
 		enum ds_mode mode, GArray *out)
@@ -47,6 +63,7 @@ void ds_attribution_record(const struct ds_span_store *store,
 		.value = record_value,
 		.leaf = record_leaf,
 		.data = &recorder,
+		.chain = record_chain,
 	};
 
 	ds_attribute_request(store, requests, request_index, mode, &visitor);
@@ -63,12 +80,33 @@ void ds_attribution_replay(const struct ds_attribution_entry *entries, size_t co
 	g_array_append_val(frames, top);
 	for (i = 0; i < count; i++) {
 		const struct ds_attribution_entry *e = &entries[i];
-		uint32_t local = e->call_handle & DS_CALL_HANDLE_MASK;
+		uint32_t call = e->call_handle >> DS_CALL_SHIFT;
+		bool chain_leaf = call == DS_CALL_CHAIN &&
+			(e->call_handle & DS_CALL_CHAIN_LEAF);
+		uint32_t local = e->call_handle & (call == DS_CALL_CHAIN ?
+			DS_CALL_CHAIN_HANDLE_MASK : DS_CALL_HANDLE_MASK);
+		uint32_t note = 0;
 		uint32_t handle = local < frames->len ?
 			g_array_index(frames, uint32_t, local) : 0;
 		struct ds_span span = { 0 };
 
-		switch (e->call_handle >> DS_CALL_SHIFT) {
+		switch (call) {
+		case DS_CALL_CHAIN:
+			if (e->call_handle & DS_CALL_CHAIN_NOTE) {
+				break;	/* read with its call */
+			}
+			if (i + 1 < count && entries[i + 1].call_handle ==
+					((uint32_t) DS_CALL_CHAIN << DS_CALL_SHIFT | DS_CALL_CHAIN_NOTE)) {
+				note = entries[i + 1].label;
+			}
+			handle = visitor->chain ? visitor->chain(visitor->data, handle,
+				e->label >> DS_LEAF_STATE_SHIFT,
+				e->label & ((UINT32_C(1) << DS_LEAF_STATE_SHIFT) - 1),
+				note, e->width, chain_leaf, NULL) : handle;
+			if (!chain_leaf) {
+				g_array_append_val(frames, handle);
+			}
+			break;
 		case DS_CALL_ENTER:
 			span.service = e->label;
 			span.operation = (uint32_t) e->width;

@@ -57,6 +57,42 @@ static void attribute_by_totals(const struct ds_span *span, int64_t width,
 	}
 }
 
+/*
+ * The chain frames of segment `segment` of `span` within [from, to):
+ * depth-first, each entry clipped to it; an inner entry at depth d leaves in
+ * `under[d]` the handle its children nest under.
+ */
+static void attribute_chain(const struct ds_span *span, uint32_t segment,
+		int64_t from, int64_t to, uint32_t handle, const struct ds_visitor *v)
+{
+	uint32_t under[DS_CHAIN_MAX_DEPTH];
+	uint32_t i = ds_chain_first_of_segment(span, segment);
+	unsigned int state = DS_STATE_UNKNOWN;
+
+	for (; i < span->chain_count && span->chain[i].segment == segment; i++) {
+		const struct ds_chain_entry *e = &span->chain[i];
+		int64_t width = MIN(e->end, to) - MAX(e->begin, from);
+		uint32_t parent, h;
+
+		if (e->depth == 0) {
+			state = e->state;
+		}
+		if (width <= 0) {
+			continue;
+		}
+		parent = e->depth == 0 ? handle : under[e->depth - 1];
+		if (e->step == 0) {
+			h = v->chain(v->data, parent, state, e->frame, e->note, width, e->leaf, e);
+		} else {
+			h = v->chain(v->data, parent, state, e->frame, 0, width, false, NULL);
+			h = v->chain(v->data, h, state, e->step, e->note, width, e->leaf, e);
+		}
+		if (!e->leaf) {
+			under[e->depth] = h;
+		}
+	}
+}
+
 void ds_attribute_states(const struct ds_span_store *store,
 		const struct ds_span *span, int64_t begin, int64_t end,
 		uint32_t handle, const struct ds_visitor *visitor)
@@ -96,8 +132,15 @@ void ds_attribute_states(const struct ds_span_store *store,
 			cursor = MIN(seg_begin, end);
 		}
 		if (to > from) {
-			visitor->leaf(visitor->data, handle, ds_segment_state(&segments[i]),
-				ds_segment_detail(&segments[i]), to - from);
+			if (span->chain_count && visitor->chain &&
+					ds_chain_first_of_segment(span, i) < span->chain_count &&
+					span->chain[ds_chain_first_of_segment(span, i)].segment == i) {
+				attribute_chain(span, i, from, to, handle, visitor);
+			} else {
+				visitor->leaf(visitor->data, handle,
+					ds_segment_state(&segments[i]),
+					ds_segment_detail(&segments[i]), to - from);
+			}
 			cursor = to;
 		}
 	}

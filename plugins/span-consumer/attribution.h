@@ -13,6 +13,10 @@
  * - self: every span's duration minus the exact union of its children, with
  *   the states of its segments in those self intervals.
  *
+ * A waited segment with a chain (doc/critical-path.md, "Reading chains") is
+ * reported, in every mode, as its chain's frames instead of one leaf: the
+ * chain leaves' widths partition the segment's width exactly.
+ *
  * Time not covered by a span's segments is `[Unknown]`; a span without any
  * segment has its gap split over its state totals in proportion (largest
  * remainder, so integer sums stay exact).
@@ -20,6 +24,7 @@
 #ifndef DEEPSPAN_DIFF_ATTRIBUTION_H
 #define DEEPSPAN_DIFF_ATTRIBUTION_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "request-tree.h"
@@ -41,6 +46,20 @@ struct ds_visitor {
 	void (*leaf)(void *data, uint32_t handle, unsigned int state,
 			uint32_t detail, int64_t width);
 	void *data;
+	/*
+	 * A chain frame under `handle` (a span frame or an inner chain frame):
+	 * `label` is an interned string id of the store (the frame's text),
+	 * `state` the span thread's own state (the waited segment's); a leaf
+	 * (`leaf` true) ends there, an inner frame's handle is returned and its
+	 * chain frames nest under it.  `note` (interned, 0 = none) is the
+	 * entry's clause for explain.txt, with the tids, hosts and CPUs
+	 * (span-reader.c), on the last frame of each entry; `entry` is that
+	 * entry (NULL on the other frames and when replayed from a recording).
+	 * NULL: waited segments stay plain leaves.
+	 */
+	uint32_t (*chain)(void *data, uint32_t handle, unsigned int state,
+			uint32_t label, uint32_t note, int64_t width, bool leaf,
+			const struct ds_chain_entry *entry);
 };
 
 /* Attributes request `request_index` in `mode`. */

@@ -1,6 +1,6 @@
 # span-consumer: what both sinks (sink.deepspan.diff, sink.deepspan.metrics) share: reading
 # `deepspan:span` events, the span store, request trees, streaming complete requests, their records
-# and spill file, critical-path attribution and progress. A convenience library linked into the
+# and spill file, critical-path attribution, group selection (groups A and B) and progress. A convenience library linked into the
 # plugin and the sinks' unit tests.
 noinst_LTLIBRARIES += plugins/span-consumer/libdeepspan-span-consumer.la
 plugins_span_consumer_libdeepspan_span_consumer_la_SOURCES = \
@@ -13,5 +13,6 @@ plugins_span_consumer_libdeepspan_span_consumer_la_SOURCES = \
 	plugins/span-consumer/request-spill.c plugins/span-consumer/request-spill.h \
 	plugins/span-consumer/attribution-record.c plugins/span-consumer/attribution-record.h \
 	plugins/span-consumer/attribution.c plugins/span-consumer/attribution.h \
-	plugins/span-consumer/sanitize.c plugins/span-consumer/sanitize.h
+	plugins/span-consumer/sanitize.c plugins/span-consumer/sanitize.h \
+	plugins/span-consumer/groups.c plugins/span-consumer/groups.h
 plugins_babeltrace_plugin_deepspan_la_LIBADD += plugins/span-consumer/libdeepspan-span-consumer.la

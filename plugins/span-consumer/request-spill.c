@@ -114,10 +114,15 @@ void ds_spill_write_request(struct ds_spill *spill, const struct ds_span_store *
 		copy.segments = NULL;
 		copy.syscalls = NULL;
 		copy.syscall_count = 0;
+		copy.chain = NULL;
 		ds_spill_append(spill, &copy, sizeof(copy));
 		if (span->segment_count) {
 			ds_spill_append(spill, span->segments,
 				span->segment_count * sizeof(struct ds_segment));
+		}
+		if (span->chain_count) {
+			ds_spill_append(spill, span->chain,
+				span->chain_count * sizeof(struct ds_chain_entry));
 		}
 	}
 	record->spans_size = (uint32_t) (spill->size - start);
@@ -142,13 +147,15 @@ bool ds_spill_read_spans(struct ds_spill *spill, const struct ds_request_record 
 
 	while (ok && end - at >= (ptrdiff_t) sizeof(struct ds_span)) {
 		struct ds_span span;
-		size_t segment_bytes;
+		size_t segment_bytes, chain_bytes;
 		struct ds_segment *segments;
+		struct ds_chain_entry *chain;
 
 		memcpy(&span, at, sizeof(span));
 		at += sizeof(span);
 		segment_bytes = span.segment_count * sizeof(struct ds_segment);
-		if ((size_t) (end - at) < segment_bytes) {
+		chain_bytes = span.chain_count * sizeof(struct ds_chain_entry);
+		if ((size_t) (end - at) < segment_bytes + chain_bytes) {
 			spill->error = EIO;
 			ok = false;
 			break;
@@ -158,7 +165,13 @@ bool ds_spill_read_spans(struct ds_spill *spill, const struct ds_request_record 
 			memcpy(segments, at, segment_bytes);
 		}
 		at += segment_bytes;
+		chain = ds_arena_alloc(&store->chains, span.chain_count);
+		if (chain_bytes) {
+			memcpy(chain, at, chain_bytes);
+		}
+		at += chain_bytes;
 		span.segments = segments;
+		span.chain = chain;
 		span.parent = DS_NO_SPAN;
 		span.request = DS_NO_SPAN;
 		ds_store_append_span(store, &span);

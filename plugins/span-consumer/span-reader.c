@@ -1,6 +1,7 @@
 #include "span-reader.h"
 
 #include <ctype.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,7 +12,7 @@ enum member {
 	M_TRACE_HIGH, M_TRACE_LOW, M_SPAN_ID, M_PARENT_SPAN_ID,
 	M_HOST, M_SERVICE, M_OPERATION, M_PID, M_TID, M_BEGIN, M_END,
 	M_USER, M_SYSCALL, M_BLOCKED, M_WAIT_CPU, M_INTERRUPTED, M_UNKNOWN,
-	M_SYSCALLS, M_SEGMENTS, M_TRUNCATED, M_COUNT,
+	M_SYSCALLS, M_SEGMENTS, M_TRUNCATED, M_CHAIN, M_COUNT,
 };
 
 enum member_kind { KIND_INT, KIND_STRING, KIND_ARRAY, KIND_FLAG };
@@ -43,16 +44,21 @@ static const struct member_spec member_specs[M_COUNT] = {
 	[M_SYSCALLS] = { "syscalls", KIND_ARRAY, false },
 	[M_SEGMENTS] = { "segments", KIND_ARRAY, false },
 	[M_TRUNCATED] = { "truncated", KIND_FLAG, false },
+	[M_CHAIN] = { "chain", KIND_ARRAY, false },
 };
 
 /* Members of one array element structure. */
 struct element_layout {
-	uint64_t index[4];
-	bool is_signed[4];
+	uint64_t index[16];
+	bool is_signed[16];
 };
 
 enum { SC_NAME, SC_COUNT, SC_DURATION };
 enum { SEG_BEGIN, SEG_END, SEG_STATE, SEG_DETAIL };
+enum {
+	CH_SEGMENT, CH_PARENT, CH_DEPTH, CH_BEGIN, CH_END, CH_HOST, CH_TID,
+	CH_COMM, CH_PROCESS, CH_CPU, CH_STATE, CH_KIND, CH_DETAIL, CH_COUNT,
+};
 
 struct ds_span_layout {
 	uint64_t index[M_COUNT];	/* member index or NO_MEMBER */
@@ -60,7 +66,10 @@ struct ds_span_layout {
 	bool truncated_is_bool;
 	struct element_layout syscall;
 	struct element_layout segment;
+	struct element_layout chain;
 	uint8_t state_of_value[256];	/* segment `state` value -> enum ds_state */
+	uint8_t chain_state_of_value[256];	/* chain `state` value -> enum ds_state */
+	uint8_t kind_of_value[256];	/* chain `kind` value -> enum ds_chain_kind */
 };
 
 static void free_layout(gpointer data)
@@ -73,6 +82,7 @@ void ds_span_reader_init(struct ds_span_reader *reader,
 		bool keep_syscalls)
 {
 	memset(reader, 0, sizeof(*reader));
+	reader->keep_chains = keep_segments;
 	reader->keep_segments = keep_segments;
 	reader->keep_syscalls = keep_syscalls;
 	reader->self_comp = self_comp;
@@ -81,6 +91,7 @@ void ds_span_reader_init(struct ds_span_reader *reader,
 		NULL, free_layout);
 	reader->scratch = g_string_new(NULL);
 	reader->wide = g_array_new(FALSE, FALSE, sizeof(struct ds_wide_segment));
+	reader->chain_scratch = g_byte_array_new();
 }
 
 void ds_span_reader_fini(struct ds_span_reader *reader)
@@ -96,6 +107,10 @@ void ds_span_reader_fini(struct ds_span_reader *reader)
 	if (reader->scratch) {
 		g_string_free(reader->scratch, TRUE);
 		reader->scratch = NULL;
+	}
+	if (reader->chain_scratch) {
+		g_byte_array_free(reader->chain_scratch, TRUE);
+		reader->chain_scratch = NULL;
 	}
 }
 
@@ -171,15 +186,53 @@ static unsigned int state_of_label(const char *label)
 	return DS_STATE_UNKNOWN;
 }
 
-static void resolve_state_values(struct ds_span_layout *layout,
-		const bt_field_class *fc)
+/* Maps a chain kind label ("wait-cpu", "depth_limit") to enum ds_chain_kind. */
+static unsigned int kind_of_label(const char *label)
+{
+	char norm[32];
+	size_t n = 0;
+	unsigned int k;
+
+	for (; *label && n + 1 < sizeof(norm); label++) {
+		if (isalnum((unsigned char) *label)) {
+			norm[n++] = (char) tolower((unsigned char) *label);
+		}
+	}
+	norm[n] = '\0';
+	for (k = 0; k < DS_CHAIN_KIND_COUNT; k++) {
+		const char *name = ds_chain_kind_tag(k);
+		size_t i = 0, j = 0;
+
+		for (; name[j]; j++) {
+			if (name[j] == '-') {
+				continue;
+			}
+			if (norm[i] != name[j]) {
+				break;
+			}
+			i++;
+		}
+		if (name[j] == '\0' && norm[i] == '\0') {
+			return k;
+		}
+	}
+	return DS_CHAIN_UNKNOWN;
+}
+
+/*
+ * Fills `table` (value -> enum) from the labels of enumeration class `fc`
+ * mapped by `of_label`; identity below `identity_count` (others:
+ * `fallback`) when `fc` is a plain integer.
+ */
+static void resolve_enum_values(uint8_t *table, const bt_field_class *fc,
+		unsigned int (*of_label)(const char *), unsigned int identity_count,
+		unsigned int fallback)
 {
 	bt_field_class_type type = bt_field_class_get_type(fc);
 	uint64_t i, count, r;
 
 	for (i = 0; i < 256; i++) {
-		layout->state_of_value[i] = i < DS_STATE_COUNT ?
-			(uint8_t) i : DS_STATE_UNKNOWN;
+		table[i] = i < identity_count ? (uint8_t) i : (uint8_t) fallback;
 	}
 	if (type != BT_FIELD_CLASS_TYPE_UNSIGNED_ENUMERATION &&
 			type != BT_FIELD_CLASS_TYPE_SIGNED_ENUMERATION) {
@@ -192,7 +245,7 @@ static void resolve_state_values(struct ds_span_layout *layout,
 				bt_field_class_enumeration_unsigned_borrow_mapping_by_index_const(fc, i);
 			const bt_integer_range_set_unsigned *ranges =
 				bt_field_class_enumeration_unsigned_mapping_borrow_ranges_const(m);
-			unsigned int state = state_of_label(
+			unsigned int value = of_label(
 				bt_field_class_enumeration_mapping_get_label(
 					bt_field_class_enumeration_unsigned_mapping_as_mapping_const(m)));
 
@@ -204,7 +257,7 @@ static void resolve_state_values(struct ds_span_layout *layout,
 
 				for (v = bt_integer_range_unsigned_get_lower(range);
 						v <= bt_integer_range_unsigned_get_upper(range) && v < 256; v++) {
-					layout->state_of_value[v] = (uint8_t) state;
+					table[v] = (uint8_t) value;
 				}
 			}
 		} else {
@@ -212,7 +265,7 @@ static void resolve_state_values(struct ds_span_layout *layout,
 				bt_field_class_enumeration_signed_borrow_mapping_by_index_const(fc, i);
 			const bt_integer_range_set_signed *ranges =
 				bt_field_class_enumeration_signed_mapping_borrow_ranges_const(m);
-			unsigned int state = state_of_label(
+			unsigned int value = of_label(
 				bt_field_class_enumeration_mapping_get_label(
 					bt_field_class_enumeration_signed_mapping_as_mapping_const(m)));
 
@@ -222,15 +275,20 @@ static void resolve_state_values(struct ds_span_layout *layout,
 					bt_integer_range_set_signed_borrow_range_by_index_const(ranges, r);
 				int64_t v;
 
-				for (v = bt_integer_range_signed_get_lower(range);
+				for (v = MAX(bt_integer_range_signed_get_lower(range), 0);
 						v <= bt_integer_range_signed_get_upper(range) && v < 256; v++) {
-					if (v >= 0) {
-						layout->state_of_value[v] = (uint8_t) state;
-					}
+					table[v] = (uint8_t) value;
 				}
 			}
 		}
 	}
+}
+
+static void resolve_state_values(struct ds_span_layout *layout,
+		const bt_field_class *fc)
+{
+	resolve_enum_values(layout->state_of_value, fc, state_of_label,
+		DS_STATE_COUNT, DS_STATE_UNKNOWN);
 }
 
 /* Finds the members `names` (with `kinds`) of structure class `fc`. */
@@ -286,7 +344,13 @@ static struct ds_span_layout *resolve_layout(struct ds_span_reader *reader,
 	static const char *const segment_names[] = { "begin", "end", "state", "detail" };
 	static const enum member_kind segment_kinds[] = {
 		KIND_INT, KIND_INT, KIND_INT, KIND_STRING };
-	const bt_field_class *element_fcs[4];
+	static const char *const chain_names[CH_COUNT] = {
+		"segment", "parent", "depth", "begin", "end", "host", "tid", "comm",
+		"process", "cpu", "state", "kind", "detail" };
+	static const enum member_kind chain_kinds[CH_COUNT] = {
+		KIND_INT, KIND_INT, KIND_INT, KIND_INT, KIND_INT, KIND_STRING, KIND_INT,
+		KIND_STRING, KIND_STRING, KIND_INT, KIND_INT, KIND_INT, KIND_STRING };
+	const bt_field_class *element_fcs[CH_COUNT];
 	uint64_t i, n;
 	unsigned int m;
 
@@ -343,6 +407,18 @@ static struct ds_span_layout *resolve_layout(struct ds_span_reader *reader,
 					goto error;
 				}
 				resolve_state_values(layout, element_fcs[SEG_STATE]);
+			}
+			if (m == M_CHAIN) {
+				if (!resolve_element(reader, fc, "chain", chain_names,
+						chain_kinds, CH_COUNT, &layout->chain, element_fcs)) {
+					goto error;
+				}
+				resolve_enum_values(layout->chain_state_of_value,
+					element_fcs[CH_STATE], state_of_label, DS_STATE_COUNT,
+					DS_STATE_UNKNOWN);
+				resolve_enum_values(layout->kind_of_value,
+					element_fcs[CH_KIND], kind_of_label, DS_CHAIN_KIND_COUNT,
+					DS_CHAIN_UNKNOWN);
 			}
 		}
 	}
@@ -479,6 +555,7 @@ static void read_segments(const struct ds_span_layout *layout,
 				el->is_signed[SEG_END]),
 			.state = value >= 0 && value < 256 ?
 				layout->state_of_value[value] : DS_STATE_UNKNOWN,
+			.index = (uint32_t) i,
 		};
 
 		if (detail[0] == DS_SPAN_NONE[0] && detail[1] == '\0') {
@@ -501,6 +578,411 @@ static void read_segments(const struct ds_span_layout *layout,
 	}
 	span->segments = out;
 	span->segment_count = (uint32_t) n;
+}
+
+/* A chain entry as read, before the checks and the labels. */
+struct raw_entry {
+	int64_t segment;
+	int64_t parent;
+	int64_t depth;
+};
+
+/* `process/comm`, or `comm` when they are the same (or the process is unknown). */
+static void append_thread(GString *out, const char *process, const char *comm)
+{
+	if (process[0] && strcmp(process, DS_SPAN_NONE) != 0 &&
+			strcmp(process, comm) != 0) {
+		g_string_append(out, process);
+		g_string_append_c(out, '/');
+	}
+	g_string_append(out, comm);
+}
+
+/*
+ * Appends `detail` without thread ids: in each space-separated word, a
+ * trailing `/<digits>` after some name (`mysqld/1289`) is dropped, so that
+ * one lock wait is one frame whatever thread served it.
+ */
+static void append_without_tids(GString *out, const char *detail)
+{
+	const char *word = detail;
+
+	while (*word) {
+		const char *end = word, *slash;
+
+		while (*end && *end != ' ') {
+			end++;
+		}
+		slash = end;
+		while (slash > word && isdigit((unsigned char) slash[-1])) {
+			slash--;
+		}
+		if (slash < end && slash - 1 > word && slash[-1] == '/') {
+			g_string_append_len(out, word, slash - 1 - word);
+		} else {
+			g_string_append_len(out, word, end - word);
+		}
+		for (word = end; *word == ' '; word++) {
+			g_string_append_c(out, ' ');
+		}
+	}
+}
+
+/*
+ * The detail of entry `i` as a frame: without tids, and for a wait, the
+ * waker (its first child's thread) by process and thread name.
+ */
+static void append_frame_detail(GString *out, struct ds_span_store *store,
+		const struct ds_chain_entry *chain, uint32_t count, uint32_t i)
+{
+	const char *detail = ds_store_string(store, chain[i].detail);
+	const char *arrow = NULL, *at;
+
+	if (chain[i].kind == DS_CHAIN_WAIT && i + 1 < count &&
+			chain[i + 1].parent == (int32_t) i) {
+		for (at = strstr(detail, "\xe2\x86\x90 "); at; at = strstr(at + 1, "\xe2\x86\x90 ")) {
+			arrow = at;
+		}
+	}
+	if (!arrow) {
+		append_without_tids(out, detail);
+		return;
+	}
+	g_string_append_len(out, detail, arrow + 4 - detail);
+	append_thread(out, ds_store_string(store, chain[i + 1].process),
+		ds_store_string(store, chain[i + 1].comm));
+}
+
+/* The text of `detail` after its first ` ← ` (NULL when none). */
+static const char *after_arrow(const char *detail)
+{
+	const char *arrow = strstr(detail, " \xe2\x86\x90 ");
+
+	return arrow ? arrow + 5 : NULL;
+}
+
+/*
+ * The clause explain.txt says for entry `i` (doc/diff.md, "Chains in
+ * explain.txt"): "blocked on futex held by mysqld/1289 (host beta)",
+ * "waited \x01 for CPU 1 while compactor/991 ran"; at depth > 0 a \x01
+ * marks where the sink writes the entry's duration.
+ */
+static void append_note(GString *out, struct ds_span_store *store,
+		const struct ds_chain_entry *chain, uint32_t count, uint32_t i)
+{
+	const struct ds_chain_entry *e = &chain[i];
+	const char *detail = ds_store_string(store, e->detail);
+	const char *cause = after_arrow(detail);
+	const char *slot = e->depth > 0 ? " \x01" : "";
+	const char *was = e->depth > 0 ? "was " : "";
+	int call_length = (int) (cause ? (size_t) (cause - 5 - detail) : strlen(detail));
+	bool no_syscall = call_length == 0 ||
+		(call_length == 1 && detail[0] == DS_SPAN_NONE[0]);
+	const char *in = no_syscall ? "" : " in ";
+	int n = no_syscall ? 0 : call_length;	/* the syscall: `%.*s` of n, detail */
+
+	switch (e->kind) {
+	case DS_CHAIN_WAIT:
+		if (i + 1 < count && chain[i + 1].parent == (int32_t) i) {
+			g_string_append_printf(out, "%sblocked%s %s%.*s%s by %s/%" PRId64 " (host %s)",
+				was, slot, no_syscall ? "until woken" : "on ", n, detail,
+				no_syscall ? "" : " held", ds_store_string(store, chain[i + 1].comm),
+				chain[i + 1].tid, ds_store_string(store, chain[i + 1].host));
+		} else {
+			g_string_append_printf(out, "%sblocked%s%s%.*s, woken by %s", was, slot, in,
+				n, detail, cause ? cause : "?");
+		}
+		break;
+	case DS_CHAIN_NETWORK:
+		g_string_append_printf(out, "%sblocked%s%s%.*s on a TCP segment from %s", was, slot,
+			in, n, detail, cause ? cause : "another host");
+		break;
+	case DS_CHAIN_TIMER:
+		g_string_append_printf(out, "%s%s%s%.*s until a timer fired",
+			e->depth > 0 ? "slept" : "blocked", slot, in, n, detail);
+		break;
+	case DS_CHAIN_IRQ:
+	case DS_CHAIN_SOFTIRQ:
+		if (!cause && g_str_has_prefix(detail, "after arrival: ")) {
+			g_string_append_printf(out, "spent%s in %s after the segment arrived", slot,
+				detail + strlen("after arrival: "));
+		} else {
+			g_string_append_printf(out, "%sblocked%s%s%.*s until %s", was, slot, in, n, detail,
+				cause ? cause : detail);
+		}
+		break;
+	case DS_CHAIN_DISK:
+		g_string_append_printf(out, "%sblocked%s%s%.*s on %s", was, slot, in, n, detail,
+			cause ? cause : "a disk");
+		break;
+	case DS_CHAIN_WAIT_CPU:
+		g_string_append_printf(out, "waited%s for ", slot);
+		if (e->cpu >= 0) {
+			g_string_append_printf(out, "CPU %" PRId32, e->cpu);
+		} else {
+			g_string_append(out, "a CPU");
+		}
+		cause = g_str_has_prefix(detail, "ran instead: ") ?
+			detail + strlen("ran instead: ") : detail;
+		g_string_append_printf(out, " while %s ran", strcmp(cause, "idle") == 0 ?
+			"it was idle" : cause);
+		break;
+	case DS_CHAIN_RUNNING:
+		if (e->state == DS_STATE_INTERRUPTED) {
+			g_string_append_printf(out, "was interrupted%s by %s", slot, detail);
+		} else if (e->state == DS_STATE_SYSCALL && !no_syscall) {
+			g_string_append_printf(out, "ran%s in %s", slot, detail);
+		} else {
+			g_string_append_printf(out, "ran%s in user space", slot);
+		}
+		break;
+	case DS_CHAIN_IN_FLIGHT:
+		g_string_append_printf(out, "spent%s in flight (%s)", slot, detail);
+		break;
+	default:
+		if (e->depth > 0) {
+			g_string_append_printf(out, "spent \x01 in [%s]", detail);
+		} else {
+			g_string_append_printf(out, "%s (%s)", ds_state_title(e->state), detail);
+		}
+		break;
+	}
+}
+
+/* Interns the frame labels of each entry (doc/critical-path.md, "Reading chains"). */
+static void label_chain(struct ds_span_store *store, GString *scratch,
+		struct ds_chain_entry *chain, uint32_t count)
+{
+	uint32_t i;
+
+	for (i = 0; i < count; i++) {
+		struct ds_chain_entry *e = &chain[i];
+		const char *detail = ds_store_string(store, e->detail);
+		bool none = strcmp(detail, DS_SPAN_NONE) == 0 || detail[0] == '\0';
+
+		e->leaf = i + 1 == count || chain[i + 1].parent != (int32_t) i;
+		e->ran_comm = 0;
+		e->ran_tid = -1;
+		if (e->kind == DS_CHAIN_WAIT_CPU && g_str_has_prefix(detail, "ran instead: ")) {
+			const char *name = detail + strlen("ran instead: ");
+			const char *slash = strrchr(name, '/');
+			char *end = NULL;
+			long long tid = slash && isdigit((unsigned char) slash[1]) ?
+				strtoll(slash + 1, &end, 10) : -1;
+
+			g_string_truncate(scratch, 0);
+			if (end && *end == '\0') {
+				g_string_append_len(scratch, name, slash - name);
+				e->ran_tid = tid;
+			} else {
+				g_string_append(scratch, name);
+			}
+			e->ran_comm = ds_strings_intern(store->strings, scratch->str);
+		}
+		g_string_truncate(scratch, 0);
+		append_note(scratch, store, chain, count, i);
+		e->note = ds_strings_intern(store->strings, scratch->str);
+		g_string_truncate(scratch, 0);
+		if (e->depth == 0) {
+			g_string_append_printf(scratch, "[%s]", ds_state_title(e->state));
+			if (!none) {
+				g_string_append_c(scratch, ' ');
+				append_frame_detail(scratch, store, chain, count, i);
+			}
+			e->frame = ds_strings_intern(store->strings, scratch->str);
+			e->step = 0;
+			continue;
+		}
+		append_thread(scratch, ds_store_string(store, e->process),
+			ds_store_string(store, e->comm));
+		g_string_append_printf(scratch, " [%s]", ds_state_title(e->state));
+		e->frame = ds_strings_intern(store->strings, scratch->str);
+		e->step = 0;
+		if (!none) {
+			g_string_truncate(scratch, 0);
+			append_frame_detail(scratch, store, chain, count, i);
+			e->step = ds_strings_intern(store->strings, scratch->str);
+		}
+	}
+}
+
+static inline bool is_waited(unsigned int state)
+{
+	return state == DS_STATE_BLOCKED || state == DS_STATE_WAIT_CPU;
+}
+
+/*
+ * Checks the invariants of doc/critical-path.md on the chain read into
+ * `chain` (`raw`: the indices as read) against the span's segments as read
+ * (`wide`, in stored order; `stored_of`: read index -> stored index):
+ * depth-first order, parent before child, depths, the children of an entry
+ * partitioning it and the depth-0 entries of a segment partitioning it,
+ * entries exactly on the waited segments.
+ */
+static bool check_chain(struct ds_chain_entry *chain, const struct raw_entry *raw,
+		uint32_t count, const struct ds_wide_segment *wide, const uint32_t *stored_of,
+		uint32_t segment_count, int64_t *cursor, uint32_t *stack)
+{
+	uint32_t depth = 0, i, covered = 0, waited = 0;
+	int64_t segment = -1, segment_cursor = 0;
+
+	for (i = 0; i < count; i++) {
+		struct ds_chain_entry *e = &chain[i];
+		int64_t parent = raw[i].parent;
+
+		if (raw[i].segment < 0 || raw[i].segment >= segment_count ||
+				parent < -1 || parent >= (int64_t) i || e->begin > e->end) {
+			return false;
+		}
+		e->segment = stored_of[raw[i].segment];
+		e->parent = (int32_t) parent;
+		/* Close the entries that are not ancestors of this one. */
+		while (depth > 0 && (int64_t) stack[depth - 1] != parent) {
+			uint32_t done = stack[--depth];
+
+			if (done + 1 < count && raw[done + 1].parent == (int64_t) done &&
+					cursor[done] != chain[done].end) {
+				return false;	/* its children do not reach its end */
+			}
+		}
+		if (parent >= 0 && depth == 0) {
+			return false;	/* its parent is closed: not depth-first */
+		}
+		if (parent < 0) {
+			const struct ds_wide_segment *seg = &wide[e->segment];
+
+			if (raw[i].depth != 0) {
+				return false;
+			}
+			if ((int64_t) e->segment != segment) {
+				if ((segment >= 0 && (segment_cursor != wide[segment].end ||
+						(int64_t) e->segment < segment)) ||
+						!is_waited(seg->state)) {
+					return false;
+				}
+				segment = e->segment;
+				segment_cursor = seg->begin;
+				covered++;
+			}
+			if (e->begin != segment_cursor) {
+				return false;
+			}
+			segment_cursor = e->end;
+			e->depth = 0;
+		} else {
+			const struct ds_chain_entry *p = &chain[parent];
+
+			if (raw[i].depth != (int64_t) p->depth + 1 || e->segment != p->segment ||
+					e->begin != cursor[parent] ||
+					p->depth + 1u >= DS_CHAIN_MAX_DEPTH) {
+				return false;
+			}
+			cursor[parent] = e->end;
+			e->depth = (uint16_t) (p->depth + 1);
+		}
+		cursor[i] = e->begin;
+		stack[depth++] = i;
+	}
+	while (depth > 0) {
+		uint32_t done = stack[--depth];
+
+		if (done + 1 < count && raw[done + 1].parent == (int64_t) done &&
+				cursor[done] != chain[done].end) {
+			return false;
+		}
+	}
+	if (segment >= 0 && segment_cursor != wide[segment].end) {
+		return false;
+	}
+	for (i = 0; i < segment_count; i++) {
+		waited += is_waited(wide[i].state);
+	}
+	return covered == waited;
+}
+
+/*
+ * Reads the chain into the store's arena when it keeps the invariants;
+ * otherwise the span keeps no chain and the chain is counted as invalid.
+ */
+static void read_chain(const struct ds_span_layout *layout, const bt_field *array,
+		struct ds_span *span, struct ds_span_store *store,
+		struct ds_span_reader *reader)
+{
+	uint64_t n = bt_field_array_get_length(array);
+	const struct element_layout *el = &layout->chain;
+	struct ds_chain_entry *chain;
+	const struct ds_wide_segment *wide =
+		(const struct ds_wide_segment *) (void *) reader->wide->data;
+	struct raw_entry *raw;
+	int64_t *cursor;
+	uint32_t *stored_of, *stack;
+	uint64_t i;
+
+	if (n == 0 || span->invalid) {
+		return;
+	}
+	if (n > UINT32_MAX / 2 || span->segment_count == 0) {
+		goto invalid;
+	}
+	g_byte_array_set_size(reader->chain_scratch, (guint) (n *
+		(sizeof(struct ds_chain_entry) + sizeof(struct raw_entry) +
+		sizeof(int64_t) + sizeof(uint32_t)) + span->segment_count * sizeof(uint32_t)));
+	chain = (struct ds_chain_entry *) (void *) reader->chain_scratch->data;
+	raw = (struct raw_entry *) (void *) (chain + n);
+	cursor = (int64_t *) (void *) (raw + n);
+	stack = (uint32_t *) (void *) (cursor + n);
+	stored_of = stack + n;
+	/* The segments may have been sorted: read index -> stored index. */
+	for (i = 0; i < span->segment_count; i++) {
+		stored_of[wide[i].index] = (uint32_t) i;
+	}
+	for (i = 0; i < n; i++) {
+		const bt_field *e = bt_field_array_borrow_element_field_by_index_const(array, i);
+		int64_t state = read_int(member_at(e, el->index[CH_STATE]),
+			el->is_signed[CH_STATE]);
+		int64_t kind = read_int(member_at(e, el->index[CH_KIND]),
+			el->is_signed[CH_KIND]);
+		struct ds_chain_entry *out = &chain[i];
+
+#define CH_INT(m) read_int(member_at(e, el->index[m]), el->is_signed[m])
+#define CH_STRING(m) ds_strings_intern(store->strings, \
+		bt_field_string_get_value(member_at(e, el->index[m])))
+		memset(out, 0, sizeof(*out));
+		raw[i].segment = el->is_signed[CH_SEGMENT] ? CH_INT(CH_SEGMENT) :
+			(int64_t) MIN(read_uint(member_at(e, el->index[CH_SEGMENT]), false),
+				(uint64_t) INT64_MAX);
+		raw[i].parent = CH_INT(CH_PARENT);
+		raw[i].depth = el->is_signed[CH_DEPTH] ? CH_INT(CH_DEPTH) :
+			(int64_t) MIN(read_uint(member_at(e, el->index[CH_DEPTH]), false),
+				(uint64_t) INT64_MAX);
+		out->begin = CH_INT(CH_BEGIN);
+		out->end = CH_INT(CH_END);
+		out->tid = CH_INT(CH_TID);
+		out->cpu = (int32_t) CLAMP(CH_INT(CH_CPU), -1, INT32_MAX);
+		out->state = state >= 0 && state < 256 ?
+			layout->chain_state_of_value[state] : DS_STATE_UNKNOWN;
+		out->kind = kind >= 0 && kind < 256 ?
+			layout->kind_of_value[kind] : DS_CHAIN_UNKNOWN;
+		out->host = CH_STRING(CH_HOST);
+		out->comm = CH_STRING(CH_COMM);
+		out->process = CH_STRING(CH_PROCESS);
+		out->detail = CH_STRING(CH_DETAIL);
+#undef CH_INT
+#undef CH_STRING
+	}
+	if (!check_chain(chain, raw, (uint32_t) n, wide, stored_of,
+			span->segment_count, cursor, stack)) {
+		goto invalid;
+	}
+	label_chain(store, reader->scratch, chain, (uint32_t) n);
+	span->chain = ds_arena_alloc(&store->chains, n);
+	memcpy((void *) span->chain, chain, n * sizeof(struct ds_chain_entry));
+	span->chain_count = (uint32_t) n;
+	reader->chains_read++;
+	return;
+
+invalid:
+	reader->invalid_chains++;
 }
 
 static struct ds_span_layout *layout_of(struct ds_span_reader *reader,
@@ -634,6 +1116,10 @@ enum ds_span_read_status ds_span_reader_read(struct ds_span_reader *reader,
 	if (layout->index[M_SEGMENTS] != NO_MEMBER && reader->keep_segments) {
 		read_segments(layout, member_at(payload, layout->index[M_SEGMENTS]),
 			&span, store, reader);
+		if (layout->index[M_CHAIN] != NO_MEMBER && reader->keep_chains) {
+			read_chain(layout, member_at(payload, layout->index[M_CHAIN]),
+				&span, store, reader);
+		}
 	}
 	span.input = input;
 	span.parent = DS_NO_SPAN;

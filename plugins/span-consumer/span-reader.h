@@ -39,9 +39,13 @@ struct ds_span_reader {
 	uint32_t recent_detail[DS_STATE_COUNT];	/* last detail id interned per state */
 	bool keep_segments;			/* false: segments are not read (metrics tables without them) */
 	bool keep_syscalls;			/* false: syscall totals are not read (only by=syscall uses them) */
+	bool keep_chains;			/* false: chains are not read (default: keep_segments; needs segments) */
+	GByteArray *chain_scratch;		/* owned: one chain being read and checked */
 	uint64_t spans_read;
 	uint64_t reversed_spans;		/* end before begin (counted in invalid_spans too) */
 	uint64_t invalid_spans;			/* spans with bounds out of range: marked `invalid` */
+	uint64_t chains_read;			/* spans with a valid chain */
+	uint64_t invalid_chains;		/* chains breaking doc/critical-path.md's invariants: ignored */
 };
 
 void ds_span_reader_init(struct ds_span_reader *reader,

@@ -43,12 +43,54 @@ struct ds_wide_segment {
 	int64_t end;
 	uint32_t detail;	/* interned string id, 0 = none */
 	uint8_t state;		/* enum ds_state */
+	uint32_t index;		/* position as read (chains name segments by it) */
 };
 
 struct ds_syscall_total {
 	uint32_t name;		/* interned string id */
 	uint64_t count;
 	uint64_t duration;
+};
+
+/* The `kind` of a chain entry (doc/critical-path.md), in the contract's label order. */
+enum ds_chain_kind {
+	DS_CHAIN_RUNNING = 0, DS_CHAIN_WAIT_CPU, DS_CHAIN_WAIT, DS_CHAIN_TIMER,
+	DS_CHAIN_IRQ, DS_CHAIN_SOFTIRQ, DS_CHAIN_NETWORK, DS_CHAIN_IN_FLIGHT,
+	DS_CHAIN_DISK, DS_CHAIN_UNKNOWN, DS_CHAIN_DEADLOCK, DS_CHAIN_DEPTH_LIMIT,
+	DS_CHAIN_KIND_COUNT,
+};
+
+/* Deeper chains are invalid (the producer's `chain-depth` is at most 64). */
+#define DS_CHAIN_MAX_DEPTH 128u
+
+/* Tag of a chain kind as in the payload's enumeration ("wait-cpu"). */
+const char *ds_chain_kind_tag(unsigned int kind);
+
+/*
+ * One entry of a span's chain (doc/critical-path.md, "Reading chains"), as
+ * read and checked by span-reader.c: entries are depth-first, a parent before
+ * its children, and the children of an entry partition it exactly.
+ */
+struct ds_chain_entry {
+	int64_t begin;		/* ns, absolute (not clipped to the span) */
+	int64_t end;
+	int64_t tid;		/* -1 unknown */
+	int32_t parent;		/* chain index of the entry it explains, -1 = the segment */
+	uint32_t segment;	/* index in the span's stored segments */
+	uint32_t frame;		/* interned: frame label without tids ("[Waited blocked] futex ← mysqld", "mysqld [Waited CPU]") */
+	uint32_t step;		/* interned: second frame under `frame` (depth > 0: the detail without tids), 0 = none */
+	uint32_t detail;	/* interned: the detail as written (with tids) */
+	uint32_t note;		/* interned: the entry's clause for explain.txt (span-reader.c) */
+	uint32_t ran_comm;	/* wait-cpu: interned comm of `ran instead: comm/tid` ("idle"), else 0 */
+	int64_t ran_tid;	/* wait-cpu: its tid, -1 when none (idle) */
+	uint32_t host;		/* interned */
+	uint32_t process;	/* interned */
+	uint32_t comm;		/* interned */
+	int32_t cpu;		/* -1 none */
+	uint16_t depth;
+	uint8_t state;		/* enum ds_state of this entry's thread */
+	uint8_t kind;		/* enum ds_chain_kind */
+	bool leaf;		/* no entry's parent */
 };
 
 struct ds_span {
@@ -67,8 +109,10 @@ struct ds_span {
 	uint64_t states[DS_STATE_COUNT];
 	const struct ds_segment *segments;	/* borrowed from ds_span_store.segments */
 	const struct ds_syscall_total *syscalls;	/* borrowed from ds_span_store.syscalls */
+	const struct ds_chain_entry *chain;	/* borrowed from ds_span_store.chains; NULL = no chain */
 	uint32_t segment_count;
 	uint32_t syscall_count;
+	uint32_t chain_count;
 	bool truncated;
 	/*
 	 * Bounds out of range (begin < 0, end < begin, state or syscall totals
@@ -108,6 +152,7 @@ struct ds_span_store {
 	uint32_t span_count;
 	struct ds_arena segments;	/* struct ds_segment runs, one per span */
 	struct ds_arena syscalls;	/* struct ds_syscall_total runs, one per span */
+	struct ds_arena chains;		/* struct ds_chain_entry runs, one per span with a chain */
 	struct ds_strings *strings;	/* borrowed: shared by the stores of a sink */
 };
 
@@ -131,7 +176,7 @@ void ds_span_store_fini(struct ds_span_store *store);
 /* Appends a copy of `span`; returns its index. */
 uint32_t ds_store_append_span(struct ds_span_store *store, const struct ds_span *span);
 /*
- * Appends a copy of `span` with copies of its segments and syscall totals
+ * Appends a copy of `span` with copies of its segments, syscall totals and chain
  * (in `store`'s arenas); the two stores share their strings.  Returns its index.
  */
 uint32_t ds_store_copy_span(struct ds_span_store *store, const struct ds_span *span);
@@ -159,6 +204,24 @@ static inline const struct ds_syscall_total *ds_store_syscalls(
 {
 	(void) store;
 	return span->syscalls;
+}
+
+/* Index of the first chain entry of segment `segment` (chain_count when none). */
+static inline uint32_t ds_chain_first_of_segment(const struct ds_span *span,
+		uint32_t segment)
+{
+	uint32_t lo = 0, hi = span->chain_count;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (span->chain[mid].segment < segment) {
+			lo = mid + 1;
+		} else {
+			hi = mid;
+		}
+	}
+	return lo;
 }
 
 static inline const char *ds_store_string(const struct ds_span_store *store,

@@ -667,6 +667,129 @@ static void test_record_replay(void)
 	}
 }
 
+/* Appends chain entry to the last span, labels interned as span-reader.c would. */
+static void add_chain_entry(uint32_t segment, int32_t parent, unsigned int depth,
+		int64_t begin, int64_t end, unsigned int state, const char *frame,
+		const char *step, const char *note, bool leaf)
+{
+	struct ds_span *span = ds_store_span(&store, store.span_count - 1);
+	struct ds_chain_entry *run = ds_arena_alloc(&store.chains, span->chain_count + 1);
+	struct ds_chain_entry *e = &run[span->chain_count];
+
+	if (span->chain_count) {
+		memcpy(run, span->chain, span->chain_count * sizeof(*run));
+	}
+	memset(e, 0, sizeof(*e));
+	e->segment = segment;
+	e->parent = parent;
+	e->depth = (uint16_t) depth;
+	e->begin = begin;
+	e->end = end;
+	e->state = (uint8_t) state;
+	e->frame = ds_strings_intern(store.strings, frame);
+	e->step = step ? ds_strings_intern(store.strings, step) : 0;
+	e->note = ds_strings_intern(store.strings, note);
+	e->leaf = leaf;
+	span->chain = run;
+	span->chain_count++;
+}
+
+/*
+ * A request whose blocked segment [30, w) has a chain: the holder waited for
+ * CPU [30, 30 + cpu) and then ran; a child span [40, 70) cuts the segment,
+ * so the critical path clips the chain twice.
+ */
+static void add_chained_request(uint64_t trace, int64_t w, int64_t cpu, const char *who)
+{
+	add_span(trace, 1, 0, "root", "h", 0, w + 10);
+	add_segment(0, 30, DS_STATE_USER, "");
+	add_segment(30, w, DS_STATE_BLOCKED, "futex \xe2\x86\x90 mysqld/7");
+	add_segment(w, w + 10, DS_STATE_USER, "");
+	add_chain_entry(1, -1, 0, 30, w, DS_STATE_BLOCKED,
+		"[Waited blocked] futex \xe2\x86\x90 mysqld", NULL, "blocked on futex", false);
+	add_chain_entry(1, 0, 1, 30, 30 + cpu, DS_STATE_WAIT_CPU, "mysqld [Waited CPU]",
+		"ran instead: hog", who, true);
+	add_chain_entry(1, 0, 1, 30 + cpu, w, DS_STATE_USER, "mysqld [User]", NULL,
+		"ran \x01 in user space", true);
+	add_span(trace, 2, 1, "child", "h", 40, 70);
+}
+
+static void test_chains(void)
+{
+	static const char *const modes[] = { "critical-path", "inclusive", "self" };
+	const char *blocked = "root: op > [Waited blocked] futex \xe2\x86\x90 mysqld";
+	char path[160];
+	struct ds_requests r;
+	struct ds_aggregate agg, replayed;
+	GArray *entries = g_array_new(FALSE, FALSE, sizeof(struct ds_attribution_entry));
+	__int128 leaves, latency;
+	unsigned int m;
+	uint32_t i;
+
+	reset_store();
+	add_chained_request(1, 90, 20, "waited \x01 for CPU 1 while hog/11 ran");	/* A */
+	add_chained_request(2, 190, 95, "waited \x01 for CPU 1 while hog/12 ran");	/* B */
+	add_chained_request(3, 190, 97, "waited \x01 for CPU 1 while hog/13 ran");	/* B */
+	for (m = 0; m < G_N_ELEMENTS(modes); m++) {
+		bool same;
+
+		ds_requests_build(&r, &store, 5000);
+		ds_aggregate_init(&agg, store.strings, (enum ds_mode) m);
+		ds_aggregate_init(&replayed, store.strings, (enum ds_mode) m);
+		for (i = 0; i < r.requests->len; i++) {
+			enum ds_group g = i ? DS_GROUP_B : DS_GROUP_A;
+
+			ds_aggregate_add(&agg, &store, &r, i, g);
+			g_array_set_size(entries, 0);
+			ds_attribution_record(&store, &r, i, (enum ds_mode) m, entries);
+			ds_aggregate_add_recorded(&replayed,
+				(const struct ds_attribution_entry *) (void *) entries->data,
+				entries->len, ds_request_at(&r, i)->latency, g);
+		}
+		ds_aggregate_finish(&agg);
+		ds_aggregate_finish(&replayed);
+		same = agg.frames->len == replayed.frames->len;
+		for (i = 0; same && i < agg.frames->len; i++) {
+			const struct ds_frame *x = ds_frame_at(&agg, i), *y = ds_frame_at(&replayed, i);
+
+			same = x->parent == y->parent && x->kind == y->kind && x->note == y->note &&
+				strcmp(ds_frame_label(&agg, x), ds_frame_label(&replayed, y)) == 0 &&
+				memcmp(x->sum, y->sum, sizeof(x->sum)) == 0 &&
+				memcmp(x->state_sum, y->state_sum, sizeof(x->state_sum)) == 0;
+		}
+		snprintf(path, sizeof(path), "chains: record/replay %s identical (%u frames)",
+			modes[m], agg.frames->len);
+		UNIT_CHECK(same && agg.frames->len > 5, path);
+		if (m == DS_MODE_CRITICAL_PATH) {
+			UNIT_CHECK(ds_aggregate_check_exact(&agg, &leaves, &latency),
+				"chains: critical-path leaves' B-A differences sum to the latency difference");
+			UNIT_CHECK(leaves != 0, "chains: the difference is not zero");
+			UNIT_EQ_INT(sum_of(&agg, blocked, DS_GROUP_A), 30,
+				"chains: the segment frame keeps its critical-path width (clipped by the child)");
+			snprintf(path, sizeof(path), "%s > mysqld [Waited CPU] > ran instead: hog", blocked);
+			UNIT_EQ_INT(sum_of(&agg, path, DS_GROUP_A), 10,
+				"chains: wait-cpu leaf clipped to the gaps before the child");
+			UNIT_EQ_INT(sum_of(&agg, path, DS_GROUP_B), (55 + 10) + (57 + 10),
+				"chains: one leaf for hog/12 and hog/13 (no tids in frames)");
+			snprintf(path, sizeof(path), "%s > mysqld [User]", blocked);
+			UNIT_EQ_INT(sum_of(&agg, path, DS_GROUP_A), 20, "chains: running leaf after the child");
+			for (i = 1; i < agg.frames->len; i++) {
+				const struct ds_frame *f = ds_frame_at(&agg, i);
+
+				if (strcmp(ds_frame_label(&agg, f), "ran instead: hog") == 0) {
+					UNIT_CHECK(strcmp(ds_strings_get(&strings, f->note),
+						"waited \x01 for CPU 1 while hog/13 ran") == 0,
+						"chains: the note is the heaviest contributor's (hog/13)");
+				}
+			}
+		}
+		ds_aggregate_fini(&agg);
+		ds_aggregate_fini(&replayed);
+		ds_requests_fini(&r);
+	}
+	g_array_free(entries, TRUE);
+}
+
 struct handed {
 	GArray *latencies;	/* int64_t per request handed out */
 	GArray *spans;		/* uint32_t span count per request */
@@ -867,6 +990,7 @@ int main(void)
 	test_tree_building();
 	test_skew_order_tree();
 	test_record_replay();
+	test_chains();
 	test_stream_completion();
 	test_diff_vectors();
 	test_colours();

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "span-consumer/sanitize.h"
+#include "sanitize.h"
 
 static const char *const group_keys[] = {
 	"min-duration", "max-duration", "min-self", "max-self", "percentiles",

@@ -1,5 +1,6 @@
 /*
- * Group selection (doc/diff.md): the `group-a` / `group-b` parameter maps and
+ * Group selection (doc/diff.md), shared by the diff sink and the metrics
+ * sink's table by culprit (doc/metrics.md): the `group-a` / `group-b` parameter maps and
  * the choice of the requests of groups A and B.
  *
  * A group's pool is its input's complete requests (one input: all of them;
