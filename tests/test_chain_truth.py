@@ -306,6 +306,7 @@ def has_chain_frames(out_dir):
     ("lock-hog", ["stress-ng-cpu"]),
     ("lock-sleep", ["timer"]),
     ("lock-remote", ["redis-server"]),
+    ("handoff", ["[Waited blocked] futex \u2190 mysqld > mysqld [User]"]),
     ("irq", ["ehci_hcd:usb1"]),
 ])
 def test_diff_top_cause_names_the_culprit(tmp_path, plugin_dir, cause, names):
@@ -321,3 +322,20 @@ def test_diff_top_cause_names_the_culprit(tmp_path, plugin_dir, cause, names):
         pytest.skip("sink.deepspan.diff draws no chain frames yet (branch wt-chainview)")
     top = top_cause((out / "explain.txt").read_text())
     assert all(name in top for name in names), top
+
+
+def test_span_attrib_reports_the_deadlock_cycle(tmp_path, plugin_dir):
+    """cause=deadlock: span-attrib's warning names the cycle of the truth (threads and hosts)."""
+    truth_path = tmp_path / "truth.json"
+    proc = run_babeltrace2("-c", "source.deepspan.scenario",
+                           "-p", f'cause="deadlock",requests=60,hosts=3,clock="none",truth="{truth_path}"',
+                           "-c", "filter.deepspan.span-attrib", "-p", "pass-through=false",
+                           "-c", "sink.utils.dummy", check=False)
+    output = proc.stdout + proc.stderr
+    if "end in a deadlock" not in output and "follow-wakeups" not in \
+            run_babeltrace2("help", "filter.deepspan.span-attrib").stdout:
+        pytest.skip("filter.deepspan.span-attrib has no chains yet (branch wt-chain)")
+    assert proc.returncode == 0, output
+    replica, worker = json.loads(truth_path.read_text())["requests"][-1]["cycle"]
+    assert f"deadlock: mysqld/{worker['tid']} (host {worker['host']}, recvfrom) \u2190 " \
+        f"replica/{replica['tid']} (host {replica['host']}, recvfrom) \u2190 mysqld/{worker['tid']}" in output

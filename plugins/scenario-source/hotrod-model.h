@@ -88,6 +88,7 @@ struct hr_job {
 	/* client side of a call */
 	struct sim_thread *caller;	/* borrowed */
 	bool replied;
+	bool untraced;			/* no spans on either side (the lock holder's remote call) */
 	/* parallel fan-out (helper tasks) */
 	struct sim_thread *parent_thread;	/* borrowed */
 	unsigned int *pending;		/* borrowed: parent's outstanding tasks */

@@ -384,8 +384,10 @@ static void call_begin(struct sim *sim, struct sim_thread *t, const struct hr_op
 	if (!conn || !job) {
 		return;
 	}
-	role->call_span = span_start(sim, t, req, parent_span_id, role->inst->service,
-		op->operation, 2);
+	/* the lock holder's call (lock-remote) is its own business: no spans, no trace context */
+	job->untraced = role->kind == HR_ROLE_HOLDER;
+	role->call_span = job->untraced ? NULL : span_start(sim, t, req, parent_span_id,
+		role->inst->service, op->operation, 2);
 	job->req = req;
 	job->service = op->service;
 	job->operation = op->operation;
@@ -416,7 +418,9 @@ static void call_receive(struct sim *sim, struct sim_thread *t, uint32_t bytes)
 	int64_t exit_values[4] = { bytes, (int64_t) hr_user_buffer(t), 0, 0 };
 
 	sim_syscall_exit(sim, t, SIM_SYS_RECVFROM, exit_values);
-	span_end(sim, t);
+	if (role->call_span) {
+		span_end(sim, t);
+	}
 	role->call_span = NULL;
 	job_free(sim, role->call);
 	role->call = NULL;
@@ -536,8 +540,10 @@ static void server_begin(struct sim *sim, struct sim_thread *t, struct hr_job *j
 	struct hr_thread_role *role = t->role;
 
 	sim_syscall_exit(sim, t, SIM_SYS_RECVFROM, recv_exit);
-	(void) span_start(sim, t, job->req, job->parent_span_id, role->inst->service,
-		job->operation, 1);
+	if (!job->untraced) {
+		(void) span_start(sim, t, job->req, job->parent_span_id, role->inst->service,
+			job->operation, 1);
+	}
 }
 
 /* The server span ends and sendto enters the kernel with the reply. */
@@ -545,7 +551,9 @@ static void server_reply(struct sim *sim, struct sim_thread *t, struct hr_job *j
 {
 	int64_t entry[6] = { 7 + job->service, (int64_t) hr_user_buffer(t), job->resp_bytes, 0, 0, 0 };
 
-	span_end(sim, t);
+	if (!job->untraced) {
+		span_end(sim, t);
+	}
 	sim_syscall_entry(sim, t, SIM_SYS_SENDTO, entry, NULL);
 }
 
