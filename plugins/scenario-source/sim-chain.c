@@ -204,8 +204,9 @@ static void explain_blocked(struct walk *w, const struct sim_thread *t, const st
 		} else if (t->deadlock_peer) {
 			const struct sim_thread *q = t->deadlock_peer;
 
-			const struct sim_piece *qp = sim_book_last_piece((struct sim_thread_book *) &q->book);
-			const char *qsys = qp ? syscall_label(qp) : "-";
+			const GArray *qh = q->book.history;
+			const char *qsys = qh && qh->len ?
+				syscall_label(&g_array_index(qh, struct sim_piece, qh->len - 1)) : "-";
 
 			/* the cycle as doc/critical-path.md writes it: each thread, its host and syscall */
 			leaf(w, t, x, y, SIM_ST_BLOCKED, SIM_CHAIN_DEADLOCK, depth,
