@@ -203,7 +203,6 @@ static void explain_blocked(struct walk *w, const struct sim_thread *t, const st
 			leaf(w, t, x, y, SIM_ST_BLOCKED, SIM_CHAIN_UNKNOWN, depth, "unknown: waker not seen");
 		} else if (t->deadlock_peer) {
 			const struct sim_thread *q = t->deadlock_peer;
-
 			const GArray *qh = q->book.history;
 			const char *qsys = qh && qh->len ?
 				syscall_label(&g_array_index(qh, struct sim_piece, qh->len - 1)) : "-";
