@@ -337,11 +337,22 @@ static const char *comm_of(const struct ds_thread *thread)
 	return thread && thread->comm[0] ? thread->comm : "?";
 }
 
+/* The process name of `thread`, resolved once per pid (cached in its history). */
 static void process_of(struct ds_model *model, const struct ds_thread *thread, char *out)
 {
-	const struct ds_thread *leader = thread->pid > 0 ? ds_model_thread(model, thread->pid, false) : NULL;
+	struct ds_thread_history *h = thread->chain;
+	const struct ds_thread *leader;
 
+	if (h && h->process[0] && h->process_pid == thread->pid) {
+		memcpy(out, h->process, 16);
+		return;
+	}
+	leader = thread->pid > 0 ? ds_model_thread(model, thread->pid, false) : NULL;
 	g_strlcpy(out, leader && leader->comm[0] ? leader->comm : text_or_none(thread->comm), 16);
+	if (h && leader && leader->comm[0]) {
+		memcpy(h->process, out, 16);
+		h->process_pid = thread->pid;
+	}
 }
 
 /* Appends an entry for `thread` of `model` (NULL: no thread) and returns its index. */
@@ -373,9 +384,16 @@ static int64_t add_entry(struct walk *w, struct ds_model *model, const struct ds
 	e.cpu = cpu;
 	e.state = state;
 	e.kind = kind;
-	va_start(args, fmt);
-	vsnprintf(e.detail, sizeof(e.detail), fmt, args);
-	va_end(args);
+	if (fmt[0] == '%' && fmt[1] == 's' && !fmt[2]) {
+		/* the common case: a ready text */
+		va_start(args, fmt);
+		g_strlcpy(e.detail, va_arg(args, const char *), sizeof(e.detail));
+		va_end(args);
+	} else {
+		va_start(args, fmt);
+		vsnprintf(e.detail, sizeof(e.detail), fmt, args);
+		va_end(args);
+	}
 	if (!e.detail[0]) {
 		g_strlcpy(e.detail, "-", sizeof(e.detail));
 	}
@@ -501,7 +519,7 @@ static void explain_wait_cpu(struct walk *w, struct ds_model *model, const struc
 		}
 		if (run->tid == 0) {
 			add_entry(w, model, thread, parent, depth, x, end, DS_STATE_WAIT_CPU, DS_CHAIN_WAIT_CPU, cpu_id,
-				"ran instead: idle");
+				"%s", "ran instead: idle");
 		} else if (run->tid < 0) {
 			add_entry(w, model, thread, parent, depth, x, end, DS_STATE_WAIT_CPU, DS_CHAIN_WAIT_CPU, cpu_id,
 				"ran instead: unknown");

@@ -105,6 +105,8 @@ struct ds_thread_history {
 	struct ds_wake wake;		/* the waker of the blocked piece being closed (set at the wakeup) */
 	struct ds_last_waker last_wakers[DS_LAST_WAKERS];
 	unsigned int last_waker_next;
+	char process[16];		/* process name cache ("" none) for `process_pid` */
+	int64_t process_pid;
 };
 
 /* chain.c, called by the model */
