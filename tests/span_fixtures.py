@@ -103,6 +103,8 @@ def _make_classes(comp, schema):
                          ("host", string), ("pid", s64), ("tid", s64), ("comm", string), ("process", string),
                          ("cpu", s64), ("state", lambda: chain_state), ("kind", lambda: kind),
                          ("detail", string)):
+            if name in schema.get("chain_drop", ()):
+                continue
             entry.append_member(name, fc())
         members.append(("chain", lambda: tc.create_dynamic_array_field_class(entry)))
     payload = tc.create_structure_field_class()
@@ -137,7 +139,8 @@ def _fill(payload, span, schema):
     if schema.get("truncated"):
         values["truncated"] = bool(span.truncated)
     if schema.get("chain"):
-        values["chain"] = span.chain
+        values["chain"] = [{k: v for k, v in e.items() if k not in schema.get("chain_drop", ())}
+                           for e in span.chain]
         if schema.get("chain_kinds_reversed"):
             values["chain"] = [dict(e, kind=len(CHAIN_KINDS) - 1 - e["kind"]) for e in span.chain]
     for name, value in values.items():

@@ -96,3 +96,25 @@ def test_standalone_svg_click_and_search(report):
     assert matched and 80 < float(matched.group(1)) < 100  # the futex frame is most of B
     assert "rgb(230,0,230)" in proc.stdout
     assert not script_errors(proc.stderr)
+
+
+def test_chain_report_renders(bt2_plugin, tmp_path):
+    """A report with chains (doc/critical-path.md): no script error, the waterfall's chain rows and the
+    chain frames are in the page a browser built, a click on a chain frame zooms to it."""
+    from test_diff_chains import requests
+    out = tmp_path / "report"
+    run_sink(bt2_plugin, "diff", {"output-dir": str(out), "summary": False}, requests())
+    shots = BUILD_DIR / "screenshots"
+    shots.mkdir(parents=True, exist_ok=True)
+    png = shots / "report-chains.png"
+    png.unlink(missing_ok=True)
+    proc = chromium(f"--screenshot={png}", "--window-size=1280,2400", (out / "report.html").as_uri())
+    assert png.exists() and png.stat().st_size > 10_000, proc.stderr[-2000:]
+    assert not script_errors(proc.stderr), script_errors(proc.stderr)
+    dom = chromium("--dump-dom", (out / "report.html").as_uri()).stdout
+    assert "chain depth 1 (its waker)" in dom and "ran instead: compactor/991" in dom
+    svg = (out / "diff.svg").read_text()
+    n = frame_number(svg, "mysqld [Waited CPU]")
+    proc = chromium("--dump-dom", (out / "diff.svg").as_uri() + f"#click=fg-diff:{n}")
+    assert not script_errors(proc.stderr), script_errors(proc.stderr)
+    assert "ran instead: compactor" in proc.stdout

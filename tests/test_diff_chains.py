@@ -51,6 +51,10 @@ def test_chain_frames_replace_the_waited_leaf(bt2_plugin, tmp_path):
     assert not [line for line in lines if "1289" in line or "991" in line]
     explain = (out / "explain.txt").read_text()
     assert "leaves' differences sum to the latency difference exactly" in explain
+    # The tids are in the tooltips of the chain frames (their heaviest contributor).
+    svg = (out / "diff.svg").read_text()
+    assert "Mostly: waited 60.0 ms for CPU 1 while compactor/991 ran" in svg
+    assert "Mostly: blocked on futex held by mysqld/1289 (host beta)" in svg
 
 
 def test_explain_follows_the_chain(bt2_plugin, tmp_path):
@@ -198,3 +202,60 @@ def test_streamed_chains_equal_held_chains(bt2_plugin, tmp_path):
     assert "chain depth 1 (its waker)" in html and "ran instead: compactor/991" in html
     # The heaviest holder among mysqld/1289, /1290, /1291 in B (blocked 15+18+...+99 ms in all) is named.
     assert "blocked on futex held by mysqld/1289 (host beta)" in (streamed / "explain.txt").read_text()
+
+
+def test_deadlocks_and_stuck_threads_listed(bt2_plugin, tmp_path, capfd):
+    spans = requests()
+    # Two more slow requests whose wait ends in a cycle of two threads on two hosts.
+    for trace in (3001, 3002):
+        extra = dispatch_request(trace, 300 * 200 * MS + trace * MS, mysql_block=90 * MS)
+        b, e = extra[2].segments[2][:2]
+        extra[2].chain = [chain_entry(2, -1, 0, b, e, "blocked", "wait", f"futex {ARROW} mysqld/1289", tid=30,
+                                      comm="mysql-conn", process="mysqld"),
+                          chain_entry(2, 0, 1, b, e, "blocked", "deadlock",
+                                      f"deadlock: mysql-conn/30 {ARROW} mysqld/1289 {ARROW} mysql-conn/30",
+                                      host="beta", tid=1289, comm="mysqld")]
+        spans += extra
+    # A request still open at the end of the trace: its thread still blocked in futex.
+    stuck = dispatch_request(4000, 400 * 200 * MS, mysql_block=50 * MS)
+    for span in stuck:
+        span.truncated = True
+    b, e = stuck[2].segments[2][:2]
+    stuck[2].chain = [chain_entry(2, -1, 0, b, e, "blocked", "unknown",
+                                  "unknown: still blocked at end of trace in futex", tid=30, comm="mysql-conn")]
+    spans += stuck
+    out = tmp_path / "report"
+    run_sink(bt2_plugin, "diff", {"output-dir": str(out)}, spans, schema={"truncated": True},
+             logging_level=bt2.LoggingLevel.WARNING)
+    assert "1 deadlock: chains come back to a thread already on them" in capfd.readouterr().err
+    explain = (out / "explain.txt").read_text()
+    assert ("Deadlocks (chains that come back to a thread on them; doc/critical-path.md):\n"
+            f"  2 spans: deadlock: mysql-conn/30 {ARROW} mysqld/1289 {ARROW} mysql-conn/30\n") in explain
+    assert ("Still blocked at the end of the trace (spans of requests still open):\n"
+            "  1 span: unknown: still blocked at end of trace in futex\n") in explain
+    assert "sum to the latency difference exactly" in explain
+
+
+@pytest.mark.parametrize("sink", ["diff", "metrics"])
+def test_chain_class_without_a_member_is_an_error(bt2_plugin, tmp_path, sink):
+    from span_fixtures import error_text
+    params = {"output-dir": str(tmp_path / "r")} if sink == "diff" else {"by": "culprit"}
+    with pytest.raises(bt2._Error) as exc:
+        run_sink(bt2_plugin, sink, params, requests(3), schema={"chain_drop": ["kind"]})
+    text = error_text(exc.value)
+    assert f"sink.deepspan.{sink}: event `deepspan:span`: elements of `chain` need a member `kind` that is an integer" \
+        in text
+
+
+def test_metrics_culprit_groups_as_in_diff(bt2_plugin, tmp_path):
+    """group-a/group-b select the groups as in sink.deepspan.diff: B = the requests over 50 ms (the chained
+    one), A = every request under 20 ms."""
+    out = tmp_path / "culprit.csv"
+    run_sink(bt2_plugin, "metrics", {"by": "culprit", "format": "csv", "output": str(out),
+                                     "group-a": {"max-duration": "20ms"}, "group-b": {"min-duration": "50ms"}},
+             requests())
+    rows = [r.split(",") for r in out.read_text().splitlines()[1:]]
+    assert rows[0][:6] == ["beta", "-", "compactor", "991", "wait_cpu", "wait-cpu"]
+    # A is the 99 fast requests (10 ms each), B the slow one (110 ms).
+    assert sum(float(r[7]) for r in rows) == pytest.approx(10 * MS)
+    assert sum(float(r[6]) for r in rows) == pytest.approx(110 * MS)

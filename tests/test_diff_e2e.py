@@ -56,6 +56,12 @@ def test_top_cause_names_injected_cause(tmp_path, cause, span, leaf):
     if cause == "lock":
         # The holder of the lock was asleep on a timer (issue 12): the chain says so.
         assert chain and chain[-1].startswith("nanosleep") and chain[-1].endswith("timer"), top
+        explain = (tmp_path / cause / "explain.txt").read_text()
+        assert re.search(r"blocked on futex held by mysqld/\d+ \(host [^)]+\), which slept [\d.]+ \S+ in "
+                         r"nanosleep until a timer fired", explain), explain
+    if cause == "cpu":
+        # Who ran instead of the waiting thread: the CPU hog.
+        assert (state_frame + " > ".join(chain)).find("ran instead: stress-ng-cpu") >= 0, top
 
 
 def test_from_ctf_trace_and_metrics(tmp_path):
@@ -75,6 +81,25 @@ def test_from_ctf_trace_and_metrics(tmp_path):
         cells = dict(zip(header, row.split(",")))
         assert sum(int(cells[s]) for s in ("user", "syscall", "blocked", "wait_cpu", "interrupted", "unknown")) \
             == int(cells["latency"])
+
+
+def test_culprit_table_names_the_hog(tmp_path):
+    """metrics by="culprit" on the cpu cause: the top row is a CPU hog that ran instead of a slow request's
+    thread (or of a thread it waited for); each group's rows sum to its mean latency."""
+    proc = run_babeltrace2("-c", "source.deepspan.scenario", "-p", f'cause="cpu",{SCENARIO}',
+                           "-c", "filter.deepspan.span-attrib", "-p", "pass-through=false",
+                           "-c", "sink.deepspan.metrics", "-p", 'by="culprit",format="csv"')
+    rows = [line.split(",") for line in proc.stdout.strip().splitlines()]
+    assert rows[0] == ["host", "process", "comm", "tid", "state", "kind", "b_mean", "a_mean", "b_minus_a"]
+    assert rows[1][2].startswith("stress-ng-cpu") and rows[1][4:6] == ["wait_cpu", "wait-cpu"], rows[:3]
+    diff = tmp_path / "diff"
+    run_babeltrace2("-c", "source.deepspan.scenario", "-p", f'cause="cpu",{SCENARIO}',
+                    "-c", "filter.deepspan.span-attrib", "-p", "pass-through=false",
+                    "-c", "sink.deepspan.diff", "-p", f'output-dir="{diff}",summary=false')
+    explain = (diff / "explain.txt").read_text()
+    means = {g: float(re.search(rf"Group {g}: .* mean latency ([\d.]+) ms", explain).group(1)) for g in "AB"}
+    assert sum(float(r[6]) for r in rows[1:]) / 1e6 == pytest.approx(means["B"], abs=0.05)
+    assert sum(float(r[7]) for r in rows[1:]) / 1e6 == pytest.approx(means["A"], abs=0.05)
 
 
 def test_two_runs_on_ports_a_and_b(tmp_path):

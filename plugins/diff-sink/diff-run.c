@@ -146,6 +146,15 @@ static void collect_facts(struct run *run)
 	run->facts.invalid_spans = run->config->invalid_spans;
 	run->facts.invalid_requests = stream->invalid_requests;
 	run->facts.invalid_chains = run->config->invalid_chains;
+	run->facts.strings = &stream->strings;
+	run->facts.deadlocks = run->config->deadlocks;
+	run->facts.stuck = run->config->stuck;
+	if (run->facts.deadlocks && g_hash_table_size(run->facts.deadlocks)) {
+		DS_LOG_WARN(run->self_comp, run->class_name,
+			"%u deadlock%s: chains come back to a thread already on them (listed in "
+			"explain.txt, doc/critical-path.md).", g_hash_table_size(run->facts.deadlocks),
+			g_hash_table_size(run->facts.deadlocks) == 1 ? "" : "s");
+	}
 	run->facts.cycle_spans = stream->cycle_spans;
 	run->facts.cycle_requests = stream->cycle_requests;
 	run->facts.deep_requests = stream->deep_requests;

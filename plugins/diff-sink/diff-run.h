@@ -31,6 +31,8 @@ struct ds_diff_config {
 	uint64_t reversed_spans;	/* from the reader: spans ending before they begin */
 	uint64_t invalid_spans;		/* from the reader: bounds out of range (reversed included) */
 	uint64_t invalid_chains;	/* from the reader: chains breaking their invariants, ignored */
+	GHashTable *deadlocks;		/* borrowed from the reader: deadlock detail id -> spans */
+	GHashTable *stuck;		/* borrowed from the reader: still-blocked detail id -> spans */
 	bool span_attrib_upstream;	/* a filter.deepspan.span-attrib feeds this sink */
 	bool nodejs_ctx_upstream;	/* a filter.deepspan.nodejs-ctx feeds this sink */
 };

@@ -325,6 +325,8 @@ bt_component_class_sink_consume_method_status diff_component_consume(
 	sink->config.reversed_spans = sink->reader.reversed_spans;
 	sink->config.invalid_spans = sink->reader.invalid_spans;
 	sink->config.invalid_chains = sink->reader.invalid_chains;
+	sink->config.deadlocks = sink->reader.deadlocks;
+	sink->config.stuck = sink->reader.stuck;
 	ds_request_stream_finish(&sink->stream);
 	ds_progress_stage(&sink->progress, "writing the report");
 	if (!ds_diff_run(&sink->config, &sink->collector, &sink->stream, sink->self_comp,

@@ -117,8 +117,7 @@ void ds_explain_line(const struct ds_aggregate *agg,
 	ds_frame_path(agg, frame, " > ", out);
 }
 
-/* Appends `note` (sanitized) with its \x01 marks replaced by `duration`. */
-static void append_clause(GString *out, const char *note, const char *duration)
+void ds_explain_clause(GString *out, const char *note, const char *duration)
 {
 	gchar **parts = g_strsplit(note, "\x01", -1);
 	guint i;
@@ -157,10 +156,46 @@ bool ds_explain_sentence(const struct ds_aggregate *agg,
 		} else {
 			g_string_append(out, ", which ");
 		}
-		append_clause(out, ds_strings_get(agg->strings, f->note), duration);
+		ds_explain_clause(out, ds_strings_get(agg->strings, f->note), duration);
 		first = false;
 	}
 	return !first;
+}
+
+static gint compare_count_desc(gconstpointer a, gconstpointer b, gpointer data)
+{
+	GHashTable *counts = data;
+	guint x = GPOINTER_TO_UINT(g_hash_table_lookup(counts, a));
+	guint y = GPOINTER_TO_UINT(g_hash_table_lookup(counts, b));
+
+	if (x != y) {
+		return x > y ? -1 : 1;
+	}
+	return GPOINTER_TO_UINT(a) < GPOINTER_TO_UINT(b) ? -1 : 1;
+}
+
+/* `title`, then one line per detail of `counts` (spans, largest first). */
+static void write_chain_ends(FILE *file, const struct ds_strings *strings, GHashTable *counts,
+		const char *title)
+{
+	GList *keys, *k;
+	GString *text = g_string_new(NULL);
+
+	if (!counts || g_hash_table_size(counts) == 0) {
+		goto end;
+	}
+	keys = g_list_sort_with_data(g_hash_table_get_keys(counts), compare_count_desc, counts);
+	fprintf(file, "\n%s:\n", title);
+	for (k = keys; k; k = k->next) {
+		guint n = GPOINTER_TO_UINT(g_hash_table_lookup(counts, k->data));
+
+		g_string_truncate(text, 0);
+		ds_sanitize_text(text, ds_strings_get(strings, GPOINTER_TO_UINT(k->data)));
+		fprintf(file, "  %u span%s: %s\n", n, n == 1 ? "" : "s", text->str);
+	}
+	g_list_free(keys);
+end:
+	g_string_free(text, TRUE);
 }
 
 static void write_group(FILE *file, const struct ds_aggregate *agg,
@@ -342,6 +377,10 @@ void ds_explain_write(FILE *file, const struct ds_aggregate *agg,
 	write_causes(file, agg, explanation, top, false);
 	write_frames(file, agg, explanation->added, DS_GROUP_B, "New in B (mean per B request)");
 	write_frames(file, agg, explanation->gone, DS_GROUP_A, "Gone in B (mean per A request)");
+	write_chain_ends(file, facts->strings, facts->deadlocks,
+		"Deadlocks (chains that come back to a thread on them; doc/critical-path.md)");
+	write_chain_ends(file, facts->strings, facts->stuck,
+		"Still blocked at the end of the trace (spans of requests still open)");
 }
 
 int64_t ds_frame_own(const struct ds_aggregate *agg, uint32_t index,

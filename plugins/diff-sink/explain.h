@@ -42,6 +42,9 @@ void ds_explain_line(const struct ds_aggregate *agg,
 bool ds_explain_sentence(const struct ds_aggregate *agg,
 		const struct ds_explanation *explanation, uint32_t frame, GString *out);
 
+/* Appends a chain note (sanitized) with its duration marks (\x01) replaced by `duration`. */
+void ds_explain_clause(GString *out, const char *note, const char *duration);
+
 /* Skew and truncation facts the outputs repeat. */
 struct ds_input_facts {
 	uint64_t spans;
@@ -51,6 +54,9 @@ struct ds_input_facts {
 	uint64_t invalid_spans;		/* bounds out of range (span-store.h), reversed ones included */
 	uint64_t invalid_requests;	/* requests with an invalid span: in no group */
 	uint64_t invalid_chains;	/* chains breaking their invariants: their spans kept, without chain */
+	const struct ds_strings *strings;	/* borrowed: the details of `deadlocks` and `stuck` */
+	GHashTable *deadlocks;		/* borrowed: deadlock detail id -> spans (NULL = none) */
+	GHashTable *stuck;		/* borrowed: still-blocked detail id -> spans of open requests */
 	uint64_t cycle_spans;		/* spans in parent cycles, reachable from no root */
 	uint64_t cycle_requests;	/* requests made only of parent cycles */
 	uint64_t deep_requests;		/* deeper than DS_REQUEST_MAX_DEPTH: folded below it */

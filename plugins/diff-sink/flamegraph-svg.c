@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "colour.h"
+#include "explain.h"
 #include "flamegraph-script.h"
 
 #define SVG_WIDTH 1200.0
@@ -99,6 +100,11 @@ static void describe_frame(struct svg_writer *w, const struct ds_frame *frame)
 	append_states(w->text, frame, DS_GROUP_A, agg->requests[DS_GROUP_A]);
 	g_string_append(w->text, "\nStates B: ");
 	append_states(w->text, frame, DS_GROUP_B, agg->requests[DS_GROUP_B]);
+	if (frame->note) {
+		/* A chain frame: its heaviest contributor, with the tids (doc/diff.md, "Chains"). */
+		g_string_append(w->text, "\nMostly: ");
+		ds_explain_clause(w->text, ds_strings_get(agg->strings, frame->note), b);
+	}
 }
 
 static struct ds_rgb frame_colour(const struct svg_writer *w,

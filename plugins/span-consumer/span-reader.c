@@ -4,8 +4,13 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <xxhash.h>
 
 #define SPAN_EVENT_NAME "deepspan:span"
+
+/* The label cache's key functions (label_chain below). */
+static guint hash_label_key(gconstpointer p);
+static gboolean equal_label_key(gconstpointer a, gconstpointer b);
 #define NO_MEMBER UINT64_MAX
 
 enum member {
@@ -92,6 +97,10 @@ void ds_span_reader_init(struct ds_span_reader *reader,
 	reader->scratch = g_string_new(NULL);
 	reader->wide = g_array_new(FALSE, FALSE, sizeof(struct ds_wide_segment));
 	reader->chain_scratch = g_byte_array_new();
+	reader->label_cache = g_hash_table_new_full(hash_label_key, equal_label_key,
+		g_free, g_free);
+	reader->deadlocks = g_hash_table_new(g_direct_hash, g_direct_equal);
+	reader->stuck = g_hash_table_new(g_direct_hash, g_direct_equal);
 }
 
 void ds_span_reader_fini(struct ds_span_reader *reader)
@@ -111,6 +120,15 @@ void ds_span_reader_fini(struct ds_span_reader *reader)
 	if (reader->chain_scratch) {
 		g_byte_array_free(reader->chain_scratch, TRUE);
 		reader->chain_scratch = NULL;
+	}
+	if (reader->label_cache) {
+		g_hash_table_destroy(reader->label_cache);
+		reader->label_cache = NULL;
+	}
+	if (reader->deadlocks) {
+		g_hash_table_destroy(reader->deadlocks);
+		g_hash_table_destroy(reader->stuck);
+		reader->deadlocks = reader->stuck = NULL;
 	}
 }
 
@@ -580,6 +598,17 @@ static void read_segments(const struct ds_span_layout *layout,
 	span->segment_count = (uint32_t) n;
 }
 
+/* Interns `text`, checking the last id of that member first (hosts and threads repeat). */
+static inline uint32_t intern_last(struct ds_span_store *store, uint32_t *last,
+		const char *text)
+{
+	if (*last != 0 && strcmp(text, ds_store_string(store, *last)) == 0) {
+		return *last;
+	}
+	*last = ds_strings_intern(store->strings, text);
+	return *last;
+}
+
 /* A chain entry as read, before the checks and the labels. */
 struct raw_entry {
 	int64_t segment;
@@ -749,60 +778,128 @@ static void append_note(GString *out, struct ds_span_store *store,
 	}
 }
 
-/* Interns the frame labels of each entry (doc/critical-path.md, "Reading chains"). */
-static void label_chain(struct ds_span_store *store, GString *scratch,
+/* What an entry's labels depend on (label_chain's cache key; padding zeroed). */
+struct label_key {
+	uint32_t detail, process, comm;
+	uint32_t child_process, child_comm, child_host;	/* a wait's waker, else 0 */
+	int64_t child_tid;
+	int32_t cpu;
+	uint8_t kind, state, deep, has_child;
+};
+
+/* An entry's labels (struct ds_chain_entry's members of the same names). */
+struct label_value {
+	uint32_t frame, step, note, ran_comm;
+	int64_t ran_tid;
+};
+
+/* Entries' labels cached (the same holders, sleeps and hogs recur): at most this many. */
+#define LABEL_CACHE_MAX 65536u
+
+/* Computes the labels of entry `i` (doc/critical-path.md, "Reading chains"). */
+static void make_labels(struct ds_span_store *store, GString *scratch,
+		const struct ds_chain_entry *chain, uint32_t count, uint32_t i,
+		struct label_value *out)
+{
+	const struct ds_chain_entry *e = &chain[i];
+	const char *detail = ds_store_string(store, e->detail);
+	bool none = strcmp(detail, DS_SPAN_NONE) == 0 || detail[0] == '\0';
+
+	out->ran_comm = 0;
+	out->ran_tid = -1;
+	if (e->kind == DS_CHAIN_WAIT_CPU && g_str_has_prefix(detail, "ran instead: ")) {
+		const char *name = detail + strlen("ran instead: ");
+		const char *slash = strrchr(name, '/');
+		char *end = NULL;
+		long long tid = slash && isdigit((unsigned char) slash[1]) ?
+			strtoll(slash + 1, &end, 10) : -1;
+
+		g_string_truncate(scratch, 0);
+		if (end && *end == '\0') {
+			g_string_append_len(scratch, name, slash - name);
+			out->ran_tid = tid;
+		} else {
+			g_string_append(scratch, name);
+		}
+		out->ran_comm = ds_strings_intern(store->strings, scratch->str);
+	}
+	g_string_truncate(scratch, 0);
+	append_note(scratch, store, chain, count, i);
+	out->note = ds_strings_intern(store->strings, scratch->str);
+	g_string_truncate(scratch, 0);
+	out->step = 0;
+	if (e->depth == 0) {
+		g_string_append_printf(scratch, "[%s]", ds_state_title(e->state));
+		if (!none) {
+			g_string_append_c(scratch, ' ');
+			append_frame_detail(scratch, store, chain, count, i);
+		}
+		out->frame = ds_strings_intern(store->strings, scratch->str);
+		return;
+	}
+	append_thread(scratch, ds_store_string(store, e->process),
+		ds_store_string(store, e->comm));
+	g_string_append_printf(scratch, " [%s]", ds_state_title(e->state));
+	out->frame = ds_strings_intern(store->strings, scratch->str);
+	if (!none) {
+		g_string_truncate(scratch, 0);
+		append_frame_detail(scratch, store, chain, count, i);
+		out->step = ds_strings_intern(store->strings, scratch->str);
+	}
+}
+
+static guint hash_label_key(gconstpointer p)
+{
+	return (guint) XXH3_64bits(p, sizeof(struct label_key));
+}
+
+static gboolean equal_label_key(gconstpointer a, gconstpointer b)
+{
+	return memcmp(a, b, sizeof(struct label_key)) == 0;
+}
+
+/* Interns the frame labels of each entry, through the reader's cache. */
+static void label_chain(struct ds_span_reader *reader, struct ds_span_store *store,
 		struct ds_chain_entry *chain, uint32_t count)
 {
 	uint32_t i;
 
 	for (i = 0; i < count; i++) {
 		struct ds_chain_entry *e = &chain[i];
-		const char *detail = ds_store_string(store, e->detail);
-		bool none = strcmp(detail, DS_SPAN_NONE) == 0 || detail[0] == '\0';
+		bool has_child = i + 1 < count && chain[i + 1].parent == (int32_t) i;
+		struct label_key key;
+		struct label_value *value;
 
-		e->leaf = i + 1 == count || chain[i + 1].parent != (int32_t) i;
-		e->ran_comm = 0;
-		e->ran_tid = -1;
-		if (e->kind == DS_CHAIN_WAIT_CPU && g_str_has_prefix(detail, "ran instead: ")) {
-			const char *name = detail + strlen("ran instead: ");
-			const char *slash = strrchr(name, '/');
-			char *end = NULL;
-			long long tid = slash && isdigit((unsigned char) slash[1]) ?
-				strtoll(slash + 1, &end, 10) : -1;
-
-			g_string_truncate(scratch, 0);
-			if (end && *end == '\0') {
-				g_string_append_len(scratch, name, slash - name);
-				e->ran_tid = tid;
-			} else {
-				g_string_append(scratch, name);
+		memset(&key, 0, sizeof(key));
+		key.detail = e->detail;
+		key.process = e->process;
+		key.comm = e->comm;
+		key.cpu = e->kind == DS_CHAIN_WAIT_CPU ? e->cpu : 0;
+		key.kind = e->kind;
+		key.state = e->state;
+		key.deep = e->depth > 0;
+		if (e->kind == DS_CHAIN_WAIT && has_child) {
+			key.has_child = 1;
+			key.child_process = chain[i + 1].process;
+			key.child_comm = chain[i + 1].comm;
+			key.child_host = chain[i + 1].host;
+			key.child_tid = chain[i + 1].tid;
+		}
+		e->leaf = !has_child;
+		value = g_hash_table_lookup(reader->label_cache, &key);
+		if (!value) {
+			if (g_hash_table_size(reader->label_cache) >= LABEL_CACHE_MAX) {
+				g_hash_table_remove_all(reader->label_cache);
 			}
-			e->ran_comm = ds_strings_intern(store->strings, scratch->str);
+			value = g_new(struct label_value, 1);
+			make_labels(store, reader->scratch, chain, count, i, value);
+			g_hash_table_insert(reader->label_cache, g_memdup2(&key, sizeof(key)), value);
 		}
-		g_string_truncate(scratch, 0);
-		append_note(scratch, store, chain, count, i);
-		e->note = ds_strings_intern(store->strings, scratch->str);
-		g_string_truncate(scratch, 0);
-		if (e->depth == 0) {
-			g_string_append_printf(scratch, "[%s]", ds_state_title(e->state));
-			if (!none) {
-				g_string_append_c(scratch, ' ');
-				append_frame_detail(scratch, store, chain, count, i);
-			}
-			e->frame = ds_strings_intern(store->strings, scratch->str);
-			e->step = 0;
-			continue;
-		}
-		append_thread(scratch, ds_store_string(store, e->process),
-			ds_store_string(store, e->comm));
-		g_string_append_printf(scratch, " [%s]", ds_state_title(e->state));
-		e->frame = ds_strings_intern(store->strings, scratch->str);
-		e->step = 0;
-		if (!none) {
-			g_string_truncate(scratch, 0);
-			append_frame_detail(scratch, store, chain, count, i);
-			e->step = ds_strings_intern(store->strings, scratch->str);
-		}
+		e->frame = value->frame;
+		e->step = value->step;
+		e->note = value->note;
+		e->ran_comm = value->ran_comm;
+		e->ran_tid = value->ran_tid;
 	}
 }
 
@@ -900,6 +997,41 @@ static bool check_chain(struct ds_chain_entry *chain, const struct raw_entry *ra
 	return covered == waited;
 }
 
+static void count_detail(GHashTable *counts, uint32_t detail)
+{
+	gpointer key = GUINT_TO_POINTER(detail);
+
+	g_hash_table_insert(counts, key, GUINT_TO_POINTER(
+		GPOINTER_TO_UINT(g_hash_table_lookup(counts, key)) + 1));
+}
+
+/*
+ * Counts the deadlocks a chain ends in, and for a span still open at the end
+ * of the trace the threads still blocked then (once per span and detail).
+ */
+static void note_chain_ends(struct ds_span_reader *reader, struct ds_span_store *store,
+		const struct ds_span *span, const struct ds_chain_entry *chain, uint32_t count)
+{
+	uint32_t i, last_deadlock = 0, last_stuck = 0;
+
+	for (i = 0; i < count; i++) {
+		const struct ds_chain_entry *e = &chain[i];
+
+		if (!e->leaf) {
+			continue;
+		}
+		if (e->kind == DS_CHAIN_DEADLOCK && e->detail != last_deadlock) {
+			count_detail(reader->deadlocks, e->detail);
+			last_deadlock = e->detail;
+		} else if (span->truncated && e->kind == DS_CHAIN_UNKNOWN && e->detail != last_stuck &&
+				g_str_has_prefix(ds_store_string(store, e->detail),
+					"unknown: still blocked at end of trace")) {
+			count_detail(reader->stuck, e->detail);
+			last_stuck = e->detail;
+		}
+	}
+}
+
 /*
  * Reads the chain into the store's arena when it keeps the invariants;
  * otherwise the span keeps no chain and the chain is counted as invalid.
@@ -945,7 +1077,7 @@ static void read_chain(const struct ds_span_layout *layout, const bt_field *arra
 		struct ds_chain_entry *out = &chain[i];
 
 #define CH_INT(m) read_int(member_at(e, el->index[m]), el->is_signed[m])
-#define CH_STRING(m) ds_strings_intern(store->strings, \
+#define CH_STRING(m) intern_last(store, &reader->last_chain_string[m], \
 		bt_field_string_get_value(member_at(e, el->index[m])))
 		memset(out, 0, sizeof(*out));
 		raw[i].segment = el->is_signed[CH_SEGMENT] ? CH_INT(CH_SEGMENT) :
@@ -974,7 +1106,8 @@ static void read_chain(const struct ds_span_layout *layout, const bt_field *arra
 			span->segment_count, cursor, stack)) {
 		goto invalid;
 	}
-	label_chain(store, reader->scratch, chain, (uint32_t) n);
+	label_chain(reader, store, chain, (uint32_t) n);
+	note_chain_ends(reader, store, span, chain, (uint32_t) n);
 	span->chain = ds_arena_alloc(&store->chains, n);
 	memcpy((void *) span->chain, chain, n * sizeof(struct ds_chain_entry));
 	span->chain_count = (uint32_t) n;

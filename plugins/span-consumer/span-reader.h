@@ -41,10 +41,20 @@ struct ds_span_reader {
 	bool keep_syscalls;			/* false: syscall totals are not read (only by=syscall uses them) */
 	bool keep_chains;			/* false: chains are not read (default: keep_segments; needs segments) */
 	GByteArray *chain_scratch;		/* owned: one chain being read and checked */
+	uint32_t last_chain_string[16];		/* last id interned per chain member (span-reader.c's CH_*) */
+	GHashTable *label_cache;		/* owned: owned label key -> owned labels of a chain entry */
 	uint64_t spans_read;
 	uint64_t reversed_spans;		/* end before begin (counted in invalid_spans too) */
 	uint64_t invalid_spans;			/* spans with bounds out of range: marked `invalid` */
 	uint64_t chains_read;			/* spans with a valid chain */
+	/*
+	 * Where chains end at the end of the trace (doc/critical-path.md): store
+	 * string id of a `deadlock: …` leaf's detail, and of an `unknown: still
+	 * blocked at end of trace in …` leaf's detail of a truncated span, -> the
+	 * number of spans whose chain has it (GUINT_TO_POINTER).
+	 */
+	GHashTable *deadlocks;			/* owned */
+	GHashTable *stuck;			/* owned */
 	uint64_t invalid_chains;		/* chains breaking doc/critical-path.md's invariants: ignored */
 };
 
