@@ -339,3 +339,21 @@ def test_span_attrib_reports_the_deadlock_cycle(tmp_path, plugin_dir):
     replica, worker = json.loads(truth_path.read_text())["requests"][-1]["cycle"]
     assert f"deadlock: mysqld/{worker['tid']} (host {worker['host']}, recvfrom) \u2190 " \
         f"replica/{replica['tid']} (host {replica['host']}, recvfrom) \u2190 mysqld/{worker['tid']}" in output
+
+
+def test_diff_lists_the_deadlock_cycle(tmp_path, plugin_dir):
+    """cause=deadlock: explain.txt lists the truth's cycle under Deadlocks."""
+    truth_path = tmp_path / "truth.json"
+    out = tmp_path / "diff"
+    run_babeltrace2("-c", "source.deepspan.scenario",
+                    "-p", f'cause="deadlock",requests=200,hosts=6,clock="none",truth="{truth_path}"',
+                    "-c", "filter.deepspan.span-attrib", "-p", "pass-through=false",
+                    "-c", "sink.deepspan.diff", "-p", f'output-dir="{out}"')
+    explain = (out / "explain.txt").read_text()
+    if "Deadlocks" not in explain and not has_chain_frames(out):
+        pytest.skip("sink.deepspan.diff draws no chain frames yet (branch wt-chainview)")
+    replica, worker = json.loads(truth_path.read_text())["requests"][-1]["cycle"]
+    block = explain.split("Deadlocks")[1].split("\n\n")[0]
+    assert f"mysqld/{worker['tid']} (host {worker['host']}, recvfrom) \u2190 replica/{replica['tid']} " \
+        f"(host {replica['host']}, recvfrom)" in block
+    assert "Left out: 1 request with truncated spans" in explain
