@@ -19,7 +19,9 @@ def scenario_error(params):
     ("cpus=65", "parameter `cpus`"),
     ("slow-ratio=1.5", "parameter `slow-ratio`"),
     ('cause="gremlins"', 'parameter `cause`: expected one of the strings "none", "lock", "cpu", "disk", '
-                         '"irq", "mixed", got string "gremlins"'),
+                         '"irq", "mixed", "lock-hog", "lock-sleep", "lock-remote", "handoff", "deadlock", '
+                         'got string "gremlins"'),
+    ("truth-chains=3", "parameter `truth-chains`: expected a boolean"),
     ('span-schema="otel"', "parameter `span-schema`"),
     ('preset="nodejs2"', "parameter `preset`"),
     ('clock="0:0,5"', 'parameter `clock`: expected "random", "none" or one OFFSET_NS:DRIFT_PPB pair per host'),
@@ -46,7 +48,7 @@ def test_bad_parameter(plugin_dir, params, expected):
 def test_help_lists_parameters(plugin_dir):
     out = run_babeltrace2("help", "source.deepspan.scenario").stdout
     for name in ("preset", "hosts", "cpus", "requests", "seed", "slow-ratio", "cause", "span-schema",
-                 "clock", "truth", "packet-events", "interarrival", "max-inflight"):
+                 "clock", "truth", "truth-chains", "packet-events", "interarrival", "max-inflight"):
         assert f"{name} (" in out
     assert "<host>-kernel" in out
 

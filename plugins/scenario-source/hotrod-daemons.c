@@ -55,7 +55,33 @@ static void release_lock(struct sim *sim, struct sim_thread *t, struct hr_instan
 	sim_syscall_exit(sim, t, SIM_SYS_FUTEX, x);
 }
 
-/* mysqld's background thread: holds the table lock for `hold_ns` when asked (cause `lock`). */
+/* The holder's work while it holds the lock, by the cause of the round. */
+#define HOLDER(t) ((struct hr_thread_role *) (t)->role)
+#define HOLDER_INST(t) (HOLDER(t)->inst)
+
+static void start_lock_hogs(struct sim *sim, struct sim_thread *holder)
+{
+	struct sim_hotrod *hr = hr_state(sim);
+	unsigned int i;
+
+	HOLDER_INST(holder)->hogging = true;
+	for (i = 0; i < HR_LOCK_HOGS; i++) {
+		struct sim_thread *hog = hr->lock_hogs[i];
+
+		if (hog && hog->run == SIM_T_BLOCKED) {
+			hog->cpu = holder->cpu;	/* pinned: they share the holder's CPU */
+			sim_wake(sim, hog, holder->cpu);
+		}
+	}
+}
+
+/*
+ * mysqld's background thread: holds the table lock when asked.  `lock` and
+ * `lock-sleep`: asleep in nanosleep for `hold_ns`; `lock-hog`: computes
+ * `hold_ns` / 4 while CPU hogs share its CPU; `lock-remote`: waits for a call
+ * to redis (another host) that computes `hold_ns`; `handoff`: woken by the
+ * worker itself, computes `hold_ns` (a pread64 in the middle), then wakes it.
+ */
 struct sim_step hr_holder_fn(struct sim *sim, struct sim_thread *t)
 {
 
@@ -65,23 +91,121 @@ struct sim_step hr_holder_fn(struct sim *sim, struct sim_thread *t)
 			futex_wait_entry(sim, t, HR_LOCK_ADDR + 256);
 		}
 		t->started = true;
-		((struct hr_thread_role *) t->role)->idle = true;
-		while (((struct hr_thread_role *) t->role)->inst->lock_rounds_done >=
-				((struct hr_thread_role *) t->role)->inst->lock_rounds_wanted) {
+		HOLDER(t)->idle = true;
+		while (HOLDER_INST(t)->lock_rounds_done >= HOLDER_INST(t)->lock_rounds_wanted) {
 			SIM_CO_YIELD(t, step_block(SIM_PREV_STATE_SLEEPING));
 		}
-		((struct hr_thread_role *) t->role)->idle = false;
-		((struct hr_thread_role *) t->role)->timer_armed = false;
+		HOLDER(t)->idle = false;
+		HOLDER(t)->timer_armed = false;
 		futex_wait_exit(sim, t, HR_LOCK_ADDR + 256);
 		SIM_CO_YIELD(t, step_run(12000));
-		nanosleep_entry(sim, t, ((struct hr_thread_role *) t->role)->inst->hold_ns);
-		while (!t->io_done) {
-			SIM_CO_YIELD(t, step_block(SIM_PREV_STATE_SLEEPING));
+		if (HOLDER_INST(t)->lock_mode == SIM_CAUSE_LOCK_HOG) {
+			start_lock_hogs(sim, t);
+			SIM_CO_YIELD(t, step_run(HOLDER_INST(t)->hold_ns / 4));
+			HOLDER_INST(t)->hogging = false;
+		} else if (HOLDER_INST(t)->lock_mode == SIM_CAUSE_LOCK_REMOTE) {
+			hr_holder_call_begin(sim, t);
+			SIM_CO_YIELD(t, step_run(5000));
+			hr_holder_call_sent(sim, t);
+			SIM_CO_YIELD(t, step_run(1500));
+			while (!HOLDER(t)->call->replied) {
+				SIM_CO_YIELD(t, step_block(SIM_PREV_STATE_SLEEPING));
+			}
+			SIM_CO_YIELD(t, step_run(2500));
+			hr_holder_call_receive(sim, t);
+		} else if (HOLDER_INST(t)->lock_mode == SIM_CAUSE_HANDOFF) {
+			SIM_CO_YIELD(t, step_run(HOLDER_INST(t)->hold_ns / 2));
+			{
+				int64_t v[3] = { 12, 16384, 0 };
+
+				sim_syscall_entry(sim, t, SIM_SYS_PREAD64, v, NULL);
+			}
+			SIM_CO_YIELD(t, step_run(6000));
+			{
+				int64_t x[2] = { 16384, (int64_t) hr_user_buffer(t) };
+
+				sim_syscall_exit(sim, t, SIM_SYS_PREAD64, x);
+			}
+			SIM_CO_YIELD(t, step_run(HOLDER_INST(t)->hold_ns / 2));
+		} else {
+			nanosleep_entry(sim, t, HOLDER_INST(t)->hold_ns);
+			while (!t->io_done) {
+				SIM_CO_YIELD(t, step_block(SIM_PREV_STATE_SLEEPING));
+			}
+			nanosleep_exit(sim, t);
 		}
-		nanosleep_exit(sim, t);
-		release_lock(sim, t, ((struct hr_thread_role *) t->role)->inst);
+		release_lock(sim, t, HOLDER_INST(t));
 	}
 	SIM_CO_END(t);
+}
+
+/* lock-hog: a CPU hog pinned to the lock holder's CPU while it holds the lock. */
+struct sim_step hr_lock_hog_fn(struct sim *sim, struct sim_thread *t)
+{
+	struct hr_instance *inst = &hr_state(sim)->inst[HR_MYSQL][0];
+
+	SIM_CO_BEGIN(t);
+	for (;;) {
+		while (!inst->hogging) {
+			SIM_CO_YIELD(t, step_block(SIM_PREV_STATE_SLEEPING));
+		}
+		while (inst->hogging) {
+			SIM_CO_YIELD(t, step_run(1000000));
+		}
+	}
+	SIM_CO_END(t);
+}
+
+/*
+ * deadlock: the replica (redis host), started at the beginning, waits in
+ * recvfrom for the primary's message, answers it, then waits in recvfrom for
+ * the next one, which never comes: the mysql worker, after the answer, waits
+ * in recvfrom for the replica too.  Each one's last recvfrom wake-up came
+ * from the other.
+ */
+struct sim_step hr_replica_fn(struct sim *sim, struct sim_thread *t)
+{
+	static const int64_t recv_entry[4] = { 9, 65536, 0, 0 };
+
+	SIM_CO_BEGIN(t);
+	sim_syscall_entry(sim, t, SIM_SYS_RECVFROM, recv_entry, NULL);
+	while (!hr_state(sim)->dl_request) {
+		SIM_CO_YIELD(t, step_block(SIM_PREV_STATE_SLEEPING));
+	}
+	{
+		int64_t x[4] = { 64, (int64_t) hr_user_buffer(t), 0, 0 };
+
+		sim_syscall_exit(sim, t, SIM_SYS_RECVFROM, x);
+	}
+	SIM_CO_YIELD(t, step_run(20000));
+	{
+		int64_t entry[6] = { 9, (int64_t) hr_user_buffer(t), 64, 0, 0, 0 };
+		int64_t exit_values[1] = { 64 };
+
+		sim_syscall_entry(sim, t, SIM_SYS_SENDTO, entry, NULL);
+		sim_tcp_send(sim, t, hr_state(sim)->dl_conn, 1, 64, NULL);
+		sim_syscall_exit(sim, t, SIM_SYS_SENDTO, exit_values);
+	}
+	sim_syscall_entry(sim, t, SIM_SYS_RECVFROM, recv_entry, NULL);
+	while (t->deadlock_peer) {
+		SIM_CO_YIELD(t, step_block(SIM_PREV_STATE_SLEEPING));
+	}
+	SIM_CO_END(t);
+}
+
+void hr_dl_deliver(struct sim *sim, struct sim_conn *conn, int dir, void *msg, unsigned int cpu)
+{
+	struct sim_hotrod *hr = hr_state(sim);
+
+	(void) conn;
+	(void) msg;
+	if (dir == 0) {
+		hr->dl_request = true;
+		sim_wake(sim, hr->replica, cpu);
+	} else {
+		hr->dl_reply = true;
+		sim_wake(sim, hr->dl_worker, cpu);
+	}
 }
 
 /* A noisy neighbour's thread: CPU-bound until hog_until (cause `cpu`). */
@@ -153,12 +277,36 @@ void hr_trigger_hog(struct sim *sim, int64_t duration)
 	}
 }
 
-void hr_lock_trigger(struct sim *sim, struct hr_instance *inst, int64_t hold)
+void hr_lock_trigger(struct sim *sim, struct sim_thread *waiter, struct hr_instance *inst, int64_t hold)
 {
 	struct hr_thread_role *holder = inst->holder->role;
+	struct hr_request *req = ((struct hr_job *) waiter->job)->req;
 
 	inst->lock_rounds_wanted++;
 	inst->hold_ns = hold;
+	inst->lock_mode = req->cause;
+	inst->lock_req = req;
+	inst->lock_parent_span = waiter->book.spans ? waiter->book.spans->span_id : 0;
+	if (req->cause == SIM_CAUSE_LOCK_HOG) {
+		req->culprit = hr_state(sim)->lock_hogs[0];
+	} else if (req->cause == SIM_CAUSE_LOCK_REMOTE) {
+		/* the holder's call goes to the first redis instance, served by its one worker */
+		req->culprit = hr_state(sim)->inst[HR_REDIS][0].first_worker;
+	} else if (req->cause == SIM_CAUSE_LOCK_SLEEP || req->cause == SIM_CAUSE_HANDOFF) {
+		req->culprit = inst->holder;
+	}
+	if (req->cause == SIM_CAUSE_HANDOFF) {
+		/* the hand-off: the worker itself wakes the pool thread (FUTEX_WAKE) */
+		if (holder->idle) {
+			int64_t v[6] = { (int64_t) HR_LOCK_ADDR + 256, 129, 1, 0, 0, 0 };
+			int64_t x[3] = { 1, (int64_t) HR_LOCK_ADDR + 256, 0 };
+
+			sim_syscall_entry(sim, waiter, SIM_SYS_FUTEX, v, NULL);
+			sim_wake(sim, inst->holder, waiter->cpu);
+			sim_syscall_exit(sim, waiter, SIM_SYS_FUTEX, x);
+		}
+		return;
+	}
 	if (holder->idle && !holder->timer_armed) {
 		holder->timer_armed = true;
 		sim_timer_wake(sim, inst->holder, 2000);

@@ -56,7 +56,11 @@ enum hr_op_kind {
 	HR_OP_LOCK,		/* futex wait until the lock holder releases */
 	HR_OP_STORM,		/* an irq storm on the thread's CPU */
 	HR_OP_HOG,		/* wake the noisy neighbour on the route hosts for `ns` */
+	HR_OP_DEADLOCK,		/* cause deadlock: wait for the replica, which waits for this thread */
 };
+
+#define HR_LOCK_HOGS 3
+#define HR_REMOTE_CALL_INDEX 99	/* call_index of the lock holder's remote call (lock-remote) */
 
 struct hr_op {
 	enum hr_op_kind kind;
@@ -84,6 +88,7 @@ struct hr_job {
 	/* client side of a call */
 	struct sim_thread *caller;	/* borrowed */
 	bool replied;
+	bool untraced;			/* no spans on either side (the lock holder's remote call) */
 	/* parallel fan-out (helper tasks) */
 	struct sim_thread *parent_thread;	/* borrowed */
 	unsigned int *pending;		/* borrowed: parent's outstanding tasks */
@@ -96,6 +101,9 @@ struct hr_request {
 	enum sim_cause cause;
 	bool slow;
 	unsigned int slot;		/* external connection slot */
+	int64_t root_begin;		/* local ts of the root span's start */
+	const struct sim_thread *culprit;	/* borrowed: chain causes: the thread the cause injects */
+	const struct sim_thread *cycle_peer;	/* borrowed: deadlock: the other thread of the cycle */
 	struct hr_request *next_free;
 };
 
@@ -133,6 +141,12 @@ struct hr_instance {
 	struct sim_thread *lock_waiters[16];	/* borrowed */
 	unsigned int nlock_waiters;
 	int64_t hold_ns;
+	enum sim_cause lock_mode;	/* the cause of the current lock round */
+	struct hr_request *lock_req;	/* borrowed: the request whose worker waits for the round */
+	uint64_t lock_parent_span;	/* the waiting span (parent of the holder's remote call) */
+	struct hr_op remote_op;		/* lock-remote: the holder's call */
+	bool hogging;			/* lock-hog: the hogs run */
+	struct sim_thread *first_worker;	/* borrowed: its first worker (redis: its only one) */
 };
 
 struct sim_hotrod {
@@ -152,6 +166,14 @@ struct sim_hotrod {
 	uint64_t waiting_arrivals;	/* arrived while every slot was busy */
 	unsigned int next_frontend;
 	bool *slot_busy;		/* owned [max_inflight] */
+	/* chain causes (threads created only when the cause asks for them) */
+	struct sim_thread *lock_hogs[HR_LOCK_HOGS];	/* borrowed: lock-hog, on the mysql host */
+	struct sim_thread *replica;	/* borrowed: deadlock: the replica thread (redis host) */
+	struct sim_conn *dl_conn;	/* owned: deadlock: mysql worker (side 0) <-> replica (side 1) */
+	struct hr_request *dl_req;	/* borrowed: the deadlocked request (never completes) */
+	struct sim_thread *dl_worker;	/* borrowed: its mysql worker */
+	bool dl_drawn, dl_request, dl_reply;
+	uint64_t stuck;			/* requests that never complete (deadlock) */
 };
 
 /* The preset's state (sim->preset_state, created by sim-hotrod.c). */
@@ -197,7 +219,15 @@ struct sim_step hr_hog_fn(struct sim *sim, struct sim_thread *t);
 struct sim_step hr_daemon_fn(struct sim *sim, struct sim_thread *t);
 struct sim_step hr_shell_fn(struct sim *sim, struct sim_thread *t);
 void hr_trigger_hog(struct sim *sim, int64_t duration);
-void hr_lock_trigger(struct sim *sim, struct hr_instance *inst, int64_t hold);
+void hr_lock_trigger(struct sim *sim, struct sim_thread *waiter, struct hr_instance *inst, int64_t hold);
+struct sim_step hr_lock_hog_fn(struct sim *sim, struct sim_thread *t);
+struct sim_step hr_replica_fn(struct sim *sim, struct sim_thread *t);
+void hr_dl_deliver(struct sim *sim, struct sim_conn *conn, int dir, void *msg, unsigned int cpu);
+
+/* hotrod-requests.c: the lock holder's remote call (lock-remote) */
+void hr_holder_call_begin(struct sim *sim, struct sim_thread *t);
+void hr_holder_call_sent(struct sim *sim, struct sim_thread *t);
+void hr_holder_call_receive(struct sim *sim, struct sim_thread *t);
 
 /* sim-hotrod.c */
 void hr_request_done(struct sim *sim, struct hr_request *req, const struct sim_span *root);

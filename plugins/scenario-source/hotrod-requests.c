@@ -110,6 +110,7 @@ static struct sim_span *span_start(struct sim *sim, struct sim_thread *t, struct
 	span->tid = t->tid;
 	span->kind = kind;
 	span->request = req;
+	span->chain_truth = sim->cfg.truth_chains || (req->slow && sim_cause_is_chain(req->cause));
 	if (sim->cfg.span_schema == SIM_SPANS_JAEGER) {
 		rec = sim_emit_thread(sim, t, SIM_EV_JAEGER_START_SPAN);
 		rec->v[0] = (int64_t) span->trace_id_high;
@@ -129,6 +130,9 @@ static struct sim_span *span_start(struct sim *sim, struct sim_thread *t, struct
 		rec->v[4] = kind;
 	}
 	sim_book_span_start(&t->book, span, rec->ts);
+	if (parent == 0) {
+		req->root_begin = span->begin;
+	}
 	return span;
 }
 
@@ -275,9 +279,13 @@ void hr_build_program(struct sim *sim, struct hr_job *job, unsigned int call_ind
 		break;
 	case HR_MYSQL:
 		add_op(job, op_compute(sim, 40000));
-		if (cause == SIM_CAUSE_LOCK) {
+		if (cause == SIM_CAUSE_LOCK || cause == SIM_CAUSE_LOCK_HOG || cause == SIM_CAUSE_LOCK_SLEEP ||
+				cause == SIM_CAUSE_LOCK_REMOTE || cause == SIM_CAUSE_HANDOFF) {
 			add_op(job, (struct hr_op) { .kind = HR_OP_LOCK,
 				.ns = sim_rng_range(&hr_state(sim)->rng, 20000000, 40000000) });
+		}
+		if (cause == SIM_CAUSE_DEADLOCK) {
+			add_op(job, (struct hr_op) { .kind = HR_OP_DEADLOCK });
 		}
 		if (cause == SIM_CAUSE_DISK) {
 			add_op(job, (struct hr_op) { .kind = HR_OP_DISK_READ,
@@ -299,7 +307,10 @@ void hr_build_program(struct sim *sim, struct hr_job *job, unsigned int call_ind
 		job->resp_bytes = 2900;
 		break;
 	case HR_REDIS:
-		if (cause == SIM_CAUSE_IRQ && call_index == 1) {
+		if (cause == SIM_CAUSE_LOCK_REMOTE && call_index == HR_REMOTE_CALL_INDEX) {
+			/* the lock holder's remote call: the remote thread computes while the lock is held */
+			add_op(job, op_compute(sim, ((struct hr_thread_role *) job->caller->role)->inst->hold_ns));
+		} else if (cause == SIM_CAUSE_IRQ && call_index == 1) {
 			add_op(job, (struct hr_op) { .kind = HR_OP_STORM, .count = 400 });
 			add_op(job, op_compute(sim, 400000));
 		} else {
@@ -373,8 +384,10 @@ static void call_begin(struct sim *sim, struct sim_thread *t, const struct hr_op
 	if (!conn || !job) {
 		return;
 	}
-	role->call_span = span_start(sim, t, req, parent_span_id, role->inst->service,
-		op->operation, 2);
+	/* the lock holder's call (lock-remote) is its own business: no spans, no trace context */
+	job->untraced = role->kind == HR_ROLE_HOLDER;
+	role->call_span = job->untraced ? NULL : span_start(sim, t, req, parent_span_id,
+		role->inst->service, op->operation, 2);
 	job->req = req;
 	job->service = op->service;
 	job->operation = op->operation;
@@ -405,10 +418,55 @@ static void call_receive(struct sim *sim, struct sim_thread *t, uint32_t bytes)
 	int64_t exit_values[4] = { bytes, (int64_t) hr_user_buffer(t), 0, 0 };
 
 	sim_syscall_exit(sim, t, SIM_SYS_RECVFROM, exit_values);
-	span_end(sim, t);
+	if (role->call_span) {
+		span_end(sim, t);
+	}
 	role->call_span = NULL;
 	job_free(sim, role->call);
 	role->call = NULL;
+}
+
+/* ---- the lock holder's remote call (lock-remote) ---- */
+
+void hr_holder_call_begin(struct sim *sim, struct sim_thread *t)
+{
+	struct hr_instance *inst = ((struct hr_thread_role *) t->role)->inst;
+
+	inst->remote_op = op_call(sim, HR_REDIS, "FindDriverIDs", 120, 400, HR_REMOTE_CALL_INDEX);
+	call_begin(sim, t, &inst->remote_op, inst->lock_req, inst->lock_parent_span, HR_REMOTE_CALL_INDEX);
+}
+
+void hr_holder_call_sent(struct sim *sim, struct sim_thread *t)
+{
+	call_sent(sim, t, &((struct hr_thread_role *) t->role)->inst->remote_op);
+}
+
+void hr_holder_call_receive(struct sim *sim, struct sim_thread *t)
+{
+	call_receive(sim, t, ((struct hr_thread_role *) t->role)->inst->remote_op.resp_bytes);
+}
+
+/* ---- deadlock ---- */
+
+/* The mysql worker sends to the replica (which answers) and waits in recvfrom. */
+static void deadlock_send(struct sim *sim, struct sim_thread *t)
+{
+	struct sim_hotrod *hr = hr_state(sim);
+	int64_t entry[6] = { 10, (int64_t) hr_user_buffer(t), 64, 0, 0, 0 };
+	int64_t exit_values[1] = { 64 };
+	int64_t recv_entry[4] = { 10, 65536, 0, 0 };
+
+	hr->dl_worker = t;
+	t->deadlock_peer = hr->replica;
+	hr->replica->deadlock_peer = t;
+	hr->dl_req = ((struct hr_job *) t->job)->req;
+	hr->dl_req->culprit = hr->replica;
+	hr->dl_req->cycle_peer = t;
+	hr->stuck++;
+	sim_syscall_entry(sim, t, SIM_SYS_SENDTO, entry, NULL);
+	sim_tcp_send(sim, t, hr->dl_conn, 0, 64, NULL);
+	sim_syscall_exit(sim, t, SIM_SYS_SENDTO, exit_values);
+	sim_syscall_entry(sim, t, SIM_SYS_RECVFROM, recv_entry, NULL);
 }
 
 static void dispatch_tasks(struct sim *sim, struct sim_thread *t, const struct hr_op *op,
@@ -482,8 +540,10 @@ static void server_begin(struct sim *sim, struct sim_thread *t, struct hr_job *j
 	struct hr_thread_role *role = t->role;
 
 	sim_syscall_exit(sim, t, SIM_SYS_RECVFROM, recv_exit);
-	(void) span_start(sim, t, job->req, job->parent_span_id, role->inst->service,
-		job->operation, 1);
+	if (!job->untraced) {
+		(void) span_start(sim, t, job->req, job->parent_span_id, role->inst->service,
+			job->operation, 1);
+	}
 }
 
 /* The server span ends and sendto enters the kernel with the reply. */
@@ -491,7 +551,9 @@ static void server_reply(struct sim *sim, struct sim_thread *t, struct hr_job *j
 {
 	int64_t entry[6] = { 7 + job->service, (int64_t) hr_user_buffer(t), job->resp_bytes, 0, 0, 0 };
 
-	span_end(sim, t);
+	if (!job->untraced) {
+		span_end(sim, t);
+	}
 	sim_syscall_entry(sim, t, SIM_SYS_SENDTO, entry, NULL);
 }
 
@@ -557,7 +619,7 @@ static void op_start(struct sim *sim, struct sim_thread *t, const struct hr_op *
 			sim_disk_read(sim, t, 16384, op->ns);
 		}
 	} else if (op->kind == HR_OP_LOCK) {
-		hr_lock_trigger(sim, inst, op->ns);
+		hr_lock_trigger(sim, t, inst, op->ns);
 		t->arg = (int64_t) inst->lock_rounds_wanted;
 	} else if (op->kind == HR_OP_STORM) {
 		sim_irq_storm(sim, t->host, t->cpu, op->count, 41000, 40000);
@@ -658,6 +720,21 @@ struct sim_step hr_worker_fn(struct sim *sim, struct sim_thread *t)
 					int64_t x[2] = { 16384, (int64_t) hr_user_buffer(t) };
 
 					sim_syscall_exit(sim, t, SIM_SYS_PREAD64, x);
+				}
+			} else if (op->kind == HR_OP_DEADLOCK && hr_state(sim)->replica) {
+				deadlock_send(sim, t);
+				while (!hr_state(sim)->dl_reply) {
+					SIM_CO_YIELD(t, step_block(SIM_PREV_STATE_SLEEPING));
+				}
+				{
+					int64_t x[4] = { 64, (int64_t) hr_user_buffer(t), 0, 0 };
+					int64_t recv_entry[4] = { 10, 65536, 0, 0 };
+
+					sim_syscall_exit(sim, t, SIM_SYS_RECVFROM, x);
+					sim_syscall_entry(sim, t, SIM_SYS_RECVFROM, recv_entry, NULL);
+				}
+				while (t->deadlock_peer) {
+					SIM_CO_YIELD(t, step_block(SIM_PREV_STATE_SLEEPING));
 				}
 			} else if (op->kind == HR_OP_LOCK) {
 				op_start(sim, t, op);

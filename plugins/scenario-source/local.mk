@@ -15,7 +15,8 @@ plugins_scenario_source_libscenario_sim_la_SOURCES = \
 	plugins/scenario-source/sim-hotrod.c plugins/scenario-source/sim-hotrod.h \
 	plugins/scenario-source/hotrod-model.h plugins/scenario-source/hotrod-requests.c \
 	plugins/scenario-source/hotrod-daemons.c \
-	plugins/scenario-source/sim-truth.c plugins/scenario-source/sim-truth.h
+	plugins/scenario-source/sim-truth.c plugins/scenario-source/sim-truth.h \
+	plugins/scenario-source/sim-chain.c plugins/scenario-source/sim-chain.h
 
 plugins_babeltrace_plugin_deepspan_la_SOURCES += \
 	plugins/scenario-source/emit.h \

@@ -15,7 +15,8 @@
 
 static const char *const known_names[] = {
 	"preset", "hosts", "cpus", "requests", "seed", "slow-ratio", "cause", "span-schema",
-	"clock", "truth", "packet-events", "interarrival", "max-inflight", "discard-every", NULL,
+	"clock", "truth", "packet-events", "interarrival", "max-inflight", "discard-every",
+	"truth-chains", NULL,
 };
 
 static bool parse_int(const char *text, int64_t *out)
@@ -79,7 +80,8 @@ bool scn_params_parse(bt_self_component *self_comp, const bt_value *map,
 		struct sim_config *cfg, char **truth_path)
 {
 	static const char *const presets[] = { "hotrod", NULL };
-	static const char *const causes[] = { "none", "lock", "cpu", "disk", "irq", "mixed", NULL };
+	static const char *const causes[] = { "none", "lock", "cpu", "disk", "irq", "mixed",
+		"lock-hog", "lock-sleep", "lock-remote", "handoff", "deadlock", NULL };
 	static const char *const schemas[] = { "deepspan_ust", "jaeger_ust", NULL };
 	struct ds_params params = ds_params_make(self_comp, map, SCN_CLASS_NAME);
 	unsigned int preset, cause, schema;
@@ -104,7 +106,8 @@ bool scn_params_parse(bt_self_component *self_comp, const bt_value *map,
 			ds_params_get_uint(&params, "packet-events", 4096, 16, 1000000, &packet_events) ||
 			ds_params_get_duration(&params, "interarrival", 4000000, &interarrival) ||
 			ds_params_get_uint(&params, "max-inflight", 16, 1, 4096, &inflight) ||
-			ds_params_get_uint(&params, "discard-every", 0, 0, UINT64_MAX, &cfg->discard_every)) {
+			ds_params_get_uint(&params, "discard-every", 0, 0, UINT64_MAX, &cfg->discard_every) ||
+			ds_params_get_bool(&params, "truth-chains", false, &cfg->truth_chains)) {
 		return false;
 	}
 	cfg->preset = sim_preset_find(presets[preset]);

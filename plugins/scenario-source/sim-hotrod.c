@@ -46,9 +46,11 @@ void hr_request_done(struct sim *sim, struct hr_request *req, const struct sim_s
 			.end = root->end,
 			.cause = sim_cause_name(req->slow ? req->cause : SIM_CAUSE_NONE),
 			.slow = req->slow,
+			.culprit = req->slow ? req->culprit : NULL,
+			.cycle_peer = req->slow ? req->cycle_peer : NULL,
 		};
 
-		sim_truth_request(sim->truth, &tr);
+		sim_truth_request(sim->truth, sim, &tr);
 	}
 	hr->slot_busy[req->slot] = false;
 	hr->completed++;
@@ -97,6 +99,14 @@ static void start_request(struct sim *sim)
 	req->trace_id_low = sim_rng_next(&hr->rng) | 1;
 	req->slow = sim->cfg.cause != SIM_CAUSE_NONE && sim_rng_unit(&hr->rng) < sim->cfg.slow_ratio;
 	req->cause = req->slow ? draw_cause(sim) : SIM_CAUSE_NONE;
+	if (req->cause == SIM_CAUSE_DEADLOCK) {
+		/* one deadlock per run: it keeps a mysql worker forever */
+		if (hr->dl_drawn) {
+			req->slow = false;
+			req->cause = SIM_CAUSE_NONE;
+		}
+		hr->dl_drawn = true;
+	}
 	req->slot = slot;
 	hr->slot_busy[slot] = true;
 	hr->inflight++;
@@ -147,7 +157,7 @@ static uint64_t sim_hotrod_completed(const struct sim *sim)
 
 static bool sim_hotrod_finished(const struct sim *sim)
 {
-	return hr_state(sim)->completed >= sim->cfg.requests;
+	return hr_state(sim)->completed + hr_state(sim)->stuck >= sim->cfg.requests;
 }
 
 /* ---- set-up ---- */
@@ -203,6 +213,9 @@ static bool create_instance(struct sim *sim, struct hr_instance *inst, enum hr_s
 			return false;
 		}
 		hr_make_idle(t);
+		if (i == 0) {
+			inst->first_worker = t;
+		}
 	}
 	if (service == HR_FRONTEND) {
 		for (i = 0; i < HR_HELPERS; i++) {
@@ -267,6 +280,81 @@ static bool create_daemons(struct sim *sim, unsigned int h)
 	return true;
 }
 
+/* Threads of the chain causes, created last (only for them: the other causes' traces stay as they were). */
+static bool create_chain_cause_threads(struct sim *sim)
+{
+	struct sim_hotrod *hr = hr_state(sim);
+	struct hr_instance *mysql = &hr->inst[HR_MYSQL][0];
+	struct hr_instance *redis = &hr->inst[HR_REDIS][0];
+	struct sim_process *proc;
+	unsigned int i;
+
+	if (sim->cfg.cause == SIM_CAUSE_LOCK_HOG) {
+		proc = sim_process_new(sim, mysql->host, "stress-ng", 1);
+		if (!proc) {
+			return false;
+		}
+		for (i = 0; i < HR_LOCK_HOGS; i++) {
+			hr->lock_hogs[i] = spawn(sim, proc, "stress-ng-cpu", hr_lock_hog_fn, HR_ROLE_HOG, NULL, i);
+			if (!hr->lock_hogs[i]) {
+				return false;
+			}
+			hr->lock_hogs[i]->pinned = true;
+		}
+	}
+	if (sim->cfg.cause == SIM_CAUSE_DEADLOCK) {
+		struct sim_conn *conn;
+
+		proc = sim_process_new(sim, redis->host, "replica", 1);
+		if (!proc) {
+			return false;
+		}
+		hr->replica = spawn(sim, proc, "replica", hr_replica_fn, HR_ROLE_HOG, NULL, 1);
+		conn = calloc(1, sizeof(*conn));
+		if (!hr->replica || !conn) {
+			free(conn);
+			sim_fail(sim, "out of memory creating the deadlock's threads");
+			return false;
+		}
+		conn->host[0] = (int) mysql->host;
+		conn->host[1] = (int) redis->host;
+		conn->ip[0] = sim->host[mysql->host].ip;
+		conn->ip[1] = sim->host[redis->host].ip;
+		conn->port[0] = sim->host[mysql->host].next_port++;
+		conn->port[1] = 3307;
+		conn->snd_nxt[0] = (uint32_t) sim_rng_next(&hr->rng);
+		conn->snd_nxt[1] = (uint32_t) sim_rng_next(&hr->rng);
+		conn->rcv_nxt[0] = conn->snd_nxt[1];
+		conn->rcv_nxt[1] = conn->snd_nxt[0];
+		conn->deliver = hr_dl_deliver;
+		hr->dl_conn = conn;
+	}
+	return true;
+}
+
+static void sim_hotrod_truth_open(struct sim *sim)
+{
+	struct sim_hotrod *hr = hr_state(sim);
+	struct hr_request *req = hr->dl_req;
+
+	if (req) {
+		struct sim_truth_request tr = {
+			.trace_id_high = req->trace_id_high,
+			.trace_id_low = req->trace_id_low,
+			.root_operation = sim_intern(sim, "HTTP GET /dispatch"),
+			.root_service = sim_intern(sim, hr_services[HR_FRONTEND].name),
+			.begin = req->root_begin,
+			.cause = sim_cause_name(req->cause),
+			.slow = true,
+			.open = true,
+			.culprit = req->culprit,
+			.cycle_peer = req->cycle_peer,
+		};
+
+		sim_truth_request(sim->truth, sim, &tr);
+	}
+}
+
 static bool sim_hotrod_create(struct sim *sim)
 {
 	struct sim_hotrod *hr = calloc(1, sizeof(*hr));
@@ -313,6 +401,9 @@ static bool sim_hotrod_create(struct sim *sim)
 			}
 		}
 	}
+	if (!create_chain_cause_threads(sim)) {
+		return false;
+	}
 	hr->ext_conns = calloc(sim->cfg.max_inflight, sizeof(*hr->ext_conns));
 	hr->slot_busy = calloc(sim->cfg.max_inflight, sizeof(*hr->slot_busy));
 	if (!hr->ext_conns || !hr->slot_busy) {
@@ -350,6 +441,9 @@ static void sim_hotrod_start(struct sim *sim)
 				(int64_t) (sim_rng_next(&hr->rng) % (uint64_t) role->period) + 1000);
 		}
 	}
+	if (hr->replica) {
+		sim_timer_wake(sim, hr->replica, 500000);	/* deadlock: the replica starts waiting */
+	}
 	if (sim->cfg.requests > 0) {
 		sim_schedule(sim, sim->now + 1000000, HR_ACT_ARRIVAL, 0, 0, NULL);
 	}
@@ -378,6 +472,7 @@ static void sim_hotrod_destroy(struct sim *sim)
 	}
 	free(hr->ext_conns);
 	free(hr->slot_busy);
+	free(hr->dl_conn);
 	free(hr);
 	sim->preset_state = NULL;
 }
@@ -389,6 +484,7 @@ const struct sim_preset_ops sim_preset_hotrod = {
 	.start = sim_hotrod_start,
 	.act = sim_hotrod_act,
 	.finished = sim_hotrod_finished,
+	.truth_open = sim_hotrod_truth_open,
 	.completed = sim_hotrod_completed,
 	.destroy = sim_hotrod_destroy,
 };

@@ -50,10 +50,31 @@ static void irq_raise(struct sim *sim, unsigned int host, unsigned int cpu,
 	sim_schedule(sim, at, SIM_ACT_IRQ_RAISE, cpu, host, work);
 }
 
-static void mark_interrupted(struct sim_cpu *cpu, int64_t ts)
+static void mark_interrupted(struct sim_cpu *cpu, int64_t ts, const char *name)
 {
 	if (cpu->cur) {
+		struct sim_piece *piece;
+
 		sim_book_set(&cpu->cur->book, SIM_ST_INTERRUPTED, ts);
+		piece = sim_book_last_piece(&cpu->cur->book);
+		if (piece && piece->state == SIM_ST_INTERRUPTED && piece->begin == ts) {
+			piece->irq_name = name;
+		}
+	}
+}
+
+/* "softirq:NAME" of the vectors the model raises. */
+static const char *softirq_label(unsigned int vec)
+{
+	switch (vec) {
+	case SIM_SOFTIRQ_NET_RX:
+		return "softirq:NET_RX";
+	case SIM_SOFTIRQ_TIMER:
+		return "softirq:TIMER";
+	case SIM_SOFTIRQ_RCU:
+		return "softirq:RCU";
+	default:
+		return "softirq:?";
 	}
 }
 
@@ -70,7 +91,8 @@ static void emit_irq_entry(struct sim *sim, struct sim_cpu *cpu, int irq, const 
 
 	rec->v[0] = irq;
 	rec->s[0] = name;
-	mark_interrupted(cpu, rec->ts);
+	mark_interrupted(cpu, rec->ts, irq == NET_IRQ ? "irq:eth0" : irq == DISK_IRQ ? "irq:nvme0q1" :
+		"irq:ehci_hcd:usb1");
 }
 
 static void emit_irq_exit(struct sim *sim, struct sim_cpu *cpu, int irq)
@@ -88,7 +110,7 @@ static void emit_softirq(struct sim *sim, struct sim_cpu *cpu, enum sim_event_id
 
 	rec->v[0] = vec;
 	if (ev == SIM_EV_SOFTIRQ_ENTRY) {
-		mark_interrupted(cpu, rec->ts);
+		mark_interrupted(cpu, rec->ts, softirq_label(vec));
 	} else if (ev == SIM_EV_SOFTIRQ_EXIT) {
 		mark_resumed(cpu, rec->ts);
 	}
@@ -158,6 +180,7 @@ static int64_t net_rx_step(struct sim *sim, struct sim_cpu *cpu, struct sim_irq_
 		fill_net_header(rec, 2, conn, work->dir, work->seq + index * SIM_MSS, work->ack_seq,
 			len, work->seg_done == work->segments, (uint16_t) (work->seq + index));
 		if (work->seg_done == work->segments) {
+			work->t_r = rec->ts;
 			conn->rcv_nxt[recv_dir] = work->seq + work->bytes;
 			if (conn->deliver) {
 				conn->deliver(sim, conn, work->dir, work->msg, cpu->index);
@@ -364,7 +387,8 @@ static unsigned int rx_cpu(const struct sim_host *host, const struct sim_conn *c
 }
 
 static void queue_delivery(struct sim *sim, struct sim_conn *conn, int dir, uint32_t seq,
-		uint32_t ack, uint32_t bytes, void *msg, int64_t at, unsigned int sender_cpu)
+		uint32_t ack, uint32_t bytes, void *msg, int64_t at, unsigned int sender_cpu,
+		const struct sim_thread *sender, int64_t t_s)
 {
 	int receiver = conn->host[1 - dir];
 	struct sim_irq_work *work;
@@ -383,6 +407,12 @@ static void queue_delivery(struct sim *sim, struct sim_conn *conn, int dir, uint
 	work->bytes = bytes;
 	work->segments = (bytes + SIM_MSS - 1) / SIM_MSS;
 	work->msg = msg;
+	if (sender) {
+		work->sent_known = true;
+		work->s_host = (uint16_t) sender->host;
+		work->s_tid = sender->tid;
+		work->t_s = t_s;
+	}
 	work->duration = sim_rng_jitter(&sim->rng, 2500, 0.3);
 	work->loopback = conn->host[dir] == receiver;
 	irq_raise(sim, (unsigned int) receiver,
@@ -398,6 +428,7 @@ void sim_tcp_send(struct sim *sim, struct sim_thread *t, struct sim_conn *conn, 
 	uint32_t segments = (bytes + SIM_MSS - 1) / SIM_MSS;
 	bool loopback = conn->host[1 - dir] == (int) t->host;
 	int64_t latency;
+	int64_t t_s = 0;
 	uint32_t i;
 
 	for (i = 0; i < segments; i++) {
@@ -410,11 +441,13 @@ void sim_tcp_send(struct sim *sim, struct sim_thread *t, struct sim_conn *conn, 
 		fill_net_header(rec, 2, conn, dir, seq + i * SIM_MSS, ack, len, i + 1 == segments,
 			(uint16_t) (seq + i));
 		sim->tcp_segments++;
+		t_s = rec->ts;
 	}
 	conn->snd_nxt[dir] = seq + bytes;
 	latency = loopback ? sim_rng_jitter(&sim->rng, 4000, 0.3) :
 		sim_rng_jitter(&sim->rng, SIM_NET_LATENCY, 0.4);
-	queue_delivery(sim, conn, dir, seq, ack, bytes, msg, sim_host_now(sim, t->host) + latency, t->cpu);
+	queue_delivery(sim, conn, dir, seq, ack, bytes, msg, sim_host_now(sim, t->host) + latency, t->cpu,
+		t, t_s);
 }
 
 void sim_tcp_inject(struct sim *sim, struct sim_conn *conn, int dir, uint32_t bytes,
@@ -423,7 +456,7 @@ void sim_tcp_inject(struct sim *sim, struct sim_conn *conn, int dir, uint32_t by
 	uint32_t seq = conn->snd_nxt[dir];
 
 	conn->snd_nxt[dir] = seq + bytes;
-	queue_delivery(sim, conn, dir, seq, conn->rcv_nxt[dir], bytes, msg, at, 0);
+	queue_delivery(sim, conn, dir, seq, conn->rcv_nxt[dir], bytes, msg, at, 0, NULL, 0);
 }
 
 void sim_disk_read(struct sim *sim, struct sim_thread *t, uint32_t bytes, int64_t latency)

@@ -50,6 +50,41 @@ struct sim_record *sim_emit_thread(struct sim *sim, struct sim_thread *t, enum s
 
 /* ---- hosts, processes, threads ---- */
 
+static gpointer thread_key(unsigned int host, int32_t tid)
+{
+	return GSIZE_TO_POINTER(((gsize) host << 32) | (guint32) tid);
+}
+
+struct sim_thread *sim_thread_find(const struct sim *sim, unsigned int host, int32_t tid)
+{
+	if (!sim->chain_threads) {
+		return NULL;
+	}
+	return g_hash_table_lookup(sim->chain_threads, thread_key(host, tid));
+}
+
+/* Chain truth: a new current thread on `cpu` from `ts` (NULL: idle). */
+static void cpu_run_append(struct sim_cpu *cpu, const struct sim_thread *t, int64_t ts, int64_t keep)
+{
+	struct sim_cpu_run run = { .begin = ts, .tid = t ? t->tid : -1, .comm = t ? t->comm : NULL };
+	GArray *runs = cpu->runs;
+
+	if (runs->len >= 256 && g_array_index(runs, struct sim_cpu_run, runs->len / 2).begin < ts - keep) {
+		g_array_remove_range(runs, 0, runs->len / 2);
+	}
+	g_array_append_val(runs, run);
+}
+
+/* Chain truth: the CPU a Waited CPU piece that just began waits for. */
+static void piece_set_cpu(struct sim_thread *t, unsigned int cpu)
+{
+	struct sim_piece *piece = sim_book_last_piece(&t->book);
+
+	if (piece && piece->state == SIM_ST_WAIT_CPU) {
+		piece->cpu = (int16_t) cpu;
+	}
+}
+
 void sim_kernel_init_host(struct sim *sim, unsigned int index, const char *name, unsigned int ncpus)
 {
 	struct sim_host *host = &sim->host[index];
@@ -67,16 +102,27 @@ void sim_kernel_init_host(struct sim *sim, unsigned int index, const char *name,
 		host->cpu[c].index = c;
 		host->cpu[c].host = index;
 		(void) swapper_comm(sim, c);
+		if (sim->chain_threads) {
+			host->cpu[c].runs = g_array_new(FALSE, FALSE, sizeof(struct sim_cpu_run));
+		}
 	}
 }
 
 void sim_kernel_fini_host(struct sim_host *host)
 {
 	struct sim_thread *t = host->threads;
+	unsigned int c;
 
+	for (c = 0; c < SIM_MAX_CPUS; c++) {
+		if (host->cpu[c].runs) {
+			g_array_free(host->cpu[c].runs, TRUE);
+			host->cpu[c].runs = NULL;
+		}
+	}
 	while (t) {
 		struct sim_thread *next = t->all_next;
 
+		sim_book_fini(&t->book);
 		free(t);
 		t = next;
 	}
@@ -126,6 +172,11 @@ struct sim_thread *sim_thread_new(struct sim *sim, struct sim_process *proc,
 	t->fn = fn;
 	t->role = role;
 	sim_book_init(&t->book);
+	if (sim->chain_threads) {
+		/* spans are written at their end: the walk needs chain-window behind it (and a margin) */
+		sim_book_keep_history(&t->book, sim->cfg.chain_window_ns + INT64_C(100000000));
+		g_hash_table_insert(sim->chain_threads, thread_key(t->host, t->tid), t);
+	}
 	t->all_next = host->threads;
 	host->threads = t;
 	proc->threads++;
@@ -208,11 +259,15 @@ void sim_cpu_switch(struct sim *sim, struct sim_cpu *cpu, int64_t prev_state)
 	rec->v[4] = next ? next->prio : 20;
 	if (prev) {
 		sim_book_set(&prev->book, state_after_switch_out(prev_state), rec->ts);
+		piece_set_cpu(prev, cpu->index);
 	}
 	if (next) {
 		next->run = SIM_T_RUNNING;
 		next->cpu = cpu->index;
 		sim_book_set(&next->book, sim_book_running_state(&next->book), rec->ts);
+	}
+	if (cpu->runs) {
+		cpu_run_append(cpu, next, rec->ts, sim->cfg.chain_window_ns + INT64_C(100000000));
 	}
 	cpu->cur = next;
 	cpu->gen++;
@@ -326,7 +381,7 @@ static unsigned int select_cpu(struct sim_host *host, const struct sim_thread *t
 	unsigned int best_load = host->cpu[t->cpu].rq_len + (host->cpu[t->cpu].cur ? 1u : 0u);
 	unsigned int i;
 
-	if (cpu_is_idle(&host->cpu[t->cpu])) {
+	if (t->pinned || cpu_is_idle(&host->cpu[t->cpu])) {
 		return t->cpu;
 	}
 	for (i = 1; i < host->ncpus; i++) {
@@ -392,6 +447,56 @@ static void enqueue_woken(struct sim *sim, struct sim_thread *t, unsigned int wa
 	}
 }
 
+/* Chain truth: what ends the Waited blocked piece of `t` woken from `cpu_index` now. */
+static void record_waker(struct sim *sim, struct sim_thread *t, unsigned int cpu_index)
+{
+	struct sim_piece *piece = sim_book_last_piece(&t->book);
+	const struct sim_cpu *cpu = &sim->host[t->host].cpu[cpu_index];
+	const struct sim_irq_work *irq = cpu->irq_cur;
+	struct sim_waker *w;
+
+	if (!piece || piece->state != SIM_ST_BLOCKED) {
+		return;
+	}
+	w = &piece->waker;
+	if (!irq) {
+		if (cpu->cur) {
+			w->kind = SIM_WAKER_THREAD;
+			w->host = (uint16_t) cpu->cur->host;
+			w->tid = cpu->cur->tid;
+		}
+		return;
+	}
+	switch (irq->kind) {
+	case SIM_IRQ_NET_RX:
+		w->kind = SIM_WAKER_SOFTIRQ;
+		w->name = "NET_RX";
+		if (irq->sent_known) {
+			w->net_known = true;
+			w->host = irq->s_host;
+			w->tid = irq->s_tid;
+			w->t_s = irq->t_s;
+			w->t_r = irq->t_r;
+		}
+		break;
+	case SIM_IRQ_DISK:
+		w->kind = SIM_WAKER_DISK;
+		w->name = "nvme0q1";
+		break;
+	case SIM_IRQ_TIMER:
+		w->kind = SIM_WAKER_TIMER;
+		break;
+	case SIM_IRQ_RCU:
+		w->kind = SIM_WAKER_SOFTIRQ;
+		w->name = "RCU";
+		break;
+	default:
+		w->kind = SIM_WAKER_IRQ;
+		w->name = "ehci_hcd:usb1";
+		break;
+	}
+}
+
 void sim_wake(struct sim *sim, struct sim_thread *t, unsigned int cpu)
 {
 	struct sim_host *host = &sim->host[t->host];
@@ -409,13 +514,25 @@ void sim_wake(struct sim *sim, struct sim_thread *t, unsigned int cpu)
 	rec = sim_emit_cpu(sim, t->host, cpu, SIM_EV_SCHED_WAKING);
 	fill_comm_tid_prio(rec, t);
 	rec->v[2] = t->cpu;
+	if (t->book.history) {
+		record_waker(sim, t, cpu);
+	}
 	sim_book_set(&t->book, SIM_ST_WAIT_CPU, rec->ts);
+	/* sched_waking names its previous CPU; sched_migrate_task, if any, the one it moves to */
+	piece_set_cpu(t, t->cpu);
 	if (target != t->cpu) {
+		struct sim_piece *piece;
+
 		rec = sim_emit_cpu(sim, t->host, cpu, SIM_EV_SCHED_MIGRATE_TASK);
 		fill_comm_tid_prio(rec, t);
 		rec->v[2] = t->cpu;
 		rec->v[3] = target;
 		t->cpu = target;
+		piece = sim_book_last_piece(&t->book);
+		if (piece && piece->state == SIM_ST_WAIT_CPU) {
+			piece->migrate_cpu = (int16_t) target;
+			piece->migrate_ts = rec->ts;
+		}
 	}
 	rec = sim_emit_cpu(sim, t->host, cpu, SIM_EV_SCHED_WAKEUP);
 	fill_comm_tid_prio(rec, t);
@@ -432,6 +549,7 @@ void sim_thread_start(struct sim *sim, struct sim_thread *t, unsigned int waker_
 	fill_comm_tid_prio(rec, t);
 	rec->v[2] = t->cpu;
 	sim_book_set(&t->book, SIM_ST_WAIT_CPU, rec->ts);
+	piece_set_cpu(t, t->cpu);
 	enqueue_woken(sim, t, waker_cpu);
 }
 
@@ -531,6 +649,10 @@ void sim_thread_destroy(struct sim *sim, struct sim_thread *t)
 	struct sim_thread **link;
 	struct sim_process **plink;
 
+	if (sim->chain_threads) {
+		g_hash_table_remove(sim->chain_threads, thread_key(t->host, t->tid));
+	}
+	sim_book_fini(&t->book);
 	for (link = &host->threads; *link; link = &(*link)->all_next) {
 		if (*link == t) {
 			*link = t->all_next;

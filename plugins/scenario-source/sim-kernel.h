@@ -10,6 +10,7 @@
 #ifndef DEEPSPAN_SCENARIO_SIM_KERNEL_H
 #define DEEPSPAN_SCENARIO_SIM_KERNEL_H
 
+#include <glib.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -75,6 +76,7 @@ struct sim_thread {
 	int64_t remaining;		/* ns of CPU left in the current RUN step */
 	bool woken;			/* a wake-up arrived while it was running */
 	bool kernel_thread;
+	bool pinned;			/* never migrated on wake-up (cause lock-hog's hogs) */
 	struct sim_thread_book book;	/* ground-truth state of this thread */
 	struct sim_thread *rq_next;	/* borrowed: run-queue link */
 	struct sim_thread *all_next;	/* borrowed: host's thread list link */
@@ -85,6 +87,7 @@ struct sim_thread {
 	bool io_done;
 	bool started;			/* its behaviour ran once */
 	struct sim_thread *exit_notify;	/* borrowed: woken when this thread exits (wait4) */
+	struct sim_thread *deadlock_peer;	/* borrowed: cause `deadlock`: the thread it waits for forever */
 };
 
 /* Interrupt-context work queued on a CPU. */
@@ -128,6 +131,11 @@ struct sim_irq_work {
 	bool loopback;			/* same-host connection: `lo`, no device irq */
 	void *msg;			/* borrowed (net) */
 	uint64_t sector;		/* disk */
+	bool sent_known;		/* net: sent by a traced thread (chain truth) */
+	uint16_t s_host;		/* net: sender's host */
+	int32_t s_tid;			/* net: sender's tid */
+	int64_t t_s;			/* net: local ts of the last segment's net_dev_queue */
+	int64_t t_r;			/* net: local ts of the last segment's net_if_receive_skb */
 	unsigned int repeat;		/* storm: irqs still to raise after this one */
 	int64_t period;			/* storm: time between two irqs */
 	struct sim_irq_work *next;	/* borrowed: queue / free-list link */
@@ -148,6 +156,14 @@ struct sim_cpu {
 	struct sim_irq_work *irq_head;	/* borrowed: interrupts waiting */
 	struct sim_irq_work *irq_tail;
 	uint64_t irq_gen;
+	GArray *runs;			/* owned: struct sim_cpu_run in time order (NULL: chain truth off) */
+};
+
+/* From `begin` to the next run's begin, `tid` (-1: idle) was the CPU's current thread. */
+struct sim_cpu_run {
+	int64_t begin;			/* local ts */
+	int32_t tid;
+	const char *comm;		/* borrowed (interned) */
 };
 
 struct sim_host {
@@ -241,6 +257,9 @@ void sim_exec(struct sim *sim, struct sim_thread *t, const char *filename, const
 void sim_release(struct sim *sim, struct sim_thread *t, unsigned int cpu);
 /* Forgets a freed thread (and its process when it was the last one). */
 void sim_thread_destroy(struct sim *sim, struct sim_thread *t);
+
+/* Chain truth: the live thread `tid` of `host` (NULL when unknown or freed). */
+struct sim_thread *sim_thread_find(const struct sim *sim, unsigned int host, int32_t tid);
 
 /* Statedump (lttng_statedump_*) of every thread of `host` on CPU 0. */
 void sim_statedump(struct sim *sim, unsigned int host);

@@ -25,6 +25,45 @@ void sim_book_init(struct sim_thread_book *book)
 	book->syscall = SIM_SYS_NONE;
 }
 
+void sim_book_keep_history(struct sim_thread_book *book, int64_t keep)
+{
+	if (!book->history) {
+		book->history = g_array_new(FALSE, FALSE, sizeof(struct sim_piece));
+	}
+	book->history_keep = keep;
+}
+
+void sim_book_fini(struct sim_thread_book *book)
+{
+	if (book->history) {
+		g_array_free(book->history, TRUE);
+		book->history = NULL;
+	}
+}
+
+struct sim_piece *sim_book_last_piece(struct sim_thread_book *book)
+{
+	if (!book->history || book->history->len == 0) {
+		return NULL;
+	}
+	return &g_array_index(book->history, struct sim_piece, book->history->len - 1);
+}
+
+static void history_append(struct sim_thread_book *book, enum sim_tstate state, int64_t ts)
+{
+	struct sim_piece piece = {
+		.begin = ts, .state = (uint8_t) state, .syscall = (int8_t) book->syscall, .cpu = -1,
+		.migrate_cpu = -1,
+	};
+	GArray *h = book->history;
+
+	/* amortized: drop the pieces that ended before the kept window once they are half the array */
+	if (h->len >= 256 && g_array_index(h, struct sim_piece, h->len / 2).begin < ts - book->history_keep) {
+		g_array_remove_range(h, 0, h->len / 2);
+	}
+	g_array_append_val(h, piece);
+}
+
 static void charge(struct sim_thread_book *book, int64_t ts)
 {
 	struct sim_span *span;
@@ -39,6 +78,13 @@ static void charge(struct sim_thread_book *book, int64_t ts)
 	book->since = ts;
 }
 
+void sim_book_flush(struct sim_thread_book *book, int64_t ts)
+{
+	if (ts > book->since) {
+		charge(book, ts);
+	}
+}
+
 void sim_book_set(struct sim_thread_book *book, enum sim_tstate state, int64_t ts)
 {
 	if (state == book->state) {
@@ -46,6 +92,9 @@ void sim_book_set(struct sim_thread_book *book, enum sim_tstate state, int64_t t
 	}
 	charge(book, ts);
 	book->state = state;
+	if (book->history) {
+		history_append(book, state, ts);
+	}
 }
 
 enum sim_tstate sim_book_running_state(const struct sim_thread_book *book)

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "json-writer.h"
+#include "sim-chain.h"
 #include "sim.h"
 
 struct sim_truth {
@@ -13,6 +14,8 @@ struct sim_truth {
 	FILE *requests_file;		/* owned: temporary */
 	struct ds_json_writer writer;
 	struct ds_json_writer requests_writer;
+	bool open_spans;		/* the "open_spans" array was begun */
+	GArray *leaves;			/* owned: struct sim_chain_leaf, reused per span */
 };
 
 static void write_uuid(char *buf, size_t size, const struct sim *sim, unsigned int host);
@@ -82,6 +85,7 @@ struct sim_truth *sim_truth_open(const char *path, const struct sim *sim,
 			strerror(errno));
 		goto error;
 	}
+	truth->leaves = g_array_new(FALSE, FALSE, sizeof(struct sim_chain_leaf));
 	ds_json_init(&truth->writer, truth->file, false);
 	write_header(truth, sim);
 	/* the requests array is written as if nested in the top-level object (depth 1) */
@@ -96,7 +100,59 @@ error:
 	return NULL;
 }
 
+static void write_chain(struct sim_truth *truth, const struct sim *sim, const struct sim_span *span,
+		int64_t end)
+{
+	struct ds_json_writer *w = &truth->writer;
+	const struct sim_thread *t = sim_thread_find(sim, span->host, span->tid);
+	guint i;
+
+	g_array_set_size(truth->leaves, 0);
+	if (t) {
+		sim_chain_span(sim, t, span->begin, end, truth->leaves);
+	}
+	ds_json_begin_array(w, "chain");
+	for (i = 0; i < truth->leaves->len; i++) {
+		const struct sim_chain_leaf *l = &g_array_index(truth->leaves, struct sim_chain_leaf, i);
+
+		ds_json_begin_object(w, NULL);
+		ds_json_int(w, "segment_begin", l->segment_begin);
+		ds_json_int(w, "begin", l->begin);
+		ds_json_int(w, "end", l->end);
+		ds_json_string(w, "host", sim->host[l->host].name);
+		ds_json_int(w, "pid", l->pid);
+		ds_json_int(w, "tid", l->tid);
+		ds_json_string(w, "comm", l->comm);
+		ds_json_string(w, "state", sim_tstate_name((enum sim_tstate) l->state));
+		ds_json_string(w, "kind", sim_chain_kind_name((enum sim_chain_kind) l->kind));
+		ds_json_uint(w, "depth", l->depth);
+		ds_json_string(w, "detail", l->detail);
+		ds_json_end_object(w);
+	}
+	ds_json_end_array(w);
+}
+
+static void write_span(struct sim_truth *truth, const struct sim *sim, const struct sim_span *span,
+		int64_t end, bool open);
+
 void sim_truth_span(struct sim_truth *truth, const struct sim *sim, const struct sim_span *span)
+{
+	write_span(truth, sim, span, span->end, false);
+}
+
+void sim_truth_open_span(struct sim_truth *truth, const struct sim *sim, const struct sim_span *span,
+		int64_t end)
+{
+	if (!truth->open_spans) {
+		ds_json_end_array(&truth->writer);	/* spans */
+		ds_json_begin_array(&truth->writer, "open_spans");
+		truth->open_spans = true;
+	}
+	write_span(truth, sim, span, end, true);
+}
+
+static void write_span(struct sim_truth *truth, const struct sim *sim, const struct sim_span *span,
+		int64_t end, bool open)
 {
 	struct ds_json_writer *w = &truth->writer;
 	unsigned int s;
@@ -113,7 +169,10 @@ void sim_truth_span(struct sim_truth *truth, const struct sim *sim, const struct
 	ds_json_int(w, "pid", span->pid);
 	ds_json_int(w, "tid", span->tid);
 	ds_json_int(w, "begin", span->begin);
-	ds_json_int(w, "end", span->end);
+	ds_json_int(w, "end", end);
+	if (open) {
+		ds_json_bool(w, "truncated", true);
+	}
 	ds_json_begin_object(w, "states");
 	for (s = 0; s < SIM_ST_COUNT; s++) {
 		ds_json_int(w, sim_tstate_name((enum sim_tstate) s), span->states[s]);
@@ -131,10 +190,25 @@ void sim_truth_span(struct sim_truth *truth, const struct sim *sim, const struct
 		ds_json_end_object(w);
 	}
 	ds_json_end_array(w);
+	if (span->chain_truth) {
+		write_chain(truth, sim, span, end);
+	}
 	ds_json_end_object(w);
 }
 
-void sim_truth_request(struct sim_truth *truth, const struct sim_truth_request *request)
+static void write_thread(struct ds_json_writer *w, const char *key, const struct sim *sim,
+		const struct sim_thread *t)
+{
+	ds_json_begin_object(w, key);
+	ds_json_string(w, "host", sim->host[t->host].name);
+	ds_json_string(w, "process", t->proc->comm);
+	ds_json_string(w, "comm", t->comm);
+	ds_json_int(w, "tid", t->tid);
+	ds_json_end_object(w);
+}
+
+void sim_truth_request(struct sim_truth *truth, const struct sim *sim,
+		const struct sim_truth_request *request)
 {
 	struct ds_json_writer *w = &truth->requests_writer;
 
@@ -144,10 +218,22 @@ void sim_truth_request(struct sim_truth *truth, const struct sim_truth_request *
 	ds_json_string(w, "root_operation", request->root_operation);
 	ds_json_string(w, "root_service", request->root_service);
 	ds_json_int(w, "begin", request->begin);
-	ds_json_int(w, "end", request->end);
-	ds_json_int(w, "latency_ns", request->end - request->begin);
+	ds_json_int(w, "end", request->open ? -1 : request->end);
+	ds_json_int(w, "latency_ns", request->open ? -1 : request->end - request->begin);
 	ds_json_string(w, "cause", request->cause);
 	ds_json_bool(w, "slow", request->slow);
+	if (request->open) {
+		ds_json_bool(w, "open", true);
+	}
+	if (request->culprit) {
+		write_thread(w, "culprit", sim, request->culprit);
+	}
+	if (request->cycle_peer) {
+		ds_json_begin_array(w, "cycle");
+		write_thread(w, NULL, sim, request->culprit);
+		write_thread(w, NULL, sim, request->cycle_peer);
+		ds_json_end_array(w);
+	}
 	ds_json_end_object(w);
 }
 
@@ -157,7 +243,7 @@ bool sim_truth_close(struct sim_truth *truth, uint64_t tcp_segments, uint64_t di
 	size_t n;
 	bool ok = true;
 
-	ds_json_end_array(&truth->writer);	/* spans */
+	ds_json_end_array(&truth->writer);	/* spans or open_spans */
 	ds_json_end_array(&truth->requests_writer);
 	fflush(truth->requests_file);
 	rewind(truth->requests_file);
@@ -196,6 +282,9 @@ void sim_truth_abort(struct sim_truth *truth)
 	}
 	if (truth->requests_file) {
 		fclose(truth->requests_file);
+	}
+	if (truth->leaves) {
+		g_array_free(truth->leaves, TRUE);
 	}
 	free(truth);
 }

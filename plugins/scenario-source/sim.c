@@ -14,6 +14,9 @@
 static const char *const cause_names[] = {
 	[SIM_CAUSE_NONE] = "none", [SIM_CAUSE_LOCK] = "lock", [SIM_CAUSE_CPU] = "cpu",
 	[SIM_CAUSE_DISK] = "disk", [SIM_CAUSE_IRQ] = "irq", [SIM_CAUSE_MIXED] = "mixed",
+	[SIM_CAUSE_LOCK_HOG] = "lock-hog", [SIM_CAUSE_LOCK_SLEEP] = "lock-sleep",
+	[SIM_CAUSE_LOCK_REMOTE] = "lock-remote", [SIM_CAUSE_HANDOFF] = "handoff",
+	[SIM_CAUSE_DEADLOCK] = "deadlock",
 };
 
 const char *sim_cause_name(enum sim_cause cause)
@@ -30,6 +33,8 @@ void sim_config_defaults(struct sim_config *cfg)
 	cfg->seed = 1;
 	cfg->slow_ratio = 0.05;
 	cfg->cause = SIM_CAUSE_MIXED;
+	cfg->chain_depth = 8;
+	cfg->chain_window_ns = INT64_C(2000000000);
 	cfg->span_schema = SIM_SPANS_DEEPSPAN;
 	cfg->packet_events = 4096;
 	cfg->interarrival_ns = 4000000;
@@ -138,6 +143,10 @@ struct sim *sim_create(const struct sim_config *cfg, char *error, size_t error_s
 	}
 	sim->strings = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
 	sim->pool = g_ptr_array_new_with_free_func(free);
+	if (cfg->truth_path && (sim_cause_is_chain(cfg->cause) || cfg->truth_chains)) {
+		/* the chain truth's bookkeeping (sim-chain.h), only when the truth writes chains */
+		sim->chain_threads = g_hash_table_new(g_direct_hash, g_direct_equal);
+	}
 	sim_rng_init(&sim->rng, cfg->seed, 1);
 	sim_queue_init(&sim->queue);
 	sim_output_init(&sim->out, cfg->hosts, cfg->cpus, cfg->packet_events, sim->cfg.clocks);
@@ -179,8 +188,43 @@ static void sim_begin(struct sim *sim)
 	sim->cfg.preset->start(sim);
 }
 
+/*
+ * The truth of the spans still open at the end of the trace (cause `deadlock`), innermost first,
+ * truncated as span-attrib truncates them: at the last event of the whole input (the hosts' clocks
+ * are one clock when exact; doc/scenario.md "Chain truth").
+ */
+static void truth_open_spans(struct sim *sim)
+{
+	int64_t end = 0;
+	unsigned int h;
+
+	for (h = 0; h < sim->cfg.hosts; h++) {
+		if (sim->out.host[h].last_local > end) {
+			end = sim->out.host[h].last_local;
+		}
+	}
+	for (h = 0; h < sim->cfg.hosts; h++) {
+		struct sim_thread *t;
+
+		for (t = sim->host[h].threads; t; t = t->all_next) {
+			struct sim_span *span;
+
+			sim_book_flush(&t->book, end);
+			for (span = t->book.spans; span; span = span->outer) {
+				sim_truth_open_span(sim->truth, sim, span, end);
+			}
+		}
+	}
+	if (sim->cfg.preset->truth_open) {
+		sim->cfg.preset->truth_open(sim);
+	}
+}
+
 static void sim_end(struct sim *sim)
 {
+	if (sim->truth) {
+		truth_open_spans(sim);
+	}
 	if (!sim_output_finish(&sim->out)) {
 		sim_fail(sim, "out of memory ending the streams");
 	}
@@ -246,6 +290,9 @@ void sim_destroy(struct sim *sim)
 	sim_queue_fini(&sim->queue);
 	if (sim->strings) {
 		g_hash_table_destroy(sim->strings);
+	}
+	if (sim->chain_threads) {
+		g_hash_table_destroy(sim->chain_threads);
 	}
 	free(sim);
 }

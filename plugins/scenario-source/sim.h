@@ -28,7 +28,20 @@ enum sim_cause {
 	SIM_CAUSE_DISK,
 	SIM_CAUSE_IRQ,
 	SIM_CAUSE_MIXED,	/* each slow request draws one of lock, cpu, disk, irq */
+	/* chain causes (never drawn by `mixed`): doc/scenario.md */
+	SIM_CAUSE_LOCK_HOG,	/* the lock holder computes while CPU hogs share its CPU */
+	SIM_CAUSE_LOCK_SLEEP,	/* the lock holder sleeps on a timer (as `lock`) */
+	SIM_CAUSE_LOCK_REMOTE,	/* the lock holder waits for a remote call (redis, another host) */
+	SIM_CAUSE_HANDOFF,	/* the mysql worker hands the query to a pool thread and waits for it */
+	SIM_CAUSE_DEADLOCK,	/* a mysql worker and a replica on another host wait for each other */
+	SIM_CAUSE_COUNT,
 };
+
+/* True for the chain causes (their truth has spans[].chain and requests[].culprit). */
+static inline bool sim_cause_is_chain(enum sim_cause cause)
+{
+	return cause >= SIM_CAUSE_LOCK_HOG && cause < SIM_CAUSE_COUNT;
+}
 
 const char *sim_cause_name(enum sim_cause cause);
 
@@ -53,6 +66,8 @@ struct sim_preset_ops {
 	bool (*finished)(const struct sim *sim);
 	/* Requests completed so far. */
 	uint64_t (*completed)(const struct sim *sim);
+	/* Optional: writes the truth of requests still open at the end (sim->truth is set). */
+	void (*truth_open)(struct sim *sim);
 	/* Frees sim->preset_state (may be NULL: create failed early). */
 	void (*destroy)(struct sim *sim);
 };
@@ -72,6 +87,9 @@ struct sim_config {
 	uint64_t discard_every;		/* kernel streams lose 64 events every that many (0: never) */
 	int64_t interarrival_ns;	/* mean time between two requests */
 	unsigned int max_inflight;	/* concurrent external requests */
+	bool truth_chains;		/* every span's chain in the truth (else: chain causes only) */
+	unsigned int chain_depth;	/* chain truth: span-attrib's `chain-depth` (1..64) */
+	int64_t chain_window_ns;	/* chain truth: span-attrib's `chain-window` */
 };
 
 /* Fills `cfg` with the defaults (clocks: random, from the seed); the caller sets `preset`. */
@@ -96,6 +114,7 @@ struct sim {
 	void *preset_state;		/* owned by the preset (cfg.preset->create/destroy) */
 	struct sim_truth *truth;	/* owned; NULL without a truth file */
 	uint64_t tcp_segments;		/* net_dev_queue events */
+	GHashTable *chain_threads;	/* owned: (host << 32 | tid) -> struct sim_thread (borrowed); chain truth only */
 	bool done;
 	bool failed;
 	char error[256];		/* why `failed` */

@@ -6,8 +6,10 @@
 #include "unit.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "scenario-source/sim.h"
+#include "scenario-source/sim-chain.h"
 #include "scenario-source/sim-state.h"
 #include "scenario-source/sim-presets.h"
 
@@ -197,6 +199,206 @@ static void test_whole_run(unsigned int hosts, enum sim_cause cause)
 	sim_destroy(sim);
 }
 
+/* The state history behind the chain truth: one piece per state change, syscall and waker kept. */
+static void test_book_history(void)
+{
+	struct sim_thread_book book;
+	struct sim_piece *p;
+	int64_t ts;
+
+	sim_book_init(&book);
+	UNIT_CHECK(sim_book_last_piece(&book) == NULL, "history: off by default");
+	sim_book_keep_history(&book, 1000);
+	sim_book_set(&book, SIM_ST_USER, 100);
+	sim_book_syscall_entry(&book, SIM_SYS_FUTEX, 110);
+	sim_book_set(&book, SIM_ST_BLOCKED, 120);
+	p = sim_book_last_piece(&book);
+	UNIT_CHECK(p && p->begin == 120 && p->state == SIM_ST_BLOCKED && p->syscall == SIM_SYS_FUTEX,
+		"history: blocked piece with its syscall");
+	p->waker.kind = SIM_WAKER_TIMER;
+	sim_book_set(&book, SIM_ST_WAIT_CPU, 200);
+	sim_book_set(&book, SIM_ST_WAIT_CPU, 210);	/* no change: no piece */
+	UNIT_EQ_UINT(book.history->len, 4, "history: one piece per change");
+	UNIT_EQ_INT(g_array_index(book.history, struct sim_piece, 2).waker.kind, SIM_WAKER_TIMER,
+		"history: the waker stays on its piece");
+	/* long runs: pieces older than the kept window go, the recent ones stay */
+	for (ts = 300; ts < 300 + 10 * 600; ts += 10) {
+		sim_book_set(&book, (ts / 10) % 2 ? SIM_ST_USER : SIM_ST_WAIT_CPU, ts);
+	}
+	UNIT_CHECK(book.history->len < 600, "history: bounded");
+	UNIT_CHECK(g_array_index(book.history, struct sim_piece, 0).begin <= ts - 10 - 1000,
+		"history: the kept window is still there");
+	sim_book_fini(&book);
+	UNIT_CHECK(book.history == NULL, "history: freed");
+}
+
+/* A hand-made world for the chain walk: host 0 runs T and W, host 1 runs S. */
+struct chain_world {
+	struct sim sim;
+	struct sim_process proc[3];
+	struct sim_thread thread[4];	/* T, W, X (runs instead of W), S (remote sender) */
+};
+
+static struct sim_piece *add_piece(struct sim_thread *t, int64_t begin, enum sim_tstate state, int cpu)
+{
+	struct sim_piece piece = { .begin = begin, .state = (uint8_t) state, .syscall = SIM_SYS_NONE,
+		.cpu = (int16_t) cpu, .migrate_cpu = -1 };
+
+	g_array_append_val(t->book.history, piece);
+	return &g_array_index(t->book.history, struct sim_piece, t->book.history->len - 1);
+}
+
+static void chain_world_init(struct chain_world *w)
+{
+	static const char *const comms[4] = { "worker", "holder", "hog", "server" };
+	static const int32_t tids[4] = { 100, 101, 102, 200 };
+	static const unsigned int hosts[4] = { 0, 0, 0, 1 };
+	unsigned int i;
+
+	memset(w, 0, sizeof(*w));
+	w->sim.cfg.hosts = 2;
+	w->sim.cfg.chain_depth = 8;
+	w->sim.cfg.chain_window_ns = 1000000;
+	w->sim.host[0].name = "alpha";
+	w->sim.host[1].name = "beta";
+	w->sim.host[0].cpu[1].runs = g_array_new(FALSE, FALSE, sizeof(struct sim_cpu_run));
+	w->sim.chain_threads = g_hash_table_new(g_direct_hash, g_direct_equal);
+	for (i = 0; i < 4; i++) {
+		struct sim_thread *t = &w->thread[i];
+
+		t->proc = &w->proc[i < 3 ? 0 : 1];
+		t->proc->pid = i < 3 ? 100 : 200;
+		t->proc->comm = i < 3 ? "app" : "server";
+		t->host = hosts[i];
+		t->tid = tids[i];
+		t->comm = comms[i];
+		sim_book_init(&t->book);
+		sim_book_keep_history(&t->book, INT64_C(1) << 40);
+		g_hash_table_insert(w->sim.chain_threads,
+			GSIZE_TO_POINTER(((gsize) t->host << 32) | (guint32) t->tid), t);
+	}
+}
+
+static void chain_world_fini(struct chain_world *w)
+{
+	unsigned int i;
+
+	for (i = 0; i < 4; i++) {
+		sim_book_fini(&w->thread[i].book);
+	}
+	g_array_free(w->sim.host[0].cpu[1].runs, TRUE);
+	g_hash_table_destroy(w->sim.chain_threads);
+}
+
+static const struct sim_chain_leaf *leaf_at(const GArray *leaves, guint i)
+{
+	return &g_array_index(leaves, struct sim_chain_leaf, i);
+}
+
+/*
+ * T blocks in futex at 1000, woken by W at 5000 (then waits for CPU until 5100).  W, during
+ * [1000, 5000): running to 2000, waiting for CPU 1 to 3000 (X ran, then idle from 2500), blocked
+ * in recvfrom to 4000 woken by NET_RX from S on beta (sent at 3200, received at 3600), running.
+ */
+static void test_chain_walk(void)
+{
+	struct chain_world w;
+	struct sim_thread *t, *wk, *s;
+	struct sim_piece *p;
+	struct sim_cpu_run run;
+	GArray *leaves = g_array_new(FALSE, FALSE, sizeof(struct sim_chain_leaf));
+	static const struct { int64_t begin, end; int32_t tid; unsigned int depth; enum sim_chain_kind kind; }
+	want[] = {
+		{ 1000, 2000, 101, 1, SIM_CHAIN_RUNNING },
+		{ 2000, 2500, 101, 1, SIM_CHAIN_WAIT_CPU },
+		{ 2500, 3000, 101, 1, SIM_CHAIN_WAIT_CPU },
+		{ 3000, 3200, 200, 2, SIM_CHAIN_RUNNING },
+		{ 3200, 3600, -1, 2, SIM_CHAIN_IN_FLIGHT },
+		{ 3600, 4000, 101, 2, SIM_CHAIN_SOFTIRQ },
+		{ 4000, 5000, 101, 1, SIM_CHAIN_RUNNING },
+		{ 5000, 5100, 100, 0, SIM_CHAIN_WAIT_CPU },
+	};
+	guint i;
+
+	chain_world_init(&w);
+	t = &w.thread[0];
+	wk = &w.thread[1];
+	s = &w.thread[3];
+	add_piece(t, 500, SIM_ST_USER, -1);
+	p = add_piece(t, 1000, SIM_ST_BLOCKED, -1);
+	p->syscall = SIM_SYS_FUTEX;
+	p->waker = (struct sim_waker) { .kind = SIM_WAKER_THREAD, .host = 0, .tid = 101 };
+	add_piece(t, 5000, SIM_ST_WAIT_CPU, 1);
+	add_piece(t, 5100, SIM_ST_USER, -1);
+	add_piece(wk, 900, SIM_ST_USER, -1);
+	add_piece(wk, 2000, SIM_ST_WAIT_CPU, 1);
+	add_piece(wk, 3000, SIM_ST_BLOCKED, -1)->waker = (struct sim_waker) { .kind = SIM_WAKER_SOFTIRQ,
+		.name = "NET_RX", .net_known = true, .host = 1, .tid = 200, .t_s = 3200, .t_r = 3600 };
+	add_piece(wk, 4000, SIM_ST_USER, -1);
+	add_piece(s, 100, SIM_ST_USER, -1);
+	run = (struct sim_cpu_run) { .begin = 1500, .tid = 102, .comm = "hog" };
+	g_array_append_val(w.sim.host[0].cpu[1].runs, run);
+	run = (struct sim_cpu_run) { .begin = 2500, .tid = -1 };
+	g_array_append_val(w.sim.host[0].cpu[1].runs, run);
+	run = (struct sim_cpu_run) { .begin = 5100, .tid = 100, .comm = "worker" };
+	g_array_append_val(w.sim.host[0].cpu[1].runs, run);
+
+	sim_chain_span(&w.sim, t, 800, 6000, leaves);
+	UNIT_EQ_UINT(leaves->len, sizeof(want) / sizeof(want[0]), "chain: leaves of a nested chain");
+	for (i = 0; i < leaves->len && i < sizeof(want) / sizeof(want[0]); i++) {
+		const struct sim_chain_leaf *l = leaf_at(leaves, i);
+
+		UNIT_CHECK(l->begin == want[i].begin && l->end == want[i].end && l->tid == want[i].tid &&
+			l->depth == want[i].depth && l->kind == want[i].kind, "chain: leaf as expected");
+	}
+	if (leaves->len == sizeof(want) / sizeof(want[0])) {
+		UNIT_EQ_STR(leaf_at(leaves, 1)->detail, "ran instead: hog/102", "chain: who ran instead");
+		UNIT_EQ_STR(leaf_at(leaves, 2)->detail, "ran instead: idle", "chain: idle CPU");
+		UNIT_EQ_STR(leaf_at(leaves, 4)->detail, "segment beta \u2192 alpha", "chain: in flight");
+		UNIT_EQ_INT(leaf_at(leaves, 3)->host, 1, "chain: the sender is on the other host");
+		UNIT_EQ_INT(leaf_at(leaves, 0)->segment_begin, 1000, "chain: first segment");
+		UNIT_EQ_INT(leaf_at(leaves, 7)->segment_begin, 5000, "chain: the Waited CPU segment");
+	}
+
+	/* depth limit 1: W is followed, S is not */
+	g_array_set_size(leaves, 0);
+	w.sim.cfg.chain_depth = 1;
+	sim_chain_span(&w.sim, t, 800, 6000, leaves);
+	UNIT_CHECK(leaves->len == 6 && leaf_at(leaves, 3)->kind == SIM_CHAIN_DEPTH_LIMIT &&
+		leaf_at(leaves, 3)->begin == 3000 && leaf_at(leaves, 3)->end == 4000 &&
+		strcmp(leaf_at(leaves, 3)->detail, "- \u2190 beta/server/200") == 0, "chain: depth limit");
+
+	/* a cycle: W's blocked piece is woken by T itself; history expiry before the window */
+	g_array_set_size(leaves, 0);
+	w.sim.cfg.chain_depth = 8;
+	g_array_index(wk->book.history, struct sim_piece, 2).waker =
+		(struct sim_waker) { .kind = SIM_WAKER_THREAD, .host = 0, .tid = 100 };
+	w.sim.cfg.chain_window_ns = 6000 - 1500;
+	sim_chain_span(&w.sim, t, 800, 6000, leaves);
+	UNIT_CHECK(leaves->len >= 2 && leaf_at(leaves, 0)->kind == SIM_CHAIN_UNKNOWN &&
+		leaf_at(leaves, 0)->end == 1500 && strcmp(leaf_at(leaves, 0)->detail, "unknown: history expired") == 0,
+		"chain: history expired");
+	for (i = 0; i < leaves->len; i++) {
+		if (leaf_at(leaves, i)->kind == SIM_CHAIN_DEADLOCK) {
+			break;
+		}
+	}
+	UNIT_CHECK(i < leaves->len && leaf_at(leaves, i)->begin == 3000 && leaf_at(leaves, i)->end == 4000 &&
+		strcmp(leaf_at(leaves, i)->detail, "deadlock: holder/101 \u2190 worker/100") == 0, "chain: a cycle is a deadlock");
+
+	/* still blocked at the end of the trace */
+	g_array_set_size(leaves, 0);
+	w.sim.cfg.chain_window_ns = 1000000;
+	g_array_set_size(t->book.history, 2);
+	g_array_index(t->book.history, struct sim_piece, 1).waker.kind = SIM_WAKER_NONE;
+	sim_chain_span(&w.sim, t, 800, 6000, leaves);
+	UNIT_CHECK(leaves->len == 1 && leaf_at(leaves, 0)->end == 6000 &&
+		strcmp(leaf_at(leaves, 0)->detail, "unknown: still blocked at end of trace in futex") == 0,
+		"chain: still blocked");
+	g_array_free(leaves, TRUE);
+	chain_world_fini(&w);
+}
+
 /* The engine knows presets only through the ops table it is given. */
 static void test_presets(void)
 {
@@ -223,5 +425,13 @@ int main(void)
 	test_whole_run(5, SIM_CAUSE_CPU);
 	test_whole_run(8, SIM_CAUSE_IRQ);
 	test_whole_run(1, SIM_CAUSE_DISK);
+	test_book_history();
+	test_chain_walk();
+	test_whole_run(3, SIM_CAUSE_LOCK_HOG);
+	test_whole_run(2, SIM_CAUSE_LOCK_SLEEP);
+	test_whole_run(5, SIM_CAUSE_LOCK_REMOTE);
+	test_whole_run(1, SIM_CAUSE_LOCK_REMOTE);
+	test_whole_run(4, SIM_CAUSE_HANDOFF);
+	test_whole_run(2, SIM_CAUSE_DEADLOCK);
 	return unit_finish();
 }
