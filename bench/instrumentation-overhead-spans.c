@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The cost of libdeepspan-ust per span: N child spans (deepspan_span_start + deepspan_span_end)
  * on one thread, timed with CLOCK_MONOTONIC; also the id generator and traceparent format+parse.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # examples: instrumented demo applications.
 #
 # examples/microservices: ds-gateway, ds-account, ds-store (loopback HTTP services instrumented with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "fuzz-common.h"
 
 #include <glib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Shared by the parameter harnesses: a real self component to receive error
  * causes (params.c appends them with BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT),

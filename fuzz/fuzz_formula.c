@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * libFuzzer harness: a sync formula (`formula=` of filter.deepspan.sync,
  * doc/sync.md) read with the JSON reader and applied with hull.c's transforms.

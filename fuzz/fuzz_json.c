@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * libFuzzer harness: the JSON reader (plugins/sync-filter/json-reader.c) that reads
  * sync formulas and scenario truth files.

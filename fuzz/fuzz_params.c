@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * libFuzzer harness: the parameter validators of plugins/common/params.c.
  *

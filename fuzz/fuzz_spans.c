@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * libFuzzer harness: sink.deepspan.diff and sink.deepspan.metrics over
  * generated `deepspan:span` events (doc/span-attrib.md, "Output").

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # instrumentation: LTTng-UST providers and the deepspan span library.
 #
 # libdeepspan-ust: the `deepspan_ust` tracepoint provider (DESIGN.md §3.2) and the C span API of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The deepspan babeltrace2 plugin: one shared object, every component class.
  *

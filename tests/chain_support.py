@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Helpers of the chain tests (doc/critical-path.md): the invariants of a span's `chain`, and graphs that
 produce spans with chains from the scenario source or from recorded traces."""
 import gc

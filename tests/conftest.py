@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Shared fixtures of the deepspan test suite (run with /usr/bin/python3 -m pytest, see tests/run-tests)."""
 import os
 import pathlib

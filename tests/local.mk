@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # tests: `make check` builds the unit programs, then runs the whole suite (pytest: unit programs,
 # babeltrace2 command lines, Python bt2 graphs, sanitizer and valgrind runs) through tests/run-tests.
 EXTRA_DIST += tests

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Helpers of the source.deepspan.scenario tests: run the source, read traces back with bt2."""
 import json
 import pathlib

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Helpers of the span-attrib tests: a scripted bt2 source of kernel + span events and a collecting sink.
 
 A script is a list of (ts_ns, host, stream, event_name, fields) in time order; `stream` is

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """A Python bt2 source of `deepspan:span` events (DESIGN §4) made from hand-written request trees.
 
 The tests of sink.deepspan.diff and sink.deepspan.metrics use it to feed exact, known spans:

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Chains (issue 12, doc/critical-path.md) against the scenario's chain truth (doc/scenario.md "Chain truth").
 
 Three layers:

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """report.html and diff.svg in headless Chromium: screenshots, no script errors, a click zooms, search matches.
 
 The page's own script replays a click or a search named in the URL hash (`#click=fg-diff:N`,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Chains (doc/critical-path.md, "Reading chains") in sink.deepspan.diff and sink.deepspan.metrics:
 hand-made `deepspan:span` events with a `chain` member (tests/span_fixtures.py) — the chain frames,
 exact sums in integer ns, invalid chains ignored and counted, the spill and saved traces."""

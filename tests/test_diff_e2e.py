@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """End-to-end acceptance: source.deepspan.scenario -> filter.deepspan.span-attrib -> sink.deepspan.diff.
 
 Each injected cause must be named by the explanation with the right span. Six hosts (one per hotrod service)

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Issue 11, defect 12: a trace enriched by filter.deepspan.span-attrib and saved with sink.ctf.fs gives the
 same diff as the direct run, byte for byte. babeltrace2 2.0.4's CTF decoder can give an empty string field
 the text of an earlier event, so span-attrib never writes "" (a "none" is "-", doc/span-attrib.md) and the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """sink.deepspan.diff on hand-made span trees (tests/span_fixtures.py): exact folded numbers, the
 explanation, groups, modes, two inputs, truncated and skewed input, bad parameters and bad input."""
 import os

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Streaming requests out of memory in sink.deepspan.diff and sink.deepspan.metrics (doc/diff.md, *Memory*).
 
 A request leaves memory once the stream is `grace` past its last span: the outputs must not depend on when

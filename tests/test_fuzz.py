@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """A short fuzzing run: each libFuzzer harness of fuzz/ for a few seconds with a fixed seed, the inputs that
 crashed them before (fuzz/regressions/), and scripts/corrupt-corpus on 30 corrupt traces under
 ASan+UBSan.  The long run is bench/fuzz-long (doc/testing.md, "Fuzzing")."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """`make install` (the README's way to put deepspan where babeltrace2 finds it) into a staging directory:
 it must succeed, and what it installs must work from there."""
 import re

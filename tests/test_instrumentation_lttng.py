@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Real LTTng-UST recordings of the instrumented examples (user space only on this machine).
 
 The build made the programs (`make check`: examples/microservices/ds-*, examples/jaeger/ds-span-emitter);

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """sink.deepspan.metrics on hand-made span trees: exact numbers in every table and format, bad parameters."""
 import csv
 import io

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """filter.deepspan.nodejs-ctx: the `stats` file and its warnings say exactly what went wrong."""
 import gc
 import json

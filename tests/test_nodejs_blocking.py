@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The blocking-function scenario: users' GET /slow runs a 50 ms synchronous loop.
 
 Every 4th load-generator request goes to /api/slow (4 in flight), so ordinary /api requests

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """A real capture: the three-service Node.js demo recorded with LTTng, then filter.deepspan.nodejs-ctx.
 
 gateway -> users -> store on 127.0.0.1, 60 requests, 4 in flight.  Every client request must be

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """A real capture with fetch(): the three-service demo whose gateway and users call with Node's global
 fetch() (undici) instead of http.get, recorded with LTTng, then filter.deepspan.nodejs-ctx.
 

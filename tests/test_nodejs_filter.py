@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """filter.deepspan.nodejs-ctx without a Node.js load: pass-through, parameters, bad input, help;
 and the recorder's behaviour when its addon is missing."""
 import os

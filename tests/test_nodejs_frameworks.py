@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The npm frameworks people use, from the npm registry (test cache): store a fastify app, users an express
 app calling store with axios, gateway an express app calling users with axios (keep-alive agents),
 recorded with LTTng.  Counts equal requests x hops, every tree has three levels, and the ids in

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """A gRPC hop in the middle: gateway (HTTP) -> users (@grpc/grpc-js server, installed from the npm registry
 into the test cache) -> store (HTTP), gateway calling users with the grpc-js client over one HTTP/2
 session, recorded with LTTng.  Every call must be linked both ways (HTTP/2 stream ids keep the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Helpers of the Node.js tests (no tests here): record the three-service demo with LTTng, read spans back.
 
 A capture starts `lttng-sessiond --daemonize --no-kernel` when no session daemon runs, creates

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Recording only the Node.js services meant: `scripts/deepspan-record --node-services` (an LTTng filter on
 the process name) and the recorder's switch DEEPSPAN_VNODE=0 (doc/nodejs.md, "Recording only the
 services meant")."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Outgoing TCP that is not HTTP: the demo's users runs one Redis INCR per request (npm package `redis`,
 installed from the npm registry into the test cache) against a Debian redis-server on 127.0.0.1,
 recorded with LTTng.  Every INCR must be a client span `TCP 127.0.0.1:PORT` under users' server

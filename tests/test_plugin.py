@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The deepspan plugin as users see it: one plugin, every component class, documented parameters."""
 import re
 import subprocess

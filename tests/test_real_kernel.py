@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Every analysis on real Linux kernel traces: the fixtures of tests/fixtures/real-kernel/.
 
 They were recorded by scripts/deepspan-vm in Debian 12 QEMU guests (Linux 6.1, lttng-modules 2.13.9,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """scripts/deepspan-report: the muxer-free `babeltrace2 run` graph (one source.ctf.fs per trace, the deepspan
 filter merging the streams by time) gives the same report as the CLI's convert mode, on scenario traces
 and real ones, with clear errors for bad arguments."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The ASan+UBSan build: its unit programs and real graphs, with the instrumented plugin preloaded into babeltrace2."""
 import os
 import pathlib

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The scenario's traces have the shape of real LTTng traces (compared with shared/traces/cat-kern-ust, and
 with a real Linux 6.1 + lttng-modules 2.13.9 recording of tests/fixtures/real-kernel)."""
 import tarfile

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """source.deepspan.scenario refuses bad parameters with errors naming the parameter and the value."""
 import pytest
 

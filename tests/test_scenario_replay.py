@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Replaying the trace with the thread-state rules of DESIGN.md section 5 gives back the truth exactly.
 
 This is what filter.deepspan.span-attrib computes; the test keeps the truth and the trace honest with each

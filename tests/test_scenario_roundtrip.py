@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """source.deepspan.scenario -> sink.ctf.fs -> source.ctf.fs gives back the same events and fields."""
 import collections
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """source.deepspan.scenario rewinds to the beginning (deterministic replay), so two-pass filters such as
 filter.deepspan.sync can read it directly; every port must be rewound together."""
 import json

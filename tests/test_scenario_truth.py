@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The scenario's ground truth agrees with its trace and with itself; runs are deterministic."""
 import collections
 import subprocess

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The diff and metrics sinks on broken span input (issue 11, defects 2, 3 and 8): span bounds out of
 range, parent cycles, trees deeper than the fold depth, durations that overflow, and the messages that
 say what was left out and why."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Names from the trace in the sinks' outputs (issue 11, defect 5): invalid UTF-8 and control characters in
 service, operation, host and detail names never make an SVG or the HTML ill-formed, never split a folded
 line, and never reach the terminal raw.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """filter.deepspan.span-attrib never drops input silently (Python bt2 graphs, scripted sources)."""
 import bt2
 import pytest

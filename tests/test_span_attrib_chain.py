@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """filter.deepspan.span-attrib's chains (doc/critical-path.md): parameters, the `chain` member's invariants on
 the scenario and on the real traces, follow-wakeups=false unchanged, a saved trace read back."""
 import gc

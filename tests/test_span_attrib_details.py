@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Segment details belong only to the states that have one (syscall name, waker, irq/softirq name); the others
 hold "-" (never "", which does not survive a save with sink.ctf.fs, doc/span-attrib.md);
 regression: a detail written into a recycled event must not show the previous event's bytes."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """filter.deepspan.span-attrib on scripted kernel + span sequences (Python bt2 graphs)."""
 import gc
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """filter.deepspan.span-attrib on the real LTTng traces of ../shared/traces, and the enriched trace
 written by sink.ctf.fs and read back by babeltrace2."""
 import collections

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Spans still open when the input ends are emitted with `truncated` = true, and the diff sink leaves their
 requests out of its groups (and says how many)."""
 import json

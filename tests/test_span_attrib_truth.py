@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """filter.deepspan.span-attrib against the ground truth of source.deepspan.scenario (DESIGN.md §7):
 every span's six states within 0.1% of the truth, per-syscall counts and durations within 0.1%,
 and zero spans whose states do not sum exactly to their duration."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Helpers of the filter.deepspan.sync tests (graphs built with the bt2 Python bindings)."""
 import json
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """filter.deepspan.sync refuses bad parameters and bad formulas with errors that say what is wrong."""
 import json
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """filter.deepspan.sync pass 1 keeps only open pairs: keys older than `pair-expiry` are forgotten and counted."""
 import pytest
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """filter.deepspan.sync pairs Node.js HTTP events (vnode provider) by connection ports.
 
 A small Python source plays two hosts with known clocks: `web` (client, clock = true + 30 ms)

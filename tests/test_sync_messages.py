@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The trace-IR copy behind filter.deepspan.sync: every field class type and every message type.
 
 A Python source emits one stream with packets, discarded events/packets and an inactivity

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """filter.deepspan.sync on the real two-host LTTng trace (scp between VM1 and VM3, inet_sock_local_* events)."""
 import json
 import subprocess

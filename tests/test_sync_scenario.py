@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """filter.deepspan.sync against the scenario simulator's ground truth (known clock offsets and drifts)."""
 from fractions import Fraction
 

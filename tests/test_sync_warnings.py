@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """filter.deepspan.sync warnings list only the counts that are not zero.
 
 Three hosts in a chain, web (reference) -> api -> db, paired by HTTP (vnode events): the web -> api

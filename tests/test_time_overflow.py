@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Corrupt traces whose times overflow int64 ns from origin fail the graph cleanly (no SIGABRT).
 
 Each filter (sync, span-attrib, nodejs-ctx) reads, through source.ctf.fs, a copy of a scenario trace

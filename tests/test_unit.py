@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Runs every C unit-test program of the build (tests/unit/test_*) and checks its TAP output."""
 import re
 import subprocess

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """A whole deepspan graph under valgrind memcheck: no invalid access, no use of uninitialised values,
 no definite leak whose stack goes through deepspan code."""
 import re

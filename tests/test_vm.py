@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """scripts/deepspan-vm itself: builds (or reuses) the guest image and records a real kernel trace.
 
 Long (minutes; about 10 more the first time, for the image) and needs root, debootstrap and QEMU:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * A minimal `jaeger_ust` tracepoint provider: the span schema of the published Jaeger-Go LTTng
  * instrumentation (DESIGN.md §3.2), for applications and tests that emit that schema instead of

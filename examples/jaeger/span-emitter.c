@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * ds-span-emitter: emits the same small span trees in either span schema deepspan reads —
  * `jaeger_ust` (the Jaeger-Go LTTng instrumentation) or `deepspan_ust` (libdeepspan-ust) — and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * ds-account: GET /account?user=U — checks the user's token (an internal span: --work-us of
  * CPU, a busy loop) and answers with the account.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * ds-gateway: the front door. GET /checkout?user=U&items=N asks the account service for the
  * user, prices the cart (--work-us of CPU per item, an internal span), then asks the store to

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Tiny HTTP/1.0 client and server helpers for the example services (see http.h). */
 #define _GNU_SOURCE
 #include "http.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * A deliberately tiny HTTP/1.0 over loopback TCP for the example services: one request per
  * connection, GET only, headers up to 4 KiB, every read and write bounded by a timeout.

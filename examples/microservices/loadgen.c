@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * ds-loadgen: drives the example application and measures it.
  *

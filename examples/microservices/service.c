@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The common life of an example service (see service.h). */
 #define _GNU_SOURCE
 #include "service.h"

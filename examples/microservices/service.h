@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The common life of an example service: parse the command line, listen (on loopback by default), serve each
  * connection on its own thread (at most SERVICE_MAX_THREADS at once), stop on SIGTERM/SIGINT,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * ds-store: GET /reserve?user=U&items=N — reserves N items under one global inventory lock,
  * spending --work-us of CPU per item while holding it. A big cart therefore holds the lock

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """Analyse LTTng traces with deepspan from Python (the bt2 bindings of babeltrace2 2.0).
 
 Two ways to embed deepspan in a Python tool:

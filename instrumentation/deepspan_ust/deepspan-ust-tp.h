@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The LTTng-UST tracepoint provider `deepspan_ust` (DESIGN.md §3.2). Used by the library's own
  * sources only: applications call the functions of deepspan-ust.h.

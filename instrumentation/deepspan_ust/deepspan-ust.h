@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * deepspan-ust: record request spans with LTTng-UST for deepspan.
  *

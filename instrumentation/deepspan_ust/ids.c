@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Random span and trace ids (see ids.h). */
 #define _GNU_SOURCE
 #include "ids.h"

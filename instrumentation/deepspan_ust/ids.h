@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Random span and trace ids: a small deterministic generator (pure, unit-tested) and its seeding. */
 #ifndef DEEPSPAN_UST_IDS_H
 #define DEEPSPAN_UST_IDS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The span API of libdeepspan-ust (see deepspan-ust.h): ids, then one tracepoint per call. */
 #define _GNU_SOURCE
 #include "deepspan-ust.h"

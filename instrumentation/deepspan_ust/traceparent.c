@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * W3C Trace Context `traceparent` formatting and parsing (https://www.w3.org/TR/trace-context/).
  * Pure code: no tracer, no allocation.

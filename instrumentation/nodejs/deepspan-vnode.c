@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * deepspan_vnode: the N-API addon of the Node.js recorder.  It defines the
  * LTTng-UST provider `vnode` (vnode-tp.h) and exposes one function per event

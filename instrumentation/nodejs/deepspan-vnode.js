@@ -1,4 +1,5 @@
 'use strict';
+// SPDX-License-Identifier: MIT
 /*
  * deepspan Node.js recorder: preload it into an unmodified application,
  *

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # instrumentation/nodejs: the Node.js preload recorder and its N-API addon.
 #
 # deepspan_vnode.node defines the LTTng-UST provider `vnode` (DESIGN.md §3.3) and is loaded by

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * LTTng-UST tracepoint provider `vnode`: the Node.js events of DESIGN.md §3.3,
  * fired by the deepspan_vnode N-API addon (deepspan-vnode.c).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "event-fields.h"
 
 #include <string.h>

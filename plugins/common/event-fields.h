@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Field lookup helpers shared by the event decoders (span-events, span-attrib's kernel-events,
  * nodejs-ctx's vnode-input).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "input-ports.h"
 
 #include <inttypes.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Dynamic input ports `in0`, `in1`, ... of a filter (like filter.utils.muxer's): the filter adds
  * `in0` when it is initialized, and a new port appears whenever the last one is connected, so that

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * A small streaming JSON writer (truth files, sync reports, metric tables).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Kernel network events as TCP segment keys (see kernel-net.h).
  */

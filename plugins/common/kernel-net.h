@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Kernel network events as TCP segment keys (doc/sync.md), used by filter.deepspan.sync (clock pairs) and
  * filter.deepspan.span-attrib (chains across hosts, doc/critical-path.md).

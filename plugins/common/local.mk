@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # plugins/common: the modules two or more component classes use (convenience library linked into
 # the plugin and the unit tests).
 plugins_common_libdeepspan_common_la_SOURCES += \

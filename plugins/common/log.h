@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Component logging to stderr, honouring the component's logging level
  * (`babeltrace2 --log-level`, `-l` per component, or Python's logging_level).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "span-events.h"
 
 #include <glib.h>

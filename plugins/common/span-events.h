@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Span events of LTTng-UST (doc/instrumentation.md): `jaeger_ust:start_span`/`end_span` and
  * `deepspan_ust:span_start`/`span_end`/`span_activate`/`span_deactivate`.

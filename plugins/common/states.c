@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "states.h"
 
 static const char *const state_names[DS_STATE_COUNT] = { DS_STATE_NAMES };

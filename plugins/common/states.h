@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The six thread states (doc/span-attrib.md, "The six states"), shared by the
  * producer of `deepspan:span` (span-attrib's thread-state model), its

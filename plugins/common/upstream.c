@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Reading an upstream message iterator: see upstream.h for the rules. */
 #include "upstream.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Reading an upstream message iterator, shared by the filters (and usable by the sinks):
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Aggregation of two groups of requests into one frame tree.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Colours and text helpers shared by the SVG and HTML writers: the
  * differential colour scale, one colour per thread state, a warm palette for

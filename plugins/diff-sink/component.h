@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Methods of sink.deepspan.diff (registered by register.h). */
 #ifndef DEEPSPAN_DIFF_COMPONENT_H
 #define DEEPSPAN_DIFF_COMPONENT_H

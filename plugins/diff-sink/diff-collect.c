@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "diff-collect.h"
 
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * What sink.deepspan.diff keeps of each complete request (the on_request
  * callback of its request stream): a record for the groups and histograms,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "diff-run.h"
 
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The analysis of sink.deepspan.diff once every request is complete: groups,
  * aggregation of the recorded attributions, explanation, and every output

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * sink.deepspan.diff: the component (parameters, ports `a` and `b`, the
  * message loop); the analysis itself is diff-run.c.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The explanation of a difference and the text outputs: ranked leaf causes,
  * `explain.txt`, the stdout summary and the folded stack files.

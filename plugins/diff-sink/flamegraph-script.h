@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The script embedded in every flame-graph SVG (our own code).  It defines
  * `dsFlameInit(svg)` once per document (report.html inlines three graphs):

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "flamegraph-svg.h"
 
 #include <inttypes.h>

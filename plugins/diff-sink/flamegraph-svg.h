@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Self-contained interactive SVG flame graphs of an aggregate: the
  * differential graph (width = W_B, colour = d) and each group's own graph.

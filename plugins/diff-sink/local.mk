@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # diff-sink: sink.deepspan.diff.
 plugins_babeltrace_plugin_deepspan_la_SOURCES += \
 	plugins/diff-sink/register.h plugins/diff-sink/component.h \

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * sink.deepspan.diff, registered against the deepspan plugin descriptor of
  * plugins/plugin.c.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "report-html.h"
 
 #include <inttypes.h>

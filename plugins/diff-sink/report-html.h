@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * report.html: the three flame graphs inline, group definitions and sizes,
  * latency histograms of both groups, the explanation, frame tables, and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * One request's waterfall for report.html: a bar per span, coloured by thread
  * state; under a span with a chain (doc/critical-path.md), one row per chain

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Methods of sink.deepspan.metrics (registered by register.h). */
 #ifndef DEEPSPAN_METRICS_COMPONENT_H
 #define DEEPSPAN_METRICS_COMPONENT_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "duration-list.h"
 
 #include <math.h>

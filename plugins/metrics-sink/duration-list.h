@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * A list of durations kept mostly on disk, with exact order statistics in
  * bounded memory: sink.deepspan.metrics' per-operation percentiles.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # metrics-sink: sink.deepspan.metrics. Its table building is a convenience library so the unit
 # tests (tests/unit/test_diff_core.c) link it too.
 plugins_babeltrace_plugin_deepspan_la_SOURCES += \

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "metrics-build.h"
 
 #include <inttypes.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The tables of sink.deepspan.metrics, accumulated as spans and requests are
  * handed out by the request stream: per operation, per request

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * sink.deepspan.metrics: reads deepspan:span events on port `in` and writes
  * one table (metrics-build.c) in the chosen format to a file or stdout.

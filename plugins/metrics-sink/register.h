@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * sink.deepspan.metrics, registered against the deepspan plugin descriptor of
  * plugins/plugin.c.

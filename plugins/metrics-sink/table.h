@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * A small table model and its four writers (aligned text, CSV, JSON through
  * json-writer.h, Markdown) for sink.deepspan.metrics.  Cells are appended row

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* filter.deepspan.nodejs-ctx: the component class methods (nodejs-ctx.c). */
 #ifndef DEEPSPAN_NODEJS_CTX_COMPONENT_H
 #define DEEPSPAN_NODEJS_CTX_COMPONENT_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * "Event loop busy" spans of the Node.js context engine (see ctx-internal.h).
  *

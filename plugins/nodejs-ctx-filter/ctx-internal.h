@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Internals of the Node.js context engine shared by ctx.c (requests, resources,
  * matching) and ctx-busy.c (event-loop-busy spans).  Not a public interface.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Node.js async-context reconstruction: see ctx.h.
  *

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # nodejs-ctx-filter: filter.deepspan.nodejs-ctx (append to the plugin) and its unit tests.
 # ctx.c is the pure-C state machine (no babeltrace2): the unit tests link it directly.
 NODEJS_CTX_CORE = plugins/nodejs-ctx-filter/ctx.c plugins/nodejs-ctx-filter/ctx.h \

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * filter.deepspan.nodejs-ctx: Node.js requests as spans (doc/nodejs.md).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * filter.deepspan.nodejs-ctx: registered into the deepspan plugin by plugins/plugin.c.
  */

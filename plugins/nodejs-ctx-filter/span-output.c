@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The output trace IR of filter.deepspan.nodejs-ctx: see span-output.h. */
 #include "span-output.h"
 

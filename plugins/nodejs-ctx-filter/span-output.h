@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The output side of filter.deepspan.nodejs-ctx: per host, one trace of our
  * own holding one stream of `deepspan_ust:span_*` events (doc/instrumentation.md),

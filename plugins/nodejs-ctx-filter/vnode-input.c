@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Recognising and decoding `vnode` events: see vnode-input.h. */
 #include "vnode-input.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Recognising and decoding the `vnode` events of doc/nodejs.md ("What is recorded").
  *

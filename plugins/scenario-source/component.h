@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* source.deepspan.scenario: component and message-iterator methods. */
 #ifndef DEEPSPAN_SCENARIO_COMPONENT_H
 #define DEEPSPAN_SCENARIO_COMPONENT_H

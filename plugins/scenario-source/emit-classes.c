@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Trace-IR classes of the scenario source: LTTng-shaped field classes, env, clocks, streams. */
 #include "emit.h"
 

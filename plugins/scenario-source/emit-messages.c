@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Simulator records -> babeltrace2 messages (payload filled in descriptor order). */
 #include "emit.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Trace-IR emitter of source.deepspan.scenario: one trace class, trace and
  * per-CPU streams per output port (host x domain) laid out like

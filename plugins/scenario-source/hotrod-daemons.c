@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* hotrod: background threads (lock holder, noisy neighbour, daemons) and the cause triggers. */
 #include <stdlib.h>
 #include <string.h>

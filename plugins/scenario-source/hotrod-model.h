@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Internals of the `hotrod` preset shared by its files: the service graph,
  * requests, jobs (server invocations and their programs), thread roles and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* hotrod: spans, client calls, server jobs and the worker / helper behaviour. */
 #include <stdlib.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # scenario-source: source.deepspan.scenario and its unit tests.
 # The simulator (no babeltrace2 objects) is a convenience library linked into the plugin and the
 # engine's unit-test program.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* source.deepspan.scenario registration (included by plugins/plugin.c). */
 #include "scenario-source/component.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * source.deepspan.scenario: one output port per host and domain
  * (`<host>-kernel`, `<host>-ust`).  The simulation runs in true time and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Parameters of source.deepspan.scenario -> a validated simulator configuration. */
 #ifndef DEEPSPAN_SCENARIO_PARAMS_H
 #define DEEPSPAN_SCENARIO_PARAMS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The chain truth (doc/scenario.md "Chain truth"): the critical-path walk of
  * doc/critical-path.md applied to the simulator's own bookkeeping — every

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The event classes the scenario simulator emits, with lttng-modules 2.13 /
  * lttng-ust 2.13 payload layouts (field names as babeltrace2 shows them, one

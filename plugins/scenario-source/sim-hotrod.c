@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "sim-hotrod.h"
 
 #include <stdlib.h>

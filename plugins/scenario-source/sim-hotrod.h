@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The `hotrod` preset: a HotROD-like service graph (frontend -> customer ->
  * mysql; frontend -> driver -> redis; frontend -> route in parallel) spread

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Interrupt context of the kernel model: hard irqs and softirqs queued per
  * CPU and run step by step (each step emits its events and says when the

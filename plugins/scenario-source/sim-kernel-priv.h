@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Functions shared by the scheduler (sim-kernel.c) and the interrupt code (sim-irq.c) only. */
 #ifndef DEEPSPAN_SCENARIO_SIM_KERNEL_PRIV_H
 #define DEEPSPAN_SCENARIO_SIM_KERNEL_PRIV_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The kernel model of the scenario simulator: hosts with CPUs, run queues,
  * time slices and preemption, threads that run, block and are woken (from

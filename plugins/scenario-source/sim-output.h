@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The simulator's output side: per-host clocks (true time -> host-local
  * timestamps) and one bounded record queue per output port (one port per

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The workload presets of source.deepspan.scenario: add a preset's operations here. */
 #include "sim-presets.h"
 

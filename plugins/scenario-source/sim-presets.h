@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The workload presets of source.deepspan.scenario (sim-presets.c), for whoever configures the
  * simulator: the engine itself only sees the chosen preset's operations (sim.h).

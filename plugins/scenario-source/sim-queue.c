@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "sim-queue.h"
 
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The simulator's event queue: a binary min-heap of timed actions ordered by
  * (time, insertion sequence), so equal times pop in insertion order and the

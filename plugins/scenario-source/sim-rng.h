@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Deterministic pseudo-random numbers for the scenario simulator:
  * splitmix64 to seed, xoshiro256** to draw.  Same seed, same sequence,

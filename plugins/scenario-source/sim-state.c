@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "sim-state.h"
 
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Ground-truth bookkeeping: the six thread states of doc/span-attrib.md ("The six states"),
  * kept by the simulator itself as it makes threads run, block, wait and get

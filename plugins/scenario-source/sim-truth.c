@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "sim-truth.h"
 
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The ground-truth JSON file of a scenario run (schema in CONVENTIONS.md and
  * doc/scenario.md), written while the simulation runs: spans stream into the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The scenario simulator: configuration, the world (hosts, event queue,
  * output queues, workload, truth) and the step function that advances it by

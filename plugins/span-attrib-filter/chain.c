@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Chains (doc/critical-path.md): the history the model keeps for them, the TCP send index across hosts, and
  * the walk that explains a waited segment of a span into entries partitioning it.

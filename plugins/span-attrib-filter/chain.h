@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Chains: why a span's thread waited (doc/critical-path.md).  Pure C + glib, no babeltrace2 objects: unit
  * tests drive it through the thread model (thread-state.h) with hand-written event sequences.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Methods of filter.deepspan.span-attrib (registered by register.h). */
 #ifndef DEEPSPAN_SPAN_ATTRIB_COMPONENT_H
 #define DEEPSPAN_SPAN_ATTRIB_COMPONENT_H

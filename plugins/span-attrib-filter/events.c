@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* filter.deepspan.span-attrib: upstream messages to the thread model and span accounting. */
 #include "span-attrib.h"
 #include "log.h"

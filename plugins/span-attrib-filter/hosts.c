@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Per-host state and the per-stream cache of filter.deepspan.span-attrib. */
 #include "span-attrib.h"
 

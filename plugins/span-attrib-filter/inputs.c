@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The input ports of filter.deepspan.span-attrib: `in0`, `in1`, … (a new one appears when the last
  * is connected, like filter.utils.muxer's).  One connected port is read batch by batch; several are

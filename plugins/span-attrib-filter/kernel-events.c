@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "kernel-events.h"
 
 #include <glib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * lttng-modules kernel events used by the thread state model (doc/span-attrib.md, "Input").
  *

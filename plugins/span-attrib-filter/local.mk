@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # span-attrib-filter: sources of this component class (append to the plugin) and its unit tests.
 
 # The per-thread state model and its span accounting (no babeltrace2 objects): a convenience library

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The thread model's internal structures, shared by thread-state.c (the model) and chain.c (the history it
  * keeps for chains and the walk over it).  Not for the rest of the filter: use thread-state.h and chain.h.

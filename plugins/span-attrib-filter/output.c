@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The output of filter.deepspan.span-attrib: per host a trace (env domain="deepspan",
  * hostname) with one stream of `deepspan:span` events (doc/span-attrib.md), on a clock class that

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Registers filter.deepspan.span-attrib with the deepspan plugin (included by plugins/plugin.c). */
 #ifndef DEEPSPAN_SPAN_ATTRIB_REGISTER_H
 #define DEEPSPAN_SPAN_ATTRIB_REGISTER_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * filter.deepspan.span-attrib: component and message iterator (doc/span-attrib.md).
  * Passes every upstream message through and adds one deepspan:span event per finished span.

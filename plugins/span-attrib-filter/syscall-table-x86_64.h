@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * x86_64 system call names, for the ids lttng-modules leaves unnamed (syscall_entry_unknown,
  * field `id`: e.g. 334 rseq, 318 getrandom, 435 clone3 with lttng-modules 2.13.9 on Linux 6.1).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "thread-state.h"
 #include "model-priv.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Per-host kernel thread state model (doc/span-attrib.md, "The six states").  Pure C + glib, no babeltrace2:
  * unit tests drive it with hand-written event sequences.

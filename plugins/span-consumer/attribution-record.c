@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "attribution-record.h"
 
 struct recorder {

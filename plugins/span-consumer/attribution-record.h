@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * A request's attribution (attribution.h) recorded as a flat list of visitor
  * calls, so that a complete request can be reduced to it when it leaves

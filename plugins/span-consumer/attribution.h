@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Attribution of a request's time to frames, in the three modes of
  * doc/diff.md, reported to a visitor:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Group selection (doc/diff.md), shared by the diff sink and the metrics
  * sink's table by culprit (doc/metrics.md): the `group-a` / `group-b` parameter maps and

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # span-consumer: what both sinks (sink.deepspan.diff, sink.deepspan.metrics) share: reading
 # `deepspan:span` events, the span store, request trees, streaming complete requests, their records
 # and spill file, critical-path attribution, group selection (groups A and B) and progress. A convenience library linked into the

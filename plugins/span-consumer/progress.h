@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Progress on stderr for the sinks: events read, spans, complete requests,
  * throughput, refreshed four times a second, only when stderr is a terminal

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "request-record.h"
 
 #include <string.h>

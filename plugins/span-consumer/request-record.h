@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The fixed-size record a complete request is reduced to when its spans
  * leave memory: what the group selection, the histograms and the tables

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "request-spill.h"
 
 #include <errno.h>

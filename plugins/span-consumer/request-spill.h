@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The spill file of a sink: what complete requests leave behind when their
  * spans leave memory (their recorded attribution and their spans with their

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "request-stream.h"
 
 #include <inttypes.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Streaming request assembly for the diff and metrics sinks: spans are
  * stored as they are read and handed out, request by request, as soon as

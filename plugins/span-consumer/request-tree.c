@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "request-tree.h"
 
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Request trees: spans grouped by 128-bit trace id and linked by
  * `parent_span_id` across hosts.  A span whose parent is absent is a root of

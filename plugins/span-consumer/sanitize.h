@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Names in the sinks' outputs (service, operation, host, comm, details)
  * come from the trace and may hold invalid UTF-8, newlines or terminal

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "span-reader.h"
 
 #include <ctype.h>

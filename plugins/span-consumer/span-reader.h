@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Reads `deepspan:span` events (doc/span-attrib.md, "Output: deepspan:span") into a ds_span_store.
  *

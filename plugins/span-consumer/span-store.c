@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "span-store.h"
 
 #include <stdlib.h>

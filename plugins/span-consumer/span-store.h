@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * In-memory store of `deepspan:span` records (doc/span-attrib.md) for the diff and
  * metrics sinks: compact span structs, their segments and syscall totals in

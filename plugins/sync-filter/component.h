@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Methods of filter.deepspan.sync (registered by register.h). */
 #ifndef DEEPSPAN_SYNC_COMPONENT_H
 #define DEEPSPAN_SYNC_COMPONENT_H

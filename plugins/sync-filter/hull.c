@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Convex-hull clock synchronization of one host pair (see hull.h).
  */

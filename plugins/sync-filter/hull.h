@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Convex-hull clock synchronization of one pair of hosts (the fully
  * incremental method of Duda et al., Jabbarifar et al., as Trace Compass

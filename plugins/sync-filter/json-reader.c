@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * A small JSON reader (see json-reader.h): recursive descent over a buffer.
  */

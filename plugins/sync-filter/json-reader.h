@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * A small JSON reader (RFC 8259) for files deepspan writes itself: sync
  * reports read back as formulas, scenario truth files.  The whole document

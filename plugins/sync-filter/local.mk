@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # sync-filter: sources of this component class (append to the plugin) and its unit tests.
 # The pure-C synchronization core is a convenience library so the unit tests link it too.
 noinst_LTLIBRARIES += plugins/sync-filter/libsync-core.la

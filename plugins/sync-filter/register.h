@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Registers filter.deepspan.sync (included by plugins/plugin.c).
  */

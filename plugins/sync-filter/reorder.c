@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Reorder buffer: sorted FIFO lanes merged by their heads (see reorder.h).
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The reorder buffer of filter.deepspan.sync: items keyed by (key, arrival
  * sequence), released smallest first.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * N-host synchronization: pairs, fewest-hops spanning tree, composition.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Synchronization of N hosts: one convex-hull pair per host pair, then a
  * fewest-hops spanning tree rooted at the reference host; each host's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * filter.deepspan.sync: component methods (parameters, ports).
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * filter.deepspan.sync: hosts.  A host is a clock (its UUID), named by the
  * `hostname` environment entry of a trace that uses it; a host's kernel and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * filter.deepspan.sync: Node.js HTTP pairs (vnode provider: doc/nodejs.md, doc/sync.md).
  *

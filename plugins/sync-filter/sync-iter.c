@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * filter.deepspan.sync: the message iterator.  Pass 1 (sync-pass1.c) on the
  * first call, then the upstreams are seeked to the beginning and pass 2

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * filter.deepspan.sync, pass 1: read every input to its end and collect the
  * causal pairs (a send on one host, its receive on another).

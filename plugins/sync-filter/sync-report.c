@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * filter.deepspan.sync: the reference host, the JSON report, and formulas
  * (a saved report applied in one pass).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * filter.deepspan.sync: every host on one synchronized clock (doc/sync.md).
  *

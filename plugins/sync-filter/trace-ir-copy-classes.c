@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Trace-IR copy, classes and containers: clock classes, trace classes,
  * stream classes, event classes, traces (with their environment), and the

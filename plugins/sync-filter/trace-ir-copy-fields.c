@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Trace-IR copy, field classes and fields: mirrors every field class type
  * (resolving the length/selector field paths of dynamic arrays, options and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Trace-IR copy, messages: streams and packets are mirrored when they begin
  * and forgotten when they end; every message is re-created on the output

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Trace-IR copy: mirrors upstream trace IR (trace/stream/event classes, every
  * field class type with its field paths resolved, traces with their

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Unit tests of plugins/span-attrib-filter/chain (doc/critical-path.md): hand-written kernel event sequences
  * through the thread model with chains on; every test checks the chain invariants in integers (the entries of

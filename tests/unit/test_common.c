@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests of plugins/common: durations and the JSON writer. */
 #include "unit.h"
 #include "params.h"

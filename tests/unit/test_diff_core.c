@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Unit tests of the sinks' cores (plugins/span-consumer/, plugins/diff-sink/,
  * plugins/metrics-sink/): request trees, critical path on

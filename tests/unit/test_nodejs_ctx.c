@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Unit tests of the Node.js context state machine (plugins/nodejs-ctx-filter/ctx.c)
  * with hand-written vnode event sequences shaped like Node 20's: fresh socket,

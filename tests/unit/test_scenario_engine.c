@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Unit tests of the scenario simulator without babeltrace2: event queue,
  * host clocks, thread-state bookkeeping, output framing, and a whole

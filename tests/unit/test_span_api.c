@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The span API of libdeepspan-ust with no session recording it: ids, parent links, trace-id
  * propagation through traceparent, fresh ids in a forked child.

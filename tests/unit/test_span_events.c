@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests of plugins/common/span-events: event names to kinds and schemas. */
 #include "unit.h"
 #include "span-events.h"

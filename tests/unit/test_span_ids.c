@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The id generator of libdeepspan-ust: never zero, deterministic per seed, distinct streams. */
 #include "ids.h"
 #include "unit.h"

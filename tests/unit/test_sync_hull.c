@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Unit tests of the convex-hull synchronization (plugins/sync-filter/hull.c,
  * solver.c) on hand vectors and on seeded drifting clocks.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Unit tests of plugins/sync-filter/json-reader.c.
  */

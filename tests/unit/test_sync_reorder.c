@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Unit tests of the sync reorder buffer (plugins/sync-filter/reorder.c):
  * release order must equal a sort on (key, arrival), whatever the lanes.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The x86_64 syscall table that names lttng-modules' syscall_entry_unknown ids (span-attrib). */
 #include "unit.h"
 #include "../../plugins/span-attrib-filter/syscall-table-x86_64.c"

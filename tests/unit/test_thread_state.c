@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Unit tests of plugins/span-attrib-filter/thread-state (the model and its span accounting): hand-written kernel event
  * sequences, checked against per-span state totals, syscalls and segments computed by hand.

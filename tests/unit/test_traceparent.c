@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* W3C traceparent formatting and parsing of libdeepspan-ust. */
 #include "deepspan-ust.h"
 #include "unit.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Minimal TAP-style unit test helpers (one header, no dependency).
  * Each check prints `ok N - what` or `not ok N - what (details)`;

@@ -1,4 +1,5 @@
 'use strict';
+// SPDX-License-Identifier: MIT
 /*
  * Bounded HTTP load on 127.0.0.1: `node loadgen.js PORT REQUESTS CONCURRENCY [SLOW_EVERY]`.
  * Sends REQUESTS GET /api (every SLOW_EVERY-th one GET /api/slow, 0 = never) with

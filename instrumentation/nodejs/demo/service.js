@@ -1,4 +1,5 @@
 'use strict';
+// SPDX-License-Identifier: MIT
 /*
  * A three-service Node.js demo on loopback: gateway -> users -> store.
  *
