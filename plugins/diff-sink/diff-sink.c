@@ -194,14 +194,14 @@ void diff_component_finalize(bt_self_component_sink *self_sink)
  */
 static void probe_upstream(struct diff_sink *sink, const bt_port_input *port)
 {
-	GPtrArray *todo = g_ptr_array_new();
+	GPtrArray *pending = g_ptr_array_new();
 	GHashTable *seen = g_hash_table_new(g_direct_hash, g_direct_equal);
 	guint next = 0;
 
-	g_ptr_array_add(todo, (gpointer) port);
-	while (next < todo->len && next < UPSTREAM_PROBE_LIMIT) {
+	g_ptr_array_add(pending, (gpointer) port);
+	while (next < pending->len && next < UPSTREAM_PROBE_LIMIT) {
 		const bt_connection *connection = bt_port_borrow_connection_const(
-			bt_port_input_as_port_const(g_ptr_array_index(todo, next++)));
+			bt_port_input_as_port_const(g_ptr_array_index(pending, next++)));
 		const bt_component *upstream;
 		const char *name;
 		uint64_t i, n;
@@ -225,12 +225,12 @@ static void probe_upstream(struct diff_sink *sink, const bt_port_input *port)
 		n = bt_component_filter_get_input_port_count(
 			(const bt_component_filter *) upstream);
 		for (i = 0; i < n; i++) {
-			g_ptr_array_add(todo, (gpointer) bt_component_filter_borrow_input_port_by_index_const(
+			g_ptr_array_add(pending, (gpointer) bt_component_filter_borrow_input_port_by_index_const(
 				(const bt_component_filter *) upstream, i));
 		}
 	}
 	g_hash_table_destroy(seen);
-	g_ptr_array_free(todo, TRUE);
+	g_ptr_array_free(pending, TRUE);
 }
 
 bt_component_class_sink_graph_is_configured_method_status

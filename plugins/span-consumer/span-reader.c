@@ -1,17 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 #include "span-reader.h"
+#include "chain-labels.h"
 
 #include <ctype.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <xxhash.h>
 
 #define SPAN_EVENT_NAME "deepspan:span"
 
-/* The label cache's key functions (label_chain below). */
-static guint hash_label_key(gconstpointer p);
-static gboolean equal_label_key(gconstpointer a, gconstpointer b);
 #define NO_MEMBER UINT64_MAX
 
 enum member {
@@ -98,8 +95,7 @@ void ds_span_reader_init(struct ds_span_reader *reader,
 	reader->scratch = g_string_new(NULL);
 	reader->wide = g_array_new(FALSE, FALSE, sizeof(struct ds_wide_segment));
 	reader->chain_scratch = g_byte_array_new();
-	reader->label_cache = g_hash_table_new_full(hash_label_key, equal_label_key,
-		g_free, g_free);
+	reader->label_cache = ds_chain_label_cache_new();
 	reader->deadlocks = g_hash_table_new(g_direct_hash, g_direct_equal);
 	reader->stuck = g_hash_table_new(g_direct_hash, g_direct_equal);
 }
@@ -617,293 +613,6 @@ struct raw_entry {
 	int64_t depth;
 };
 
-/* `process/comm`, or `comm` when they are the same (or the process is unknown). */
-static void append_thread(GString *out, const char *process, const char *comm)
-{
-	if (process[0] && strcmp(process, DS_SPAN_NONE) != 0 &&
-			strcmp(process, comm) != 0) {
-		g_string_append(out, process);
-		g_string_append_c(out, '/');
-	}
-	g_string_append(out, comm);
-}
-
-/*
- * Appends `detail` without thread ids: in each space-separated word, a
- * trailing `/<digits>` after some name (`mysqld/1289`) is dropped, so that
- * one lock wait is one frame whatever thread served it.
- */
-static void append_without_tids(GString *out, const char *detail)
-{
-	const char *word = detail;
-
-	while (*word) {
-		const char *end = word, *slash;
-
-		while (*end && *end != ' ') {
-			end++;
-		}
-		slash = end;
-		while (slash > word && isdigit((unsigned char) slash[-1])) {
-			slash--;
-		}
-		if (slash < end && slash - 1 > word && slash[-1] == '/') {
-			g_string_append_len(out, word, slash - 1 - word);
-		} else {
-			g_string_append_len(out, word, end - word);
-		}
-		for (word = end; *word == ' '; word++) {
-			g_string_append_c(out, ' ');
-		}
-	}
-}
-
-/*
- * The detail of entry `i` as a frame: without tids, and for a wait, the
- * waker (its first child's thread) by process and thread name.
- */
-static void append_frame_detail(GString *out, struct ds_span_store *store,
-		const struct ds_chain_entry *chain, uint32_t count, uint32_t i)
-{
-	const char *detail = ds_store_string(store, chain[i].detail);
-	const char *arrow = NULL, *at;
-
-	if (chain[i].kind == DS_CHAIN_WAIT && i + 1 < count &&
-			chain[i + 1].parent == (int32_t) i) {
-		for (at = strstr(detail, "\xe2\x86\x90 "); at; at = strstr(at + 1, "\xe2\x86\x90 ")) {
-			arrow = at;
-		}
-	}
-	if (!arrow) {
-		append_without_tids(out, detail);
-		return;
-	}
-	g_string_append_len(out, detail, arrow + 4 - detail);
-	append_thread(out, ds_store_string(store, chain[i + 1].process),
-		ds_store_string(store, chain[i + 1].comm));
-}
-
-/* The text of `detail` after its first ` ← ` (NULL when none). */
-static const char *after_arrow(const char *detail)
-{
-	const char *arrow = strstr(detail, " \xe2\x86\x90 ");
-
-	return arrow ? arrow + 5 : NULL;
-}
-
-/*
- * The clause explain.txt says for entry `i` (doc/diff.md, "Chains in
- * explain.txt"): "blocked on futex held by mysqld/1289 (host beta)",
- * "waited \x01 for CPU 1 while compactor/991 ran"; at depth > 0 a \x01
- * marks where the sink writes the entry's duration.
- */
-static void append_note(GString *out, struct ds_span_store *store,
-		const struct ds_chain_entry *chain, uint32_t count, uint32_t i)
-{
-	const struct ds_chain_entry *e = &chain[i];
-	const char *detail = ds_store_string(store, e->detail);
-	const char *cause = after_arrow(detail);
-	const char *slot = e->depth > 0 ? " \x01" : "";
-	const char *was = e->depth > 0 ? "was " : "";
-	int call_length = (int) (cause ? (size_t) (cause - 5 - detail) : strlen(detail));
-	bool no_syscall = call_length == 0 ||
-		(call_length == 1 && detail[0] == DS_SPAN_NONE[0]);
-	const char *in = no_syscall ? "" : " in ";
-	int n = no_syscall ? 0 : call_length;	/* the syscall: `%.*s` of n, detail */
-
-	switch (e->kind) {
-	case DS_CHAIN_WAIT:
-		if (i + 1 < count && chain[i + 1].parent == (int32_t) i) {
-			g_string_append_printf(out, "%sblocked%s %s%.*s%s by %s/%" PRId64 " (host %s)",
-				was, slot, no_syscall ? "until woken" : "on ", n, detail,
-				no_syscall ? "" : " held", ds_store_string(store, chain[i + 1].comm),
-				chain[i + 1].tid, ds_store_string(store, chain[i + 1].host));
-		} else {
-			g_string_append_printf(out, "%sblocked%s%s%.*s, woken by %s", was, slot, in,
-				n, detail, cause ? cause : "?");
-		}
-		break;
-	case DS_CHAIN_NETWORK:
-		g_string_append_printf(out, "%sblocked%s%s%.*s on a TCP segment from %s", was, slot,
-			in, n, detail, cause ? cause : "another host");
-		break;
-	case DS_CHAIN_TIMER:
-		g_string_append_printf(out, "%s%s%s%.*s until a timer fired",
-			e->depth > 0 ? "slept" : "blocked", slot, in, n, detail);
-		break;
-	case DS_CHAIN_IRQ:
-	case DS_CHAIN_SOFTIRQ:
-		if (!cause && g_str_has_prefix(detail, "after arrival: ")) {
-			g_string_append_printf(out, "spent%s in %s after the segment arrived", slot,
-				detail + strlen("after arrival: "));
-		} else {
-			g_string_append_printf(out, "%sblocked%s%s%.*s until %s", was, slot, in, n, detail,
-				cause ? cause : detail);
-		}
-		break;
-	case DS_CHAIN_DISK:
-		g_string_append_printf(out, "%sblocked%s%s%.*s on %s", was, slot, in, n, detail,
-			cause ? cause : "a disk");
-		break;
-	case DS_CHAIN_WAIT_CPU:
-		g_string_append_printf(out, "waited%s for ", slot);
-		if (e->cpu >= 0) {
-			g_string_append_printf(out, "CPU %" PRId32, e->cpu);
-		} else {
-			g_string_append(out, "a CPU");
-		}
-		cause = g_str_has_prefix(detail, "ran instead: ") ?
-			detail + strlen("ran instead: ") : detail;
-		g_string_append_printf(out, " while %s ran", strcmp(cause, "idle") == 0 ?
-			"it was idle" : cause);
-		break;
-	case DS_CHAIN_RUNNING:
-		if (e->state == DS_STATE_INTERRUPTED) {
-			g_string_append_printf(out, "was interrupted%s by %s", slot, detail);
-		} else if (e->state == DS_STATE_SYSCALL && !no_syscall) {
-			g_string_append_printf(out, "ran%s in %s", slot, detail);
-		} else {
-			g_string_append_printf(out, "ran%s in user space", slot);
-		}
-		break;
-	case DS_CHAIN_IN_FLIGHT:
-		g_string_append_printf(out, "spent%s in flight (%s)", slot, detail);
-		break;
-	default:
-		if (e->depth > 0) {
-			g_string_append_printf(out, "spent \x01 in [%s]", detail);
-		} else {
-			g_string_append_printf(out, "%s (%s)", ds_state_title(e->state), detail);
-		}
-		break;
-	}
-}
-
-/* What an entry's labels depend on (label_chain's cache key; padding zeroed). */
-struct label_key {
-	uint32_t detail, process, comm;
-	uint32_t child_process, child_comm, child_host;	/* a wait's waker, else 0 */
-	int64_t child_tid;
-	int32_t cpu;
-	uint8_t kind, state, deep, has_child;
-};
-
-/* An entry's labels (struct ds_chain_entry's members of the same names). */
-struct label_value {
-	uint32_t frame, step, note, ran_comm;
-	int64_t ran_tid;
-};
-
-/* Entries' labels cached (the same holders, sleeps and hogs recur): at most this many. */
-#define LABEL_CACHE_MAX 65536u
-
-/* Computes the labels of entry `i` (doc/critical-path.md, "Reading chains"). */
-static void make_labels(struct ds_span_store *store, GString *scratch,
-		const struct ds_chain_entry *chain, uint32_t count, uint32_t i,
-		struct label_value *out)
-{
-	const struct ds_chain_entry *e = &chain[i];
-	const char *detail = ds_store_string(store, e->detail);
-	bool none = strcmp(detail, DS_SPAN_NONE) == 0 || detail[0] == '\0';
-
-	out->ran_comm = 0;
-	out->ran_tid = -1;
-	if (e->kind == DS_CHAIN_WAIT_CPU && g_str_has_prefix(detail, "ran instead: ")) {
-		const char *name = detail + strlen("ran instead: ");
-		const char *slash = strrchr(name, '/');
-		char *end = NULL;
-		long long tid = slash && isdigit((unsigned char) slash[1]) ?
-			strtoll(slash + 1, &end, 10) : -1;
-
-		g_string_truncate(scratch, 0);
-		if (end && *end == '\0') {
-			g_string_append_len(scratch, name, slash - name);
-			out->ran_tid = tid;
-		} else {
-			g_string_append(scratch, name);
-		}
-		out->ran_comm = ds_strings_intern(store->strings, scratch->str);
-	}
-	g_string_truncate(scratch, 0);
-	append_note(scratch, store, chain, count, i);
-	out->note = ds_strings_intern(store->strings, scratch->str);
-	g_string_truncate(scratch, 0);
-	out->step = 0;
-	if (e->depth == 0) {
-		g_string_append_printf(scratch, "[%s]", ds_state_title(e->state));
-		if (!none) {
-			g_string_append_c(scratch, ' ');
-			append_frame_detail(scratch, store, chain, count, i);
-		}
-		out->frame = ds_strings_intern(store->strings, scratch->str);
-		return;
-	}
-	append_thread(scratch, ds_store_string(store, e->process),
-		ds_store_string(store, e->comm));
-	g_string_append_printf(scratch, " [%s]", ds_state_title(e->state));
-	out->frame = ds_strings_intern(store->strings, scratch->str);
-	if (!none) {
-		g_string_truncate(scratch, 0);
-		append_frame_detail(scratch, store, chain, count, i);
-		out->step = ds_strings_intern(store->strings, scratch->str);
-	}
-}
-
-static guint hash_label_key(gconstpointer p)
-{
-	return (guint) XXH3_64bits(p, sizeof(struct label_key));
-}
-
-static gboolean equal_label_key(gconstpointer a, gconstpointer b)
-{
-	return memcmp(a, b, sizeof(struct label_key)) == 0;
-}
-
-/* Interns the frame labels of each entry, through the reader's cache. */
-static void label_chain(struct ds_span_reader *reader, struct ds_span_store *store,
-		struct ds_chain_entry *chain, uint32_t count)
-{
-	uint32_t i;
-
-	for (i = 0; i < count; i++) {
-		struct ds_chain_entry *e = &chain[i];
-		bool has_child = i + 1 < count && chain[i + 1].parent == (int32_t) i;
-		struct label_key key;
-		struct label_value *value;
-
-		memset(&key, 0, sizeof(key));
-		key.detail = e->detail;
-		key.process = e->process;
-		key.comm = e->comm;
-		key.cpu = e->kind == DS_CHAIN_WAIT_CPU ? e->cpu : 0;
-		key.kind = e->kind;
-		key.state = e->state;
-		key.deep = e->depth > 0;
-		if (e->kind == DS_CHAIN_WAIT && has_child) {
-			key.has_child = 1;
-			key.child_process = chain[i + 1].process;
-			key.child_comm = chain[i + 1].comm;
-			key.child_host = chain[i + 1].host;
-			key.child_tid = chain[i + 1].tid;
-		}
-		e->leaf = !has_child;
-		value = g_hash_table_lookup(reader->label_cache, &key);
-		if (!value) {
-			if (g_hash_table_size(reader->label_cache) >= LABEL_CACHE_MAX) {
-				g_hash_table_remove_all(reader->label_cache);
-			}
-			value = g_new(struct label_value, 1);
-			make_labels(store, reader->scratch, chain, count, i, value);
-			g_hash_table_insert(reader->label_cache, g_memdup2(&key, sizeof(key)), value);
-		}
-		e->frame = value->frame;
-		e->step = value->step;
-		e->note = value->note;
-		e->ran_comm = value->ran_comm;
-		e->ran_tid = value->ran_tid;
-	}
-}
-
 static inline bool is_waited(unsigned int state)
 {
 	return state == DS_STATE_BLOCKED || state == DS_STATE_WAIT_CPU;
@@ -1107,7 +816,7 @@ static void read_chain(const struct ds_span_layout *layout, const bt_field *arra
 			span->segment_count, cursor, stack)) {
 		goto invalid;
 	}
-	label_chain(reader, store, chain, (uint32_t) n);
+	ds_chain_label(reader->label_cache, reader->scratch, store, chain, (uint32_t) n);
 	note_chain_ends(reader, store, span, chain, (uint32_t) n);
 	span->chain = ds_arena_alloc(&store->chains, n);
 	memcpy((void *) span->chain, chain, n * sizeof(struct ds_chain_entry));
