@@ -6,15 +6,18 @@
  * The formula loader itself (sync-report.c: formula_host, formula_window) is
  * not separable: it fills the message iterator's host table and appends its
  * causes through the iterator.  This harness applies the loader's acceptance
- * rules as they stand (a `name` string, a `transform` {x0: int, y0: int,
- * slope: number > 0}), then does the arithmetic the filter does with an
- * accepted formula: the correction window over each host's first_ns/last_ns
+ * rules as they stand (doc/sync.md, "Formula": a `name` string, a `transform`
+ * {x0, y0: int in [0, 2^63-1], slope: finite, within SYNC_MAX_SLOPE_DEVIATION
+ * of 1}, optional first_ns <= last_ns in [0, 2^63-1] that the transform maps
+ * into int64), then does the arithmetic the filter does with an accepted
+ * formula: the saturated correction window over each host's first_ns/last_ns
  * (formula_window), the inverse and composition the solver uses, and
  * t' = y0 + slope (t - x0) on timestamps near and far from x0.  UBSan turns any
  * signed overflow there into a crash; the loader must refuse what it cannot
  * apply.
  */
 #include <inttypes.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,18 +25,34 @@
 #include "hull.h"
 #include "json-reader.h"
 
+/* sync.h's bound (sync.h needs babeltrace2): a formula's slope is within this of 1. */
+#define SYNC_MAX_SLOPE_DEVIATION 1e-3
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 #define DAY_NS 86400000000000LL
 
-/* As formula_host() accepts a host: false when the filter would refuse it. */
+/* As formula_transform() and formula_range() (sync-report.c) accept a host: false when the filter refuses it. */
 static bool accepted(const struct ds_json_value *host, struct ds_transform *tf)
 {
 	const struct ds_json_value *t = ds_json_get(host, "transform");
+	int64_t range[2], out;
+	bool has_first, has_last;
 
-	return ds_json_get_string(host, "name") && t &&
-		ds_json_get_int(t, "x0", &tf->x0) && ds_json_get_int(t, "y0", &tf->y0) &&
-		ds_json_get_double(t, "slope", &tf->slope) && tf->slope > 0;
+	if (!ds_json_get_string(host, "name") || !t || !ds_json_get_int(t, "x0", &tf->x0) ||
+			!ds_json_get_int(t, "y0", &tf->y0) || !ds_json_get_double(t, "slope", &tf->slope) ||
+			tf->x0 < 0 || tf->y0 < 0 || !isfinite(tf->slope) ||
+			fabs(tf->slope - 1.0) > SYNC_MAX_SLOPE_DEVIATION) {
+		return false;
+	}
+	has_first = ds_json_get_int(host, "first_ns", &range[0]);
+	has_last = ds_json_get_int(host, "last_ns", &range[1]);
+	if ((has_first && (range[0] < 0 || !ds_transform_apply_checked(tf, range[0], &out))) ||
+			(has_last && (range[1] < 0 || !ds_transform_apply_checked(tf, range[1], &out))) ||
+			(has_first && has_last && range[0] > range[1])) {
+		return false;
+	}
+	return true;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -62,12 +81,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			for (end = 0; end < 2; end++) {
 				int64_t correction;
 
-				/* formula_window (sync-report.c): the correction apply(t) - t */
-				if (__builtin_sub_overflow(ds_transform_apply(&tf, t[end]), t[end], &correction)) {
-					fprintf(stderr, "fuzz_formula: host #%zu: the correction at %" PRId64
-						" overflows (formula_window, sync-report.c)\n", i, t[end]);
+				/* formula_window (sync-report.c): the correction apply(t) - t, saturated; an
+				 * accepted host's first_ns/last_ns map exactly */
+				if (!ds_transform_apply_checked(&tf, t[end], &correction)) {
+					fprintf(stderr, "fuzz_formula: host #%zu: %" PRId64 " was accepted but does "
+						"not map into int64 (formula_range, sync-report.c)\n", i, t[end]);
 					abort();
 				}
+				correction = ds_sat_sub(correction, t[end]);
 				sink ^= (uint64_t) correction;
 			}
 		}

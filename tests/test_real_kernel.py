@@ -238,16 +238,24 @@ def sources_args(root, prefix):
     return args + connects, f"{prefix}mux"
 
 
+def state_frame(frames):
+    """Index of the span's own state frame (`[Waited blocked] futex ← ds-store`): the leaf without chains;
+    with chains (doc/critical-path.md) the path goes on below it through the threads that explain it."""
+    return next(i for i, frame in enumerate(frames) if frame.startswith("["))
+
+
 def leaf_causes(folded_text, within=None):
-    """W_B - W_A per leaf cause of diff.folded (`stack A B`), the waker dropped: [(ns, cause)], largest first.
-    `within`: only the stacks that pass through a frame of one of these services."""
+    """W_B - W_A per state cause of diff.folded (`stack A B`): the span's own state frame, the waker and who
+    ran instead dropped: [(ns, cause)], largest first. `within`: only the stacks that pass through a frame
+    of one of these services."""
     total = {}
     for line in folded_text.splitlines():
         stack, a, b = line.rsplit(" ", 2)
         frames = stack.split(";")
-        if within and not any(f.startswith(w + ": ") for f in frames[:-1] for w in within):
+        i = state_frame(frames)
+        if within and not any(f.startswith(w + ": ") for f in frames[:i] for w in within):
             continue
-        leaf = frames[-1].split(" \u2190 ")[0]
+        leaf = frames[i].split(" \u2190 ")[0].split(" ran instead: ")[0]
         total[leaf] = total.get(leaf, 0) + int(b) - int(a)
     return sorted(((ns, leaf) for leaf, ns in total.items()), reverse=True)
 
@@ -400,7 +408,44 @@ def test_lock_holder_in_disk_recording(unpack, tmp_path):
     for line in folded.splitlines():
         stack, a, b = line.rsplit(" ", 2)
         frames = stack.split(";")
-        if frames[-1].startswith("[Waited blocked] futex \u2190 ds-store/") and frames[-2] == "store: reserve items":
+        i = state_frame(frames)
+        if frames[i].startswith("[Waited blocked] futex \u2190 ds-store") and frames[i - 1] == "store: reserve items":
             by_holder += int(b) - int(a)
     print(f"futex waits woken by a ds-store lock holder: {by_holder / 1e6:+.1f} ms of {growth / 1e6:+.1f} ms")
     assert by_holder >= growth / 4
+
+
+# Critical-path chains on the real kernels (doc/critical-path.md): the CPU hog is named by its own tid,
+# read from the guest's job log, not by a pattern; on two guests the gateway's waits continue on guest2.
+def hog_tid(root):
+    for log in sorted(root.glob("guest*.job.log")):
+        m = re.search(r"guest-job\[(guest\d)\]: cpu-hog pid (\d+)", log.read_text())
+        if m:
+            return m.group(1), int(m.group(2))
+    raise AssertionError(f"no `cpu-hog pid` line in the job logs of {root}")
+
+
+def report_args(root, name):
+    return (["--sync"] if name.startswith("two-") else []) + [str(g) for g in guests(root)]
+
+
+@pytest.mark.parametrize("name", [n for n in ("one-cpuhog", "two-cpuhog") if n in FIXTURES])
+def test_chains_name_the_cpu_hog(unpack, tmp_path, name):
+    root = unpack(name)
+    host, tid = hog_tid(root)
+    from conftest import PLUGIN_DIR, REPORT_SCRIPT
+    table = subprocess.run([str(REPORT_SCRIPT), "--plugin-path", str(PLUGIN_DIR), "--metrics", "culprit",
+                            "-p", 'format="csv"', *report_args(root, name)],
+                           capture_output=True, text=True, check=True, timeout=600).stdout.splitlines()
+    header = table[0].split(",")
+    top = dict(zip(header, table[1].split(",")))
+    assert (top["host"], int(top["tid"]), top["kind"]) == (host, tid, "wait-cpu"), table[:4]
+    out = tmp_path / "report"
+    subprocess.run([str(REPORT_SCRIPT), "--plugin-path", str(PLUGIN_DIR), "-o", str(out), *report_args(root, name)],
+                   capture_output=True, text=True, check=True, timeout=600)
+    explain = (out / "explain.txt").read_text()
+    first = next(line for line in explain.splitlines() if line.strip().startswith("+"))
+    assert f"ran instead: bash" in first and f"/{tid} ran" in explain.split(first, 1)[1].splitlines()[1], explain
+    if name.startswith("two-"):
+        # the top wait of guest1's gateway is explained on guest2's thread that sent the reply
+        assert "recvfrom \u2190 guest2/" in first, first

@@ -15,6 +15,33 @@
 		} \
 	} while (0)
 
+/*
+ * An upstream that returned OK, END or AGAIN with an error left on the thread (babeltrace2 2.0.4's
+ * source.ctf.fs does so on some corrupt streams, through the muxer): any further library call would
+ * abort the process, so the error is kept, the messages are released and the read fails cleanly.
+ */
+static bt_message_iterator_class_next_method_status check_pending_error(
+		const struct ds_upstream_owner *owner, const char *port_name,
+		bt_message_iterator_class_next_method_status status, bt_message_array_const msgs,
+		uint64_t *count)
+{
+	const bt_error *pending = bt_current_thread_take_error();
+	uint64_t i;
+
+	if (!pending) {
+		return status;
+	}
+	bt_current_thread_move_error(pending);
+	for (i = 0; status == BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK && i < *count; i++) {
+		bt_message_put_ref(msgs[i]);
+	}
+	*count = 0;
+	APPEND_CAUSE(owner, "%s: the upstream of input port `%s` reported an error (its cause is above) "
+		"but did not fail: the input is corrupt or truncated; check it with `babeltrace2 TRACE "
+		"-c sink.utils.dummy --log-level=W` (%s).", owner->class_name, port_name, owner->doc_page);
+	return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_ERROR;
+}
+
 bt_message_iterator_class_next_method_status ds_upstream_next(
 		const struct ds_upstream_owner *owner, bt_message_iterator *upstream,
 		const char *port_name, bt_message_array_const *msgs, uint64_t *count)
@@ -42,6 +69,10 @@ bt_message_iterator_class_next_method_status ds_upstream_next(
 			"above).", owner->class_name, port_name);
 		status = BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_ERROR;
 		break;
+	}
+	if (status != BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_ERROR &&
+			status != BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_MEMORY_ERROR) {
+		status = check_pending_error(owner, port_name, status, *msgs, count);
 	}
 	return status;
 }

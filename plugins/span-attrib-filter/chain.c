@@ -752,8 +752,15 @@ static void explain(struct walk *w, struct ds_model *model, int64_t tid, int64_t
 		if (h->pruned) {
 			w->ctx->counters.history_expired++;
 		}
-		add_entry(w, model, thread, parent, depth, a, e, DS_STATE_UNKNOWN, DS_CHAIN_UNKNOWN, -1,
-			"unknown: %s", h->pruned ? "history expired" : "no event yet");
+		if (!h->pruned && thread->forked_by > 0 && w->path_len < G_N_ELEMENTS(w->path) &&
+				ds_model_thread(model, thread->forked_by, false) &&
+				path_find(w, model, thread->forked_by) < 0) {
+			/* not born yet: its creator's time until the fork (doc/critical-path.md, "Semantics") */
+			descend(w, model, thread->forked_by, a, e, depth, parent);
+		} else {
+			add_entry(w, model, thread, parent, depth, a, e, DS_STATE_UNKNOWN, DS_CHAIN_UNKNOWN, -1,
+				"unknown: %s", h->pruned ? "history expired" : "no event yet");
+		}
 		a = e;
 	}
 	/* the first closed piece ending after a */

@@ -388,6 +388,7 @@ struct ds_thread *ds_model_thread(struct ds_model *model, int64_t tid, bool crea
 		thread->detail = no_detail;
 		thread->since = model->last_ts;
 		thread->unknown_reason = "no event yet";
+		thread->forked_by = -1;
 		if (model->chain) {
 			ds_chain_thread_init(model, thread);
 		}
@@ -689,6 +690,7 @@ void ds_model_fork(struct ds_model *model, int64_t ts, int64_t parent_tid,
 	}
 	copy_comm(child->comm, child_comm);
 	child->pid = child_pid;
+	child->forked_by = parent_tid > 0 && parent_tid != child_tid ? parent_tid : -1;
 	if (vtids && vtid_count > 1) {
 		child->ns_vtid = vtids[vtid_count - 1];
 		if (child_pid == child_tid) {

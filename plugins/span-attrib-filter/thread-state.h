@@ -85,6 +85,7 @@ struct ds_thread {
 	int64_t since;
 	struct sa_span *spans;		/* borrowed; spans charged to this thread (intrusive list) */
 	const char *unknown_reason;	/* borrowed static; why the state is Unknown ("no event yet", ...) */
+	int64_t forked_by;		/* tid of the thread whose sched_process_fork created it, -1 unknown */
 	struct ds_thread_history *chain;	/* owned; NULL when chains are off (chain.h) */
 };
 
