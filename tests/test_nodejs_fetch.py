@@ -6,11 +6,10 @@ Every fetch must be a client span linked to its parent server request and to the
 span (undici's diagnostics_channel events, doc/nodejs.md), and every external request a
 three-level tree, as with http.
 """
-import json
 
 import pytest
 
-from test_nodejs_helpers import capture, capture_unavailable, read_spans
+from test_nodejs_helpers import recorded_demo
 
 REQUESTS = 40
 CONCURRENCY = 4
@@ -18,16 +17,7 @@ CONCURRENCY = 4
 
 @pytest.fixture(scope="module")
 def fetch_demo(tmp_path_factory, plugin_dir):
-    reason = capture_unavailable()
-    if reason:
-        pytest.skip(reason)
-    out = tmp_path_factory.mktemp("nodejs-fetch")
-    trace_dir, load = capture(out, REQUESTS, CONCURRENCY, client="fetch")
-    stats_path = out / "stats.json"
-    spans, events, _ = read_spans(trace_dir, "-p", f'stats="{stats_path}"')
-    stats = json.loads(stats_path.read_text())
-    print(f"nodejs-ctx counts (fetch): {json.dumps(stats)}")
-    return {"load": load, "spans": spans, "events": events, "stats": stats}
+    return recorded_demo(tmp_path_factory, "fetch", REQUESTS, CONCURRENCY, client="fetch")
 
 
 def test_fetch_load_completed(fetch_demo):

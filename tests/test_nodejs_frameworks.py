@@ -5,11 +5,10 @@ recorded with LTTng.  Counts equal requests x hops, every tree has three levels,
 the paths (request numbers) are normalised: one operation per route (doc/nodejs.md, "Operation
 names").
 """
-import json
 
 import pytest
 
-from test_nodejs_helpers import capture, capture_unavailable, npm_modules, read_spans
+from test_nodejs_helpers import recorded_demo
 
 REQUESTS = 40
 CONCURRENCY = 4
@@ -17,20 +16,8 @@ CONCURRENCY = 4
 
 @pytest.fixture(scope="module")
 def frameworks_demo(tmp_path_factory, plugin_dir):
-    reason = capture_unavailable()
-    if reason:
-        pytest.skip(reason)
-    modules, reason = npm_modules("express@4", "axios@1", "fastify@4")
-    if reason:
-        pytest.skip(reason)
-    out = tmp_path_factory.mktemp("nodejs-frameworks")
-    trace_dir, load = capture(out, REQUESTS, CONCURRENCY,
-                              env={"DEMO_FRAMEWORKS": "1", "NODE_PATH": str(modules)})
-    stats_path = out / "stats.json"
-    spans, _, _ = read_spans(trace_dir, "-p", f'stats="{stats_path}"')
-    stats = json.loads(stats_path.read_text())
-    print(f"nodejs-ctx counts (express/axios/fastify): {json.dumps(stats)}")
-    return {"load": load, "spans": spans, "stats": stats}
+    return recorded_demo(tmp_path_factory, "express/axios/fastify", REQUESTS, CONCURRENCY,
+                         packages=("express@4", "axios@1", "fastify@4"), env={"DEMO_FRAMEWORKS": "1"})
 
 
 def test_frameworks_load_completed(frameworks_demo):

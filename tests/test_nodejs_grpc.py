@@ -4,11 +4,10 @@ into the test cache) -> store (HTTP), gateway calling users with the grpc-js cli
 session, recorded with LTTng.  Every call must be linked both ways (HTTP/2 stream ids keep the
 concurrent calls of the session apart) and every external request a whole three-level tree.
 """
-import json
 
 import pytest
 
-from test_nodejs_helpers import capture, capture_unavailable, npm_modules, read_spans
+from test_nodejs_helpers import recorded_demo
 
 REQUESTS = 30
 CONCURRENCY = 4
@@ -16,20 +15,8 @@ CONCURRENCY = 4
 
 @pytest.fixture(scope="module")
 def grpc_demo(tmp_path_factory, plugin_dir):
-    reason = capture_unavailable()
-    if reason:
-        pytest.skip(reason)
-    modules, reason = npm_modules("@grpc/grpc-js@1")
-    if reason:
-        pytest.skip(reason)
-    out = tmp_path_factory.mktemp("nodejs-grpc")
-    trace_dir, load = capture(out, REQUESTS, CONCURRENCY,
-                              env={"DEMO_USERS_GRPC": "1", "NODE_PATH": str(modules)})
-    stats_path = out / "stats.json"
-    spans, _, _ = read_spans(trace_dir, "-p", f'stats="{stats_path}"')
-    stats = json.loads(stats_path.read_text())
-    print(f"nodejs-ctx counts (gRPC): {json.dumps(stats)}")
-    return {"load": load, "spans": spans, "stats": stats}
+    return recorded_demo(tmp_path_factory, "gRPC", REQUESTS, CONCURRENCY, packages=("@grpc/grpc-js@1",),
+                         env={"DEMO_USERS_GRPC": "1"})
 
 
 def test_grpc_load_completed(grpc_demo):

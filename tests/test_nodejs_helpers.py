@@ -16,6 +16,8 @@ import subprocess
 import time
 import uuid
 
+import pytest
+
 from conftest import BUILD_DIR, SRC_DIR, run_babeltrace2
 
 DEMO_DIR = SRC_DIR / "instrumentation" / "nodejs" / "demo"
@@ -227,3 +229,24 @@ class RedisServer:
         except subprocess.TimeoutExpired:
             self.proc.kill()
             self.proc.wait()
+
+
+def recorded_demo(tmp_path_factory, label, requests, concurrency, packages=(), **capture_args):
+    """The demo recorded under load (npm `packages` installed first, on NODE_PATH) and read through
+    nodejs-ctx with its stats: {"load", "spans", "events", "stats"}; skips with the reason when LTTng or
+    npm is unavailable."""
+    reason = capture_unavailable()
+    if reason:
+        pytest.skip(reason)
+    if packages:
+        modules, reason = npm_modules(*packages)
+        if reason:
+            pytest.skip(reason)
+        capture_args["env"] = dict(capture_args.get("env") or {}, NODE_PATH=str(modules))
+    out = tmp_path_factory.mktemp("nodejs-" + re.sub(r"[^A-Za-z0-9]+", "-", label))
+    trace_dir, load = capture(out, requests, concurrency, **capture_args)
+    stats_path = out / "stats.json"
+    spans, events, _ = read_spans(trace_dir, "-p", f'stats="{stats_path}"')
+    stats = json.loads(stats_path.read_text())
+    print(f"nodejs-ctx counts ({label}): {json.dumps(stats)}")
+    return {"load": load, "spans": spans, "events": events, "stats": stats}
