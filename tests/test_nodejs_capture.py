@@ -14,7 +14,7 @@ import subprocess
 import pytest
 
 from conftest import ASAN_BUILD_DIR, PLUGIN_DIR, REPORT_SCRIPT, run_babeltrace2
-from test_nodejs_helpers import fields_of, capture, capture_unavailable, read_spans
+from test_nodejs_helpers import fields_of, capture, capture_unavailable, read_spans, request_chains
 
 REQUESTS = 60
 CONCURRENCY = 4
@@ -70,18 +70,10 @@ def test_every_client_linked_to_parent_and_callee(demo):
 
 def test_three_level_trees(demo):
     spans = demo["spans"]
-    children = {}
-    for span in spans.values():
-        if span["kind"] != 0:  # event-loop-busy spans are checked below
-            children.setdefault(span["parent_span_id"], []).append(span)
-    roots = [s for s in spans.values() if s["parent_span_id"] == 0]
-    assert len(roots) == REQUESTS
-    for root in roots:
-        assert (root["service"], root["operation"], root["kind"]) == ("gateway", "HTTP GET /api", 1)
-        chain = [root]
-        while children.get(chain[-1]["span_id"]):
-            (child,) = children[chain[-1]["span_id"]]
-            chain.append(child)
+    chains = request_chains(spans)
+    assert len(chains) == REQUESTS
+    for chain in chains:
+        assert (chain[0]["service"], chain[0]["operation"], chain[0]["kind"]) == ("gateway", "HTTP GET /api", 1)
         assert [(s["service"], s["kind"]) for s in chain] == [
             ("gateway", 1), ("gateway", 2), ("users", 1), ("users", 2), ("store", 1)]
         assert len({s["trace_id_low"] for s in chain}) == 1

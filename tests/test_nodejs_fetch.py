@@ -9,7 +9,7 @@ three-level tree, as with http.
 
 import pytest
 
-from test_nodejs_helpers import recorded_demo
+from test_nodejs_helpers import recorded_demo, request_chains
 
 REQUESTS = 40
 CONCURRENCY = 4
@@ -46,18 +46,10 @@ def test_fetch_counts_equal_requests_times_hops(fetch_demo):
 
 def test_fetch_three_level_trees(fetch_demo):
     spans = fetch_demo["spans"]
-    children = {}
-    for span in spans.values():
-        if span["kind"] != 0:
-            children.setdefault(span["parent_span_id"], []).append(span)
-    roots = [s for s in spans.values() if s["parent_span_id"] == 0]
-    assert len(roots) == REQUESTS
-    for root in roots:
-        assert (root["service"], root["operation"], root["kind"]) == ("gateway", "HTTP GET /api", 1)
-        chain = [root]
-        while children.get(chain[-1]["span_id"]):
-            (child,) = children[chain[-1]["span_id"]]
-            chain.append(child)
+    chains = request_chains(spans)
+    assert len(chains) == REQUESTS
+    for chain in chains:
+        assert (chain[0]["service"], chain[0]["operation"], chain[0]["kind"]) == ("gateway", "HTTP GET /api", 1)
         assert [(s["service"], s["kind"]) for s in chain] == [
             ("gateway", 1), ("gateway", 2), ("users", 1), ("users", 2), ("store", 1)]
         assert len({s["trace_id_low"] for s in chain}) == 1

@@ -8,7 +8,7 @@ names").
 
 import pytest
 
-from test_nodejs_helpers import recorded_demo
+from test_nodejs_helpers import recorded_demo, request_chains
 
 REQUESTS = 40
 CONCURRENCY = 4
@@ -45,17 +45,9 @@ def test_frameworks_one_operation_per_route(frameworks_demo):
 
 def test_frameworks_three_level_trees(frameworks_demo):
     spans = frameworks_demo["spans"]
-    children = {}
-    for span in spans.values():
-        if span["kind"] != 0:
-            children.setdefault(span["parent_span_id"], []).append(span)
-    roots = [s for s in spans.values() if s["parent_span_id"] == 0]
-    assert len(roots) == REQUESTS
-    for root in roots:
-        chain = [root]
-        while children.get(chain[-1]["span_id"]):
-            (child,) = children[chain[-1]["span_id"]]
-            chain.append(child)
+    chains = request_chains(spans)
+    assert len(chains) == REQUESTS
+    for chain in chains:
         assert [(s["service"], s["kind"]) for s in chain] == [
             ("gateway", 1), ("gateway", 2), ("users", 1), ("users", 2), ("store", 1)]
         assert len({s["trace_id_low"] for s in chain}) == 1

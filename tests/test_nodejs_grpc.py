@@ -7,7 +7,7 @@ concurrent calls of the session apart) and every external request a whole three-
 
 import pytest
 
-from test_nodejs_helpers import recorded_demo
+from test_nodejs_helpers import recorded_demo, request_chains
 
 REQUESTS = 30
 CONCURRENCY = 4
@@ -37,17 +37,9 @@ def test_grpc_counts_equal_requests_times_hops(grpc_demo):
 
 def test_grpc_hop_keeps_the_tree_whole(grpc_demo):
     spans = grpc_demo["spans"]
-    children = {}
-    for span in spans.values():
-        if span["kind"] != 0:
-            children.setdefault(span["parent_span_id"], []).append(span)
-    roots = [s for s in spans.values() if s["parent_span_id"] == 0]
-    assert len(roots) == REQUESTS
-    for root in roots:
-        chain = [root]
-        while children.get(chain[-1]["span_id"]):
-            (child,) = children[chain[-1]["span_id"]]
-            chain.append(child)
+    chains = request_chains(spans)
+    assert len(chains) == REQUESTS
+    for chain in chains:
         assert [(s["service"], s["kind"]) for s in chain] == [
             ("gateway", 1), ("gateway", 2), ("users", 1), ("users", 2), ("store", 1)]
         assert chain[1]["operation"].endswith("/demo.Users/GetUser")

@@ -250,3 +250,20 @@ def recorded_demo(tmp_path_factory, label, requests, concurrency, packages=(), *
     stats = json.loads(stats_path.read_text())
     print(f"nodejs-ctx counts ({label}): {json.dumps(stats)}")
     return {"load": load, "spans": spans, "events": events, "stats": stats}
+
+
+def request_chains(spans):
+    """Each root span (parent 0) and its descendants followed down one child at a time: [[root, child, ...]]
+    in the spans' order. Event-loop-busy spans (kind 0) are left out; a span with two children fails."""
+    children = {}
+    for span in spans.values():
+        if span["kind"] != 0:
+            children.setdefault(span["parent_span_id"], []).append(span)
+    chains = []
+    for root in (s for s in spans.values() if s["parent_span_id"] == 0):
+        chain = [root]
+        while children.get(chain[-1]["span_id"]):
+            (child,) = children[chain[-1]["span_id"]]
+            chain.append(child)
+        chains.append(chain)
+    return chains

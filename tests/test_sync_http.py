@@ -71,27 +71,31 @@ class _Iter(bt2._UserMessageIterator):
         return msg
 
 
+def add_vnode_host(source, host, events, seekable=True):
+    """An output port `host` of `source` (a user source component) emitting `events` as vnode HTTP events on
+    a trace of that hostname, its clock's UUID derived from the name."""
+    tc = source._create_trace_class()
+    cc = source._create_clock_class(frequency=1_000_000_000, name="monotonic", origin_is_unix_epoch=True,
+                                    uuid=uuid.uuid5(uuid.NAMESPACE_DNS, host))
+    sc = tc.create_stream_class(default_clock_class=cc)
+    classes = {}
+    for name in ("vnode:http_client_request", "vnode:http_server_request",
+                 "vnode:http_server_response", "vnode:http_client_response"):
+        payload = tc.create_structure_field_class()
+        payload.append_member("port", tc.create_signed_integer_field_class(32))
+        payload.append_member("local_port", tc.create_signed_integer_field_class(32))
+        classes[name] = sc.create_event_class(name=name, payload_field_class=payload)
+    trace = tc(environment={"hostname": host})
+    source._add_output_port(host, {"events": events, "classes": classes, "stream": trace.create_stream(sc),
+                                   "seekable": seekable})
+
+
 class _VnodeSource(bt2._UserSourceComponent, message_iterator_class=_Iter):
     def __init__(self, config, params, obj):
         drift = float(params["drift"]) if "drift" in params else API_DRIFT
         for host, events in _exchange(contradiction=bool(params.get("contradiction")),
                                       drift=drift).items():
-            tc = self._create_trace_class()
-            cc = self._create_clock_class(frequency=1_000_000_000, name="monotonic",
-                                          origin_is_unix_epoch=True,
-                                          uuid=uuid.uuid5(uuid.NAMESPACE_DNS, host))
-            sc = tc.create_stream_class(default_clock_class=cc)
-            classes = {}
-            for name in ("vnode:http_client_request", "vnode:http_server_request",
-                         "vnode:http_server_response", "vnode:http_client_response"):
-                payload = tc.create_structure_field_class()
-                payload.append_member("port", tc.create_signed_integer_field_class(32))
-                payload.append_member("local_port", tc.create_signed_integer_field_class(32))
-                classes[name] = sc.create_event_class(name=name, payload_field_class=payload)
-            trace = tc(environment={"hostname": host})
-            self._add_output_port(host, {"events": events, "classes": classes,
-                                         "stream": trace.create_stream(sc),
-                                         "seekable": not params.get("unseekable")})
+            add_vnode_host(self, host, events, seekable=not params.get("unseekable"))
 
 
 def test_http_pairs_synchronize(bt2_plugin, tmp_path):

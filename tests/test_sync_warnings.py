@@ -6,12 +6,11 @@ pairs contradict each other (FAIL), the api -> db pairs are consistent, so db's 
 fails although none of db's own pairs was rejected.
 """
 import re
-import uuid
 
 import bt2
 
 from test_sync_common import load_json, run_sync
-from test_sync_http import BASE, _exchange, _Iter, api_clock
+from test_sync_http import BASE, _exchange, _Iter, add_vnode_host, api_clock
 
 DB_OFFSET = 5_000_000
 
@@ -40,20 +39,7 @@ class _ChainSource(bt2._UserSourceComponent, message_iterator_class=_Iter):
         hosts["api"] = sorted(hosts["api"] + api_client, key=lambda e: e[1])
         hosts["db"] = sorted(db, key=lambda e: e[1])
         for host, events in hosts.items():
-            tc = self._create_trace_class()
-            cc = self._create_clock_class(frequency=1_000_000_000, name="monotonic", origin_is_unix_epoch=True,
-                                          uuid=uuid.uuid5(uuid.NAMESPACE_DNS, host))
-            sc = tc.create_stream_class(default_clock_class=cc)
-            classes = {}
-            for name in ("vnode:http_client_request", "vnode:http_server_request",
-                         "vnode:http_server_response", "vnode:http_client_response"):
-                payload = tc.create_structure_field_class()
-                payload.append_member("port", tc.create_signed_integer_field_class(32))
-                payload.append_member("local_port", tc.create_signed_integer_field_class(32))
-                classes[name] = sc.create_event_class(name=name, payload_field_class=payload)
-            trace = tc(environment={"hostname": host})
-            self._add_output_port(host, {"events": events, "classes": classes,
-                                         "stream": trace.create_stream(sc), "seekable": True})
+            add_vnode_host(self, host, events)
 
 
 def test_fail_warning_lists_rejected_pairs_only_when_there_are_some(bt2_plugin, tmp_path, capfd):
