@@ -33,6 +33,7 @@
 struct loadgen_options {
 	unsigned long requests, warmup, concurrency, big_every, big_items, balance_every, max_seconds;
 	unsigned long gateway_work_us, account_work_us, store_work_us;
+	unsigned long store_hold_sleep_us;	/* --store-hold-sleep-us: the spawned ds-store's --hold-sleep-us */
 	uint16_t gateway_port;
 	struct in_addr gateway_host;	/* --gateway-host (default 127.0.0.1) */
 	const char *store_journal;	/* --store-journal=FILE: passed to the spawned ds-store as --journal */
@@ -66,12 +67,13 @@ static void usage(FILE *out)
 		"usage: ds-loadgen [--requests=N] [--warmup=W] [--concurrency=C] [--big-every=K] [--big-items=I]\n"
 		"                  [--balance-every=M] [--gateway-work-us=US] [--account-work-us=US]\n"
 		"                  [--store-work-us=US] [--max-seconds=S] [--gateway-port=PORT] [--gateway-host=ADDR]\n"
-		"                  [--store-journal=FILE] [--output=FILE]\n"
+		"                  [--store-journal=FILE] [--store-hold-sleep-us=US] [--output=FILE]\n"
 		"Sends N requests (default 200, at most %d) from C threads (default 4, at most %d) to the\n"
 		"example gateway. Every M-th request (default 10) is GET /balance, the others GET /checkout;\n"
 		"every K-th request (default 50) is a checkout of I items (default 100): the gateway prices\n"
 		"each item (--gateway-work-us, 200) and the store holds its lock per item (--store-work-us,\n"
-		"100): the slow requests. Without --gateway-port it starts the three\n"
+		"100; and sleeps --store-hold-sleep-us per item holding it, default 0): the slow\n"
+		"requests. Without --gateway-port it starts the three\n"
 		"services itself (from its own directory) and stops them at the end. Prints JSON to FILE\n"
 		"(default stdout). Everything stops after S seconds (default 120). First, W sequential\n"
 		"checkouts (default 5, root operation \"warm-up GET /checkout\", not measured) warm every\n"
@@ -104,6 +106,7 @@ static bool parse_options(int argc, char **argv, struct loadgen_options *opts)
 		{ "gateway-port", required_argument, NULL, 'g' },
 		{ "gateway-host", required_argument, NULL, 'G' },
 		{ "store-journal", required_argument, NULL, 'J' },
+		{ "store-hold-sleep-us", required_argument, NULL, 'H' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -129,6 +132,7 @@ static bool parse_options(int argc, char **argv, struct loadgen_options *opts)
 		case 't': ok = parse_ulong(optarg, 1, 3600, &opts->max_seconds); break;
 		case 'g': ok = parse_ulong(optarg, 1, 65535, &port); break;
 		case 'J': opts->store_journal = optarg; break;
+		case 'H': ok = parse_ulong(optarg, 0, 1000000, &opts->store_hold_sleep_us); break;
 		case 'G': ok = inet_pton(AF_INET, optarg, &opts->gateway_host) == 1; break;
 		case 'o': opts->output = optarg; break;
 		case 'h': usage(stdout); exit(0);
@@ -229,7 +233,8 @@ static bool spawn(struct child *child, const char *dir, const struct loadgen_opt
 		const struct child *account, const struct child *store)
 {
 	char path[PATH_MAX + 32], fd_arg[32], seconds[32], work[32], ports[2][32], journal[PATH_MAX + 16];
-	char *args[9];
+	char hold_sleep[48];
+	char *args[10];
 	int n = 0;
 
 	child->listen_fd = http_listen_loopback(0);
@@ -257,6 +262,10 @@ static bool spawn(struct child *child, const char *dir, const struct loadgen_opt
 	if (opts->store_journal && strcmp(child->program, "ds-store") == 0) {
 		snprintf(journal, sizeof(journal), "--journal=%s", opts->store_journal);
 		args[n++] = journal;
+	}
+	if (opts->store_hold_sleep_us && strcmp(child->program, "ds-store") == 0) {
+		snprintf(hold_sleep, sizeof(hold_sleep), "--hold-sleep-us=%lu", opts->store_hold_sleep_us);
+		args[n++] = hold_sleep;
 	}
 	args[n] = NULL;
 	child->pid = fork();

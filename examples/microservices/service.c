@@ -126,7 +126,7 @@ static void usage(FILE *out, const char *name)
 	fprintf(out,
 		"usage: %s (--port=PORT | --listen-fd=FD) [--bind=ADDR] [--max-requests=N] [--max-seconds=S]\n"
 		"          [--account-port=PORT] [--account-host=ADDR] [--store-port=PORT] [--store-host=ADDR]\n"
-		"          [--work-us=US] [--journal=FILE]\n"
+		"          [--work-us=US] [--journal=FILE] [--hold-sleep-us=US]\n"
 		"An example deepspan-instrumented service on 127.0.0.1 (see doc/instrumentation.md); --bind and\n"
 		"the --*-host options (IPv4 addresses) put the services on several hosts (doc/real-kernels.md).\n",
 		name);
@@ -144,6 +144,7 @@ static bool parse_options(const char *name, int argc, char **argv, struct servic
 		{ "work-us", required_argument, NULL, 'w' },
 		{ "bind", required_argument, NULL, 'b' },
 		{ "journal", required_argument, NULL, 'j' },
+		{ "hold-sleep-us", required_argument, NULL, 'S' },
 		{ "account-host", required_argument, NULL, 'A' },
 		{ "store-host", required_argument, NULL, 'O' },
 		{ "help", no_argument, NULL, 'h' },
@@ -166,6 +167,7 @@ static bool parse_options(const char *name, int argc, char **argv, struct servic
 		case 'o': opts->store_port = (uint16_t) value; break;
 		case 'w': opts->work_us = value; break;
 		case 'j': opts->journal = optarg; break;
+		case 'S': opts->hold_sleep_us = value; break;
 		case 'b':
 		case 'A':
 		case 'O':

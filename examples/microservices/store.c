@@ -6,11 +6,17 @@
  * "lock held too long" that deepspan shows as Waited blocked on futex in the waiters).
  * With --journal=FILE it also appends one line per reservation to FILE and fdatasyncs it while
  * holding the lock (a span "journal write"): disk latency then shows up too (doc/real-kernels.md).
+ * With --hold-sleep-us=US it also sleeps US per item (one nanosleep) while holding the lock: a holder
+ * that blocks rather than computes, so the waiters' futex waits lead to a timer (the `one-lock`
+ * real-kernel fixture); it then prints its thread id to stderr, which names the holders.
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "service.h"
@@ -41,6 +47,15 @@ static void journal_write(const struct deepspan_span *parent, const char *path, 
 	deepspan_span_end(&span, ok ? DEEPSPAN_STATUS_OK : DEEPSPAN_STATUS_ERROR);
 }
 
+/* Sleeps `us` microseconds (inventory_lock held), through signals. */
+static void hold_sleep(uint64_t us)
+{
+	struct timespec left = { .tv_sec = (time_t) (us / 1000000), .tv_nsec = (long) (us % 1000000) * 1000 };
+
+	while (nanosleep(&left, &left) != 0 && errno == EINTR) {
+	}
+}
+
 static void handle(int fd, const struct http_request *req, const struct service_options *opts)
 {
 	unsigned long items = http_query_ulong(req->path, "items", 1);
@@ -64,7 +79,14 @@ static void handle(int fd, const struct http_request *req, const struct service_
 	if (opts->journal) {
 		journal_write(&reserve, opts->journal, items, total);
 	}
+	if (opts->hold_sleep_us) {
+		hold_sleep((uint64_t) items * opts->hold_sleep_us);
+	}
 	pthread_mutex_unlock(&inventory_lock);
+	if (opts->hold_sleep_us) {
+		fprintf(stderr, "ds-store: tid %ld held the inventory lock sleeping %lu us (%lu items)\n",
+			(long) syscall(SYS_gettid), items * opts->hold_sleep_us, items);
+	}
 	deepspan_span_end(&reserve, DEEPSPAN_STATUS_OK);
 	snprintf(body, sizeof(body), "{\"reserved\":%lu,\"total\":%lu}\n", items, total);
 	deepspan_span_end(&span, DEEPSPAN_STATUS_OK);
