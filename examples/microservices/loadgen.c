@@ -33,7 +33,7 @@
 struct loadgen_options {
 	unsigned long requests, warmup, concurrency, big_every, big_items, balance_every, max_seconds;
 	unsigned long gateway_work_us, account_work_us, store_work_us;
-	unsigned long store_hold_sleep_us;	/* --store-hold-sleep-us: the spawned ds-store's --hold-sleep-us */
+	unsigned long store_holder_ms, store_holder_period_ms;	/* ds-store's --holder-ms, --holder-period-ms */
 	uint16_t gateway_port;
 	struct in_addr gateway_host;	/* --gateway-host (default 127.0.0.1) */
 	const char *store_journal;	/* --store-journal=FILE: passed to the spawned ds-store as --journal */
@@ -67,15 +67,17 @@ static void usage(FILE *out)
 		"usage: ds-loadgen [--requests=N] [--warmup=W] [--concurrency=C] [--big-every=K] [--big-items=I]\n"
 		"                  [--balance-every=M] [--gateway-work-us=US] [--account-work-us=US]\n"
 		"                  [--store-work-us=US] [--max-seconds=S] [--gateway-port=PORT] [--gateway-host=ADDR]\n"
-		"                  [--store-journal=FILE] [--store-hold-sleep-us=US] [--output=FILE]\n"
+		"                  [--store-journal=FILE] [--store-holder-ms=MS] [--store-holder-period-ms=MS]\n"
+		"                  [--output=FILE]\n"
 		"Sends N requests (default 200, at most %d) from C threads (default 4, at most %d) to the\n"
 		"example gateway. Every M-th request (default 10) is GET /balance, the others GET /checkout;\n"
 		"every K-th request (default 50) is a checkout of I items (default 100): the gateway prices\n"
 		"each item (--gateway-work-us, 200) and the store holds its lock per item (--store-work-us,\n"
-		"100; and sleeps --store-hold-sleep-us per item holding it, default 0): the slow\n"
-		"requests. Without --gateway-port it starts the three\n"
+		"100): the slow requests. Without --gateway-port it starts the three\n"
 		"services itself (from its own directory) and stops them at the end. Prints JSON to FILE\n"
-		"(default stdout). Everything stops after S seconds (default 120). First, W sequential\n"
+		"(default stdout). --store-holder-ms: ds-store's lock-holder thread sleeps MS holding the\n"
+		"lock every reservation shares, once per --store-holder-period-ms (default 300, > MS).\n"
+		"Everything stops after S seconds (default 120). First, W sequential\n"
 		"checkouts (default 5, root operation \"warm-up GET /checkout\", not measured) warm every\n"
 		"process up.\n",
 		MAX_REQUESTS, MAX_CONCURRENCY);
@@ -106,7 +108,8 @@ static bool parse_options(int argc, char **argv, struct loadgen_options *opts)
 		{ "gateway-port", required_argument, NULL, 'g' },
 		{ "gateway-host", required_argument, NULL, 'G' },
 		{ "store-journal", required_argument, NULL, 'J' },
-		{ "store-hold-sleep-us", required_argument, NULL, 'H' },
+		{ "store-holder-ms", required_argument, NULL, 'H' },
+		{ "store-holder-period-ms", required_argument, NULL, 'P' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -117,7 +120,7 @@ static bool parse_options(int argc, char **argv, struct loadgen_options *opts)
 
 	*opts = (struct loadgen_options) { .requests = 200, .warmup = 5, .concurrency = 4, .big_every = 50,
 		.big_items = 100, .balance_every = 10, .max_seconds = 120, .gateway_work_us = 200,
-		.account_work_us = 200, .store_work_us = 100, .gateway_host.s_addr = htonl(INADDR_LOOPBACK) };
+		.account_work_us = 200, .store_work_us = 100, .store_holder_period_ms = 300, .gateway_host.s_addr = htonl(INADDR_LOOPBACK) };
 	while (ok && (c = getopt_long(argc, argv, "h", long_options, NULL)) != -1) {
 		switch (c) {
 		case 'n': ok = parse_ulong(optarg, 1, MAX_REQUESTS, &opts->requests); break;
@@ -132,7 +135,8 @@ static bool parse_options(int argc, char **argv, struct loadgen_options *opts)
 		case 't': ok = parse_ulong(optarg, 1, 3600, &opts->max_seconds); break;
 		case 'g': ok = parse_ulong(optarg, 1, 65535, &port); break;
 		case 'J': opts->store_journal = optarg; break;
-		case 'H': ok = parse_ulong(optarg, 0, 1000000, &opts->store_hold_sleep_us); break;
+		case 'H': ok = parse_ulong(optarg, 0, 60000, &opts->store_holder_ms); break;
+		case 'P': ok = parse_ulong(optarg, 1, 60000, &opts->store_holder_period_ms); break;
 		case 'G': ok = inet_pton(AF_INET, optarg, &opts->gateway_host) == 1; break;
 		case 'o': opts->output = optarg; break;
 		case 'h': usage(stdout); exit(0);
@@ -144,6 +148,11 @@ static bool parse_options(int argc, char **argv, struct loadgen_options *opts)
 			fprintf(stderr, "ds-loadgen: bad value '%s'\n", optarg);
 		}
 		usage(stderr);
+		return false;
+	}
+	if (opts->store_holder_ms >= opts->store_holder_period_ms) {
+		fprintf(stderr, "ds-loadgen: --store-holder-ms=%lu must be below --store-holder-period-ms=%lu\n",
+			opts->store_holder_ms, opts->store_holder_period_ms);
 		return false;
 	}
 	opts->gateway_port = (uint16_t) port;
@@ -233,8 +242,8 @@ static bool spawn(struct child *child, const char *dir, const struct loadgen_opt
 		const struct child *account, const struct child *store)
 {
 	char path[PATH_MAX + 32], fd_arg[32], seconds[32], work[32], ports[2][32], journal[PATH_MAX + 16];
-	char hold_sleep[48];
-	char *args[10];
+	char holder[2][48];
+	char *args[11];
 	int n = 0;
 
 	child->listen_fd = http_listen_loopback(0);
@@ -263,9 +272,11 @@ static bool spawn(struct child *child, const char *dir, const struct loadgen_opt
 		snprintf(journal, sizeof(journal), "--journal=%s", opts->store_journal);
 		args[n++] = journal;
 	}
-	if (opts->store_hold_sleep_us && strcmp(child->program, "ds-store") == 0) {
-		snprintf(hold_sleep, sizeof(hold_sleep), "--hold-sleep-us=%lu", opts->store_hold_sleep_us);
-		args[n++] = hold_sleep;
+	if (opts->store_holder_ms && strcmp(child->program, "ds-store") == 0) {
+		snprintf(holder[0], sizeof(holder[0]), "--holder-ms=%lu", opts->store_holder_ms);
+		snprintf(holder[1], sizeof(holder[1]), "--holder-period-ms=%lu", opts->store_holder_period_ms);
+		args[n++] = holder[0];
+		args[n++] = holder[1];
 	}
 	args[n] = NULL;
 	child->pid = fork();

@@ -126,7 +126,7 @@ static void usage(FILE *out, const char *name)
 	fprintf(out,
 		"usage: %s (--port=PORT | --listen-fd=FD) [--bind=ADDR] [--max-requests=N] [--max-seconds=S]\n"
 		"          [--account-port=PORT] [--account-host=ADDR] [--store-port=PORT] [--store-host=ADDR]\n"
-		"          [--work-us=US] [--journal=FILE] [--hold-sleep-us=US]\n"
+		"          [--work-us=US] [--journal=FILE] [--holder-ms=MS] [--holder-period-ms=MS]\n"
 		"An example deepspan-instrumented service on 127.0.0.1 (see doc/instrumentation.md); --bind and\n"
 		"the --*-host options (IPv4 addresses) put the services on several hosts (doc/real-kernels.md).\n",
 		name);
@@ -144,7 +144,8 @@ static bool parse_options(const char *name, int argc, char **argv, struct servic
 		{ "work-us", required_argument, NULL, 'w' },
 		{ "bind", required_argument, NULL, 'b' },
 		{ "journal", required_argument, NULL, 'j' },
-		{ "hold-sleep-us", required_argument, NULL, 'S' },
+		{ "holder-ms", required_argument, NULL, 'H' },
+		{ "holder-period-ms", required_argument, NULL, 'P' },
 		{ "account-host", required_argument, NULL, 'A' },
 		{ "store-host", required_argument, NULL, 'O' },
 		{ "help", no_argument, NULL, 'h' },
@@ -154,7 +155,7 @@ static bool parse_options(const char *name, int argc, char **argv, struct servic
 	int c;
 
 	*opts = (struct service_options) { .listen_fd = -1, .max_requests = 100000, .max_seconds = 300,
-		.work_us = 200, .bind = loopback, .account_host = loopback, .store_host = loopback };
+		.work_us = 200, .holder_period_ms = 300, .bind = loopback, .account_host = loopback, .store_host = loopback };
 	while ((c = getopt_long(argc, argv, "h", long_options, NULL)) != -1) {
 		unsigned long value = optarg ? strtoul(optarg, NULL, 10) : 0;
 
@@ -167,7 +168,8 @@ static bool parse_options(const char *name, int argc, char **argv, struct servic
 		case 'o': opts->store_port = (uint16_t) value; break;
 		case 'w': opts->work_us = value; break;
 		case 'j': opts->journal = optarg; break;
-		case 'S': opts->hold_sleep_us = value; break;
+		case 'H': opts->holder_ms = value; break;
+		case 'P': opts->holder_period_ms = value; break;
 		case 'b':
 		case 'A':
 		case 'O':

@@ -27,8 +27,9 @@ struct service_options {
 	unsigned long work_us;		/* --work-us: CPU time per request (service-specific meaning) */
 	const char *journal;		/* --journal=FILE (borrowed from argv; NULL: none): ds-store appends and
 					 * fdatasyncs one line per reservation */
-	unsigned long hold_sleep_us;	/* --hold-sleep-us (default 0): ds-store sleeps this long per item
-					 * while holding its inventory lock */
+	unsigned long holder_ms;	/* --holder-ms (default 0: none): ds-store's lock-holder thread sleeps
+					 * this long holding its snapshot lock, once per --holder-period-ms */
+	unsigned long holder_period_ms;	/* --holder-period-ms (default 300) */
 };
 
 /* Handles one parsed request on `fd` (the service responds; the caller closes the socket). */
