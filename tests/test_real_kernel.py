@@ -17,6 +17,7 @@ import bt2
 import pytest
 
 from conftest import SRC_DIR, run_babeltrace2
+from chain_support import chain_problems, leaves as chain_leaves
 from span_attrib_support import payload_dict, run_script
 
 FIXTURES_DIR = SRC_DIR / "tests" / "fixtures" / "real-kernel"
@@ -281,9 +282,10 @@ def diff_a_b(unpack, base, cause, out):
 # state (over all the span paths it occurs in), the injected cause must gain most, at least a third of
 # all the gains. (Two recordings under TCG on a shared host differ by the host's load too: two-netem's
 # 4 ms delay is the largest gain, yet the run as a whole was faster than two-plain's.)
-# The lock recordings are not here: with ds-store's holder spinning on the CPU (2 TCG vCPUs for 8
-# threads), one-lock vs one-lock-base gains +134 ms of Waited CPU and only +2.5 ms of futex waits; the
-# lock holder shows where it sleeps holding the lock (one-disk: test_lock_holder_in_disk_recording).
+# Lock: ds-store's holder sleeps holding the lock (nanosleep, 300 ms for a big cart): the futex waits of the
+# reservations queued behind it gain most. (A holder spinning 10 ms on the CPU instead, 2 TCG vCPUs for 8
+# threads, gained +134 ms of Waited CPU and only +2.5 ms of futex waits: a lock wait under CPU contention
+# is CPU contention.)
 # Two guests, CPU hog on guest2: what grows is the gateway's wait for guest2 (`[Waited blocked] recvfrom`
 # in `GET account` / `GET store/reserve`): the hog delays ds-account's and ds-store's accept loops and
 # thread starts, which no span covers, so without critical-path chains through the waker (a later issue)
@@ -291,6 +293,7 @@ def diff_a_b(unpack, base, cause, out):
 CAUSES = [
     ("one-plain", "one-cpuhog", r"^\[Waited CPU\]$", None),
     ("one-disk-base", "one-disk", r"^\[Waited blocked\] fdatasync$", None),
+    ("one-lock-base", "one-lock", r"^\[Waited blocked\] futex$", None),
     ("one-plain", "one-netem", r"^\[Waited blocked\] (recvfrom|connect)$", None),
     ("two-plain", "two-cpuhog", r"^\[Waited blocked\] recvfrom$", None),
     ("two-plain", "two-cpuhog", r"^\[Waited CPU\]$", ("account", "store")),
@@ -449,3 +452,132 @@ def test_chains_name_the_cpu_hog(unpack, tmp_path, name):
     if name.startswith("two-"):
         # the top wait of guest1's gateway is explained on guest2's thread that sent the reply
         assert "recvfrom \u2190 guest2/" in first, first
+
+
+
+# The lock holder of one-lock: ds-store's lock-holder thread (examples/microservices/store.c, --holder-ms)
+# prints its tid when it starts; it sleeps holding the snapshot lock that every reservation takes for reading.
+HOLDER_LINE = re.compile(r"^ds-store: lock-holder tid (\d+) sleeps (\d+) ms holding the snapshot lock every (\d+) ms$",
+                         re.M)
+HOLDER_PATH = "store: reserve items > [Waited blocked] futex \u2190 ds-store/lock-holder > " \
+              "ds-store/lock-holder [Waited blocked] > clock_nanosleep \u2190 timer"
+
+
+def lock_holder(root):
+    """(host, tid, hold ms, period ms) of the lock-holder line of the job logs."""
+    found = []
+    for log in sorted(root.glob("guest*.job.log")):
+        found += [(log.name.split(".")[0], *map(int, m)) for m in HOLDER_LINE.findall(log.read_text())]
+    assert len(found) == 1, f"expected one `ds-store: lock-holder tid N` line in the job logs of {root}: {found}"
+    return found[0]
+
+
+def top_causes(explain):
+    """The `Top causes` entries of explain.txt: [(path line, [note lines])]."""
+    lines = explain.split("\nTop causes", 1)[1].split("\n\n", 1)[0].splitlines()[1:]
+    out = []
+    for line in lines:
+        if re.match(r"  [+-]", line):
+            out.append((line, []))
+        elif out:
+            out[-1][1].append(line.strip())
+    return out
+
+
+@pytest.mark.skipif("one-lock" not in FIXTURES or "one-lock-base" not in FIXTURES, reason="no lock fixtures")
+def test_lock_wait_chain_names_the_sleeping_holder(unpack, tmp_path):
+    """one-lock vs one-lock-base: the top cause of explain.txt is the reservations' futex wait, and its chain goes
+    on in the lock-holder thread (the tid of the job log) asleep in clock_nanosleep until a timer fired."""
+    host, tid, hold_ms, _ = lock_holder(unpack("one-lock"))
+    explain, folded = diff_a_b(unpack, "one-lock-base", "one-lock", tmp_path / "ab")
+    print(explain)
+    assert "Check: the critical-path leaves' differences sum to the latency difference exactly" in explain
+    (path, notes), *_ = top_causes(explain)
+    assert path.endswith(HOLDER_PATH), path
+    m = re.fullmatch(rf"[\d.]+ [µm]?s \(\d+%\) blocked on futex held by lock-holder/{tid} \(host {host}\), which "
+                     r"slept ([\d.]+) ([µm]?s) in clock_nanosleep until a timer fired", notes[0])
+    assert m, (tid, notes)
+    # diff.folded: the top line's path is the largest gain of all the paths, exact integers
+    gains = {}
+    for line in folded.splitlines():
+        stack, a, b = line.rsplit(" ", 2)
+        gains[stack] = gains.get(stack, 0) + int(b) - int(a)
+    top_stack = max(gains, key=gains.get)
+    assert top_stack.endswith(HOLDER_PATH.replace(" > ", ";")), top_stack
+    growth = sum(ns for ns in gains.values() if ns > 0)
+    print(f"holder asleep: {gains[top_stack] / 1e6:+.1f} ms of {growth / 1e6:+.1f} ms of gains")
+    assert gains[top_stack] >= growth / 3
+
+
+@pytest.mark.skipif("one-lock" not in FIXTURES, reason="no one-lock fixture")
+def test_chains_name_the_lock_holder(unpack, tmp_path):
+    """deepspan-report --metrics culprit on one-lock alone: the slowest requests' chains end on the lock-holder
+    thread, asleep (timer)."""
+    root = unpack("one-lock")
+    host, tid, _, _ = lock_holder(root)
+    from conftest import PLUGIN_DIR, REPORT_SCRIPT
+    table = subprocess.run([str(REPORT_SCRIPT), "--plugin-path", str(PLUGIN_DIR), "--metrics", "culprit",
+                            "-p", 'format="csv"', *report_args(root, "one-lock")],
+                           capture_output=True, text=True, check=True, timeout=600).stdout.splitlines()
+    print("\n".join(table[:6]))
+    header = table[0].split(",")
+    top = dict(zip(header, table[1].split(",")))
+    assert (top["host"], top["process"], top["comm"], int(top["tid"]), top["kind"]) == \
+        (host, "ds-store", "lock-holder", tid, "timer"), table[:4]
+
+
+@pytest.mark.skipif("one-lock" not in FIXTURES, reason="no one-lock fixture")
+def test_lock_wait_leaves_partition_the_waits(bt2_plugin, unpack):
+    """Every futex wait of a reservation in one-lock: its chain's leaves partition the wait exactly (integer ns),
+    and the waits woken by the lock-holder are explained by its sleep (timer) and its unlock (running)."""
+    root = unpack("one-lock")
+    host, tid, _, _ = lock_holder(root)
+    waited = by_holder = asleep = 0
+    for s in spans_of(bt2_plugin, root, "one-lock"):
+        assert chain_problems(s) == [], (s["service"], s["operation"], chain_problems(s)[:3])
+        if (s["service"], s["operation"]) != ("store", "reserve items"):
+            continue
+        chain = s["chain"]
+        for k, e in enumerate(chain):
+            if e["depth"] != 0 or not e["detail"].startswith("futex \u2190 "):
+                continue
+            seg = s["segments"][e["segment"]]
+            depth0 = [x for x in chain if x["segment"] == e["segment"] and x["depth"] == 0]
+            seg_leaves = chain_leaves(s, e["segment"])
+            assert sum(x["end"] - x["begin"] for x in depth0) == seg["end"] - seg["begin"]
+            assert sum(x["end"] - x["begin"] for x in seg_leaves) == seg["end"] - seg["begin"]
+            waited += e["end"] - e["begin"]
+            if e["kind"] != "wait" or k + 1 >= len(chain) or chain[k + 1]["parent"] != k:
+                continue
+            waker = chain[k + 1]
+            if (waker["host"], waker["tid"], waker["comm"]) != (host, tid, "lock-holder"):
+                continue
+            by_holder += e["end"] - e["begin"]
+            kids = [x for x in chain if x["parent"] == k]
+            assert sum(x["end"] - x["begin"] for x in kids) == e["end"] - e["begin"]
+            assert all(x["tid"] == tid for x in kids)
+            asleep += sum(x["end"] - x["begin"] for x in kids
+                          if x["kind"] == "timer" and x["detail"] == "clock_nanosleep \u2190 timer")
+    print(f"one-lock: futex waits of reservations {waited / 1e6:.1f} ms, woken by the lock-holder "
+          f"{by_holder / 1e6:.1f} ms, of which it slept {asleep / 1e6:.1f} ms")
+    assert waited > 0 and by_holder >= 0.8 * waited and asleep >= 0.9 * by_holder
+
+
+def test_store_lock_holder_sleeps_holding_the_lock(tmp_path):
+    """What one-lock records, run here without tracing: ds-loadgen --store-holder-ms starts ds-store's lock-holder
+    thread, which prints its tid and holds the snapshot lock asleep: reservations wait for it."""
+    from conftest import BUILD_DIR
+    loadgen = BUILD_DIR / "examples" / "microservices" / "ds-loadgen"
+    out = tmp_path / "loadgen.json"
+    proc = subprocess.run([str(loadgen), "--requests=400", "--concurrency=4", "--gateway-work-us=0",
+                           "--big-every=1000000", "--store-holder-ms=100", "--store-holder-period-ms=150",
+                           f"--output={out}"], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    ((tid, hold, period),) = HOLDER_LINE.findall(proc.stderr)
+    assert (int(hold), int(period)) == (100, 150) and int(tid) > 0
+    latencies = sorted(r["latency_ns"] for r in json.loads(out.read_text())["requests"])
+    # the run lasts several periods: some requests arrive early in a hold and wait most of it
+    assert latencies[-1] >= 50_000_000, latencies[-10:]
+    bad = subprocess.run([str(loadgen), "--store-holder-ms=300"], capture_output=True, text=True, timeout=60)
+    assert bad.returncode == 2, bad
+    assert "ds-loadgen: --store-holder-ms=300 must be below --store-holder-period-ms=300" in bad.stderr
