@@ -82,7 +82,10 @@ def test_work_dir_holds_small_pair_traces(scenario, tmp_path):
     trace = scenario(3, "lock-remote", 3)
     report("--sync", "--work-dir", tmp_path / "w", "-o", tmp_path / "r", trace)
     size = lambda root: sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(root) for f in fs)
-    assert sorted(os.listdir(tmp_path / "w")) == ["h0", "h1", "h2", "sync.json"]
+    assert sorted(os.listdir(tmp_path / "w")) == ["h0", "h1", "h2", "steps.json", "sync.json"]
+    steps = json.loads((tmp_path / "w" / "steps.json").read_text())
+    assert all(s["events"] > 0 and s["peak_rss_mib"] > 0 for s in steps["hosts"])
+    assert sorted(s["host"] for s in steps["hosts"]) == sorted(p.name for p in trace.iterdir())
     # only the pair events move: the per-host results are smaller than the traces
     assert size(tmp_path / "w") < size(trace)
 
@@ -151,3 +154,142 @@ def test_failing_host_is_named_and_no_report_is_written(scenario, tmp_path):
 def test_bad_scale_arguments(args, text):
     proc = report(*args, check=False)
     assert proc.returncode == 2 and text in proc.stderr
+
+
+# ---- Dask distributed (--scheduler) ----
+
+def _free_port():
+    import socket
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_without_scheduler_dask_is_not_imported(scenario, tmp_path):
+    trap = tmp_path / "trap"
+    (trap / "distributed").mkdir(parents=True)
+    (trap / "distributed" / "__init__.py").write_text("raise ImportError('deepspan-report imported Dask')\n")
+    env = dict(os.environ, PYTHONPATH=str(trap))
+    proc = subprocess.run([str(REPORT_SCRIPT), f"--plugin-path={PLUGIN_DIR}", "--sync", "-o", str(tmp_path / "r"),
+                           str(scenario(2, "lock-remote", 11))], capture_output=True, text=True, env=env, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+
+
+def test_local_cluster_gives_the_same_report(scenario, tmp_path):
+    distributed = pytest.importorskip("distributed")
+    trace = scenario(3, "deadlock", 5)
+    report("--sync", "--single-graph", "-o", tmp_path / "single", trace)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) \
+            as cluster:
+        proc = report("--sync", "--scheduler", cluster.scheduler_address, "--progress", "-o", tmp_path / "dask",
+                      trace)
+    same_files(tmp_path / "single", tmp_path / "dask")
+    assert "deepspan-report: hosts 3/3 done, 0 running, 0 queued; " in proc.stderr
+
+
+class DaskProcesses:
+    """A `dask scheduler` and `dask worker` processes on 127.0.0.1, stopped at the end."""
+
+    def __init__(self, tmp_path, workers=2):
+        pytest.importorskip("distributed")
+        self.port = _free_port()
+        self.address = f"tcp://127.0.0.1:{self.port}"
+        self.logs = []
+        self.procs = [self._start(tmp_path, "scheduler", ["scheduler", "--host", "127.0.0.1", "--port",
+                                                          str(self.port), "--no-dashboard"])]
+        self.workers = [self._start(tmp_path, f"worker{i}", ["worker", self.address, "--nthreads", "1",
+                                                             "--no-nanny", "--no-dashboard", "--host", "127.0.0.1"])
+                        for i in range(workers)]
+        self.procs += self.workers
+        import distributed
+        with distributed.Client(self.address, timeout=30, set_as_default=False) as client:
+            client.wait_for_workers(workers, timeout=60)
+
+    def _start(self, tmp_path, name, args):
+        log = open(tmp_path / f"{name}.log", "w")
+        self.logs.append(log)
+        return subprocess.Popen([shutil.which("dask") or "dask", *args],
+                                stdout=log, stderr=subprocess.STDOUT)
+
+    def stop(self):
+        for proc in self.procs:
+            if proc.poll() is None:
+                proc.terminate()
+        for proc in self.procs:
+            try:
+                proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+        for log in self.logs:
+            log.close()
+
+
+@pytest.fixture
+def dask_processes(tmp_path):
+    made = []
+
+    def start(workers=2):
+        made.append(DaskProcesses(tmp_path, workers))
+        return made[-1]
+    yield start
+    for d in made:
+        d.stop()
+
+
+def test_real_scheduler_and_two_workers(scenario, tmp_path, dask_processes):
+    trace = scenario(5, "lock-remote", 7)
+    cluster = dask_processes(2)
+    report("--sync", "--single-graph", "-o", tmp_path / "single", trace)
+    report("--sync", "--scheduler", cluster.address, "-o", tmp_path / "dask", trace)
+    same_files(tmp_path / "single", tmp_path / "dask")
+    tables = [report("--sync", *mode, "--metrics", "culprit", trace).stdout
+              for mode in (["--single-graph"], ["--scheduler", cluster.address])]
+    assert tables[0] == tables[1]
+
+
+def test_killed_worker_still_gives_the_whole_report_or_names_the_host(scenario, tmp_path_factory, tmp_path,
+                                                                      dask_processes):
+    import distributed
+    trace = make_scenario_trace(tmp_path_factory.mktemp("killed") / "trace", requests=1500, hosts=4, seed=9,
+                                cause="lock-remote")
+    cluster = dask_processes(2)
+    report("--sync", "--single-graph", "-o", tmp_path / "single", trace)
+    run = subprocess.Popen([str(REPORT_SCRIPT), f"--plugin-path={PLUGIN_DIR}", "--sync", "--scheduler",
+                            cluster.address, "-o", str(tmp_path / "dask"), str(trace)],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    killed = None
+    with distributed.Client(cluster.address, timeout=30, set_as_default=False) as client:
+        pids = client.run(os.getpid)
+        for _ in range(600):
+            busy = [addr for addr, keys in client.processing().items() if keys]
+            if busy:
+                pid = pids[busy[0]]
+                os.kill(pid, 9)
+                killed = pid
+                break
+            if run.poll() is not None:
+                break
+            import time
+            time.sleep(0.02)
+    out, err = run.communicate(timeout=600)
+    assert killed is not None, "no task was seen running: the trace is too small to kill a worker mid-run"
+    print(f"killed worker pid {killed}: deepspan-report exit status {run.returncode}")
+    if run.returncode == 0:
+        same_files(tmp_path / "single", tmp_path / "dask")
+    else:
+        assert "its per-host task failed on the Dask cluster" in err and "deepspan-report: host " in err
+        assert not (tmp_path / "dask").exists()
+
+
+def test_scheduler_that_does_not_answer(scenario, tmp_path):
+    pytest.importorskip("distributed")
+    import time
+    address = f"tcp://127.0.0.1:{_free_port()}"
+    start = time.monotonic()
+    proc = report("--sync", "--scheduler", address, "-o", tmp_path / "r", scenario(2, "lock-remote", 11),
+                  check=False, timeout=120)
+    assert proc.returncode == 2
+    assert f"deepspan-report: --scheduler {address}: no Dask scheduler answered within 10 s" in proc.stderr
+    assert time.monotonic() - start < 60
+    assert not (tmp_path / "r").exists()

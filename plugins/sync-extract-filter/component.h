@@ -9,6 +9,7 @@
 bt_component_class_initialize_method_status sync_extract_component_initialize(
 		bt_self_component_filter *self, bt_self_component_filter_configuration *config,
 		const bt_value *params, void *init_data);
+void sync_extract_component_finalize(bt_self_component_filter *self);
 bt_component_class_port_connected_method_status sync_extract_input_port_connected(
 		bt_self_component_filter *self, bt_self_component_port_input *self_port,
 		const bt_port_output *other_port);

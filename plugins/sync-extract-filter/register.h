@@ -19,9 +19,16 @@ BT_PLUGIN_FILTER_COMPONENT_CLASS_HELP_WITH_ID(deepspan, sync_extract,
 	"and the same clock transforms as on the whole traces.\n"
 	"\n"
 	"Ports: input ports `in0`, `in1`, ... (a new one appears whenever the last one is\n"
-	"connected); output port `out`.  No parameters.  See doc/scale.md.");
+	"connected); output port `out`.\n"
+	"\n"
+	"Parameters:\n"
+	"  stats  string (path), default: none.  At the end, writes {\"events\": N, \"kept\": K}\n"
+	"         there: the events read and forwarded.\n"
+	"See doc/scale.md.");
 BT_PLUGIN_FILTER_COMPONENT_CLASS_INITIALIZE_METHOD_WITH_ID(deepspan, sync_extract,
 	sync_extract_component_initialize);
+BT_PLUGIN_FILTER_COMPONENT_CLASS_FINALIZE_METHOD_WITH_ID(deepspan, sync_extract,
+	sync_extract_component_finalize);
 BT_PLUGIN_FILTER_COMPONENT_CLASS_INPUT_PORT_CONNECTED_METHOD_WITH_ID(deepspan, sync_extract,
 	sync_extract_input_port_connected);
 BT_PLUGIN_FILTER_COMPONENT_CLASS_MESSAGE_ITERATOR_CLASS_INITIALIZE_METHOD_WITH_ID(deepspan,

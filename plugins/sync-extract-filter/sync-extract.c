@@ -5,6 +5,7 @@
  * sink.ctf.fs is the small "pair trace" from which the central step estimates the clocks
  * (deepspan-report --jobs).  Messages are forwarded as they are (no copy).
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,8 +29,14 @@ struct extract_input {
 	int64_t key;				/* time of the head message, or of the last one with a time */
 };
 
+/* The component: its parameters. */
+struct extract_comp {
+	char *stats_path;			/* owned; NULL: no statistics file */
+};
+
 struct extract_iter {
 	bt_self_message_iterator *self;		/* borrowed */
+	struct extract_comp *comp;		/* borrowed */
 	struct ds_upstream_owner owner;
 	struct extract_input *inputs;		/* owned; input_count */
 	unsigned int input_count;
@@ -42,17 +49,21 @@ bt_component_class_initialize_method_status sync_extract_component_initialize(
 		bt_self_component_filter *self, bt_self_component_filter_configuration *config,
 		const bt_value *params, void *init_data)
 {
-	static const char *const known[] = { NULL };
+	static const char *const known[] = { "stats", NULL };
 	struct ds_params p = ds_params_make(bt_self_component_filter_as_self_component(self), params,
 		EXTRACT_CLASS_NAME);
 	bt_component_class_initialize_method_status status = BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_OK;
+	struct extract_comp *comp = g_new0(struct extract_comp, 1);
+	const char *stats;
 
 	(void) config;
 	(void) init_data;
-	if (ds_params_check_names(&p, known)) {
+	bt_self_component_set_data(bt_self_component_filter_as_self_component(self), comp);
+	if (ds_params_check_names(&p, known) || ds_params_get_string(&p, "stats", NULL, &stats)) {
 		status = BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_ERROR;
 		goto end;
 	}
+	comp->stats_path = stats ? g_strdup(stats) : NULL;
 	switch (ds_input_ports_add_next(self, EXTRACT_CLASS_NAME)) {
 	case DS_INPUT_PORTS_STATUS_OK:
 		break;
@@ -77,7 +88,24 @@ bt_component_class_initialize_method_status sync_extract_component_initialize(
 		goto end;
 	}
 end:
+	if (status != BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_OK) {
+		/* finalize is not called after a failed initialization */
+		bt_self_component_set_data(bt_self_component_filter_as_self_component(self), NULL);
+		g_free(comp->stats_path);
+		g_free(comp);
+	}
 	return status;
+}
+
+void sync_extract_component_finalize(bt_self_component_filter *self)
+{
+	struct extract_comp *comp = bt_self_component_get_data(
+		bt_self_component_filter_as_self_component(self));
+
+	if (comp) {
+		g_free(comp->stats_path);
+		g_free(comp);
+	}
 }
 
 bt_component_class_port_connected_method_status sync_extract_input_port_connected(
@@ -132,6 +160,7 @@ bt_message_iterator_class_initialize_method_status sync_extract_iterator_initial
 	(void) config;
 	(void) port;
 	it->self = self;
+	it->comp = bt_self_component_get_data(comp);
 	it->owner.self_msg_iter = self;
 	it->owner.self_comp = comp;
 	it->owner.class_name = EXTRACT_CLASS_NAME;
@@ -173,6 +202,26 @@ end:
 	return status;
 }
 
+/* The `stats` file: events read and kept (deepspan-report's progress); a failure is only a warning. */
+static void write_stats(struct extract_iter *it)
+{
+	FILE *f;
+
+	if (!it->comp || !it->comp->stats_path) {
+		return;
+	}
+	f = fopen(it->comp->stats_path, "w");
+	if (!f || fprintf(f, "{\"events\": %" PRIu64 ", \"kept\": %" PRIu64 "}\n",
+			it->kept + it->dropped, it->kept) < 0 || fclose(f) != 0) {
+		DS_LOG_WARN(bt_self_message_iterator_borrow_component(it->self), EXTRACT_CLASS_NAME,
+			"parameter `stats`: cannot write \"%s\" (%s)", it->comp->stats_path,
+			g_strerror(errno));
+		if (f) {
+			fclose(f);
+		}
+	}
+}
+
 void sync_extract_iterator_finalize(bt_self_message_iterator *self)
 {
 	struct extract_iter *it = bt_self_message_iterator_get_data(self);
@@ -180,6 +229,7 @@ void sync_extract_iterator_finalize(bt_self_message_iterator *self)
 	if (it) {
 		DS_LOG_INFO(bt_self_message_iterator_borrow_component(self), EXTRACT_CLASS_NAME,
 			"%" PRIu64 " events kept, %" PRIu64 " dropped", it->kept, it->dropped);
+		write_stats(it);
 	}
 	iter_destroy(it);
 }
