@@ -241,19 +241,17 @@ static bool keeps(struct extract_iter *it, const bt_event_class *ec)
 	struct ds_kernel_net_class net;
 	struct sync_http_class http;
 	const struct ds_span_class *span;
-	bool yes;
 
-	if (v) {
-		return GPOINTER_TO_INT(v) == 1;
+	if (!v) {
+		ds_kernel_net_classify(ec, &net);
+		sync_http_classify(ec, &http);
+		span = ds_span_events_resolve(it->span_cache, ec);
+		v = GINT_TO_POINTER(net.direction != DS_NET_NONE || http.role != SYNC_HTTP_NONE ||
+			(span && span->kind != DS_SPAN_EVENT_NONE) ? 1 : 2);
+		bt_event_class_get_ref(ec);
+		g_hash_table_insert(it->keep, (gpointer) ec, v);
 	}
-	ds_kernel_net_classify(ec, &net);
-	sync_http_classify(ec, &http);
-	span = ds_span_events_resolve(it->span_cache, ec);
-	yes = net.direction != DS_NET_NONE || http.role != SYNC_HTTP_NONE ||
-		(span && span->kind != DS_SPAN_EVENT_NONE);
-	bt_event_class_get_ref(ec);
-	g_hash_table_insert(it->keep, (gpointer) ec, GINT_TO_POINTER(yes ? 1 : 2));
-	return yes;
+	return GPOINTER_TO_INT(v) == 1;
 }
 
 /*
