@@ -317,3 +317,45 @@ def test_scheduler_that_does_not_answer(scenario, tmp_path):
     assert f"deepspan-report: --scheduler {address}: no Dask scheduler answered within 10 s" in proc.stderr
     assert time.monotonic() - start < 60
     assert not (tmp_path / "r").exists()
+
+
+# ---- filter.deepspan.sync-extract on its own ----
+
+def _extract(trace_dir, params, check=True):
+    args = ["run", "--component=s:source.ctf.fs", f'--params=inputs=["{trace_dir}"]',
+            "--component=x:filter.deepspan.sync-extract"]
+    if params:
+        args.append(f"--params={params}")
+    return run_babeltrace2(*args, "--component=d:sink.utils.dummy", "--connect=s:x", "--connect=x:d", check=check)
+
+
+def test_extract_keeps_exactly_the_pair_events(scenario, tmp_path):
+    import bt2
+    trace = scenario(2, "lock-remote", 11)
+    kernel = next(p.parent for p in sorted(trace.rglob("metadata")) if p.parent.name == "kernel")
+    _extract(kernel, f'stats="{tmp_path / "stats.json"}"')
+    stats = json.loads((tmp_path / "stats.json").read_text())
+    names = {"net_dev_queue", "net_if_receive_skb", "inet_sock_local_out", "inet_sock_local_in"}
+    total = pairs = 0
+    for msg in bt2.TraceCollectionMessageIterator(str(kernel)):
+        if type(msg) is bt2._EventMessageConst:
+            total += 1
+            pairs += msg.event.name in names
+    assert stats == {"events": total, "kept": pairs} and 0 < pairs < total
+
+
+@pytest.mark.parametrize("params, text", [
+    ("stats=5", "filter.deepspan.sync-extract: parameter `stats`: expected a string, got signed integer 5."),
+    ("colour=1", "filter.deepspan.sync-extract: unknown parameter `colour`; known parameters: `stats`"),
+])
+def test_extract_parameter_errors(scenario, params, text):
+    kernel = next(p.parent for p in sorted(scenario(2, "lock-remote", 11).rglob("metadata")))
+    proc = _extract(kernel, params, check=False)
+    assert proc.returncode != 0 and text in " ".join(proc.stderr.split())
+
+
+def test_extract_unwritable_stats_only_warns(scenario, tmp_path):
+    kernel = next(p.parent for p in sorted(scenario(2, "lock-remote", 11).rglob("metadata")))
+    proc = _extract(kernel, f'stats="{tmp_path / "missing" / "s.json"}"')
+    assert f'parameter `stats`: cannot write "{tmp_path / "missing" / "s.json"}" (No such file or directory)' \
+        in proc.stderr
