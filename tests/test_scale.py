@@ -214,7 +214,7 @@ def test_local_cluster_gives_the_same_report(scenario, tmp_path):
 class DaskProcesses:
     """A `dask scheduler` and `dask worker` processes on 127.0.0.1, stopped at the end."""
 
-    def __init__(self, tmp_path, workers=2):
+    def __init__(self, tmp_path, workers=2, names=()):
         pytest.importorskip("distributed")
         self.port = _free_port()
         self.address = f"tcp://127.0.0.1:{self.port}"
@@ -222,7 +222,8 @@ class DaskProcesses:
         self.procs = [self._start(tmp_path, "scheduler", ["scheduler", "--host", "127.0.0.1", "--port",
                                                           str(self.port), "--no-dashboard"])]
         self.workers = [self._start(tmp_path, f"worker{i}", ["worker", self.address, "--nthreads", "1",
-                                                             "--no-nanny", "--no-dashboard", "--host", "127.0.0.1"])
+                                                             "--no-nanny", "--no-dashboard", "--host", "127.0.0.1",
+                                                             *(["--name", names[i]] if i < len(names) else [])])
                         for i in range(workers)]
         self.procs += self.workers
         import distributed
@@ -253,8 +254,8 @@ class DaskProcesses:
 def dask_processes(tmp_path):
     made = []
 
-    def start(workers=2):
-        made.append(DaskProcesses(tmp_path, workers))
+    def start(workers=2, names=()):
+        made.append(DaskProcesses(tmp_path, workers, names))
         return made[-1]
     yield start
     for d in made:
@@ -270,6 +271,22 @@ def test_real_scheduler_and_two_workers(scenario, tmp_path, dask_processes):
     tables = [report("--sync", *mode, "--metrics", "culprit", trace).stdout
               for mode in (["--single-graph"], ["--scheduler", cluster.address])]
     assert tables[0] == tables[1]
+
+
+def test_worker_named_after_a_host_runs_its_task(scenario, tmp_path, dask_processes):
+    """`dask worker --name HOST` on the machine holding HOST's traces: HOST's task is placed there."""
+    import distributed
+    trace = scenario(3, "lock-remote", 3)
+    hosts = sorted(p.name for p in trace.iterdir())
+    cluster = dask_processes(2, names=hosts[:2])
+    report("--sync", "--scheduler", cluster.address, "--work-dir", tmp_path / "w", "-o", tmp_path / "r", trace)
+    with distributed.Client(cluster.address, timeout=30, set_as_default=False) as client:
+        by_name = {info["name"]: addr for addr, info in client.scheduler_info()["workers"].items()}
+    steps = {s["host"]: s for s in json.loads((tmp_path / "w" / "steps.json").read_text())["hosts"]}
+    assert set(steps) == set(hosts)
+    for host in hosts[:2]:
+        assert steps[host]["worker"] == by_name[host]
+    assert steps[hosts[2]]["worker"] in by_name.values() and all(s["events"] > 0 for s in steps.values())
 
 
 def test_killed_worker_still_gives_the_whole_report_or_names_the_host(scenario, tmp_path_factory, tmp_path,
