@@ -174,6 +174,8 @@ def test_failing_host_is_named_and_no_report_is_written(scenario, tmp_path):
     (["--jobs", "many", "."], "--jobs: expected a number of parallel jobs (1 or more), got 'many'"),
     (["--jobs"], "--jobs needs a number of jobs"),
     (["--scheduler", "tcp://127.0.0.1:1", "."], "--scheduler runs the per-host clock estimate of --sync: add --sync"),
+    (["--worker-wait", "0", "."], "--worker-wait: expected seconds in (0, 86400], got '0'"),
+    (["--worker-wait", "soon", "."], "--worker-wait: expected seconds in (0, 86400], got 'soon'"),
 ])
 def test_bad_scale_arguments(args, text):
     proc = report(*args, check=False)
@@ -228,7 +230,8 @@ class DaskProcesses:
         self.procs += self.workers
         import distributed
         with distributed.Client(self.address, timeout=30, set_as_default=False) as client:
-            client.wait_for_workers(workers, timeout=60)
+            if workers:
+                client.wait_for_workers(workers, timeout=60)
 
     def _start(self, tmp_path, name, args):
         log = open(tmp_path / f"{name}.log", "w")
@@ -289,30 +292,52 @@ def test_worker_named_after_a_host_runs_its_task(scenario, tmp_path, dask_proces
     assert steps[hosts[2]]["worker"] in by_name.values() and all(s["events"] > 0 for s in steps.values())
 
 
-def test_killed_worker_still_gives_the_whole_report_or_names_the_host(scenario, tmp_path_factory, tmp_path,
-                                                                      dask_processes):
+@pytest.fixture(scope="module")
+def long_trace(tmp_path_factory):
+    """Four hosts whose per-host tasks last long enough to kill a worker while it runs one."""
+    return make_scenario_trace(tmp_path_factory.mktemp("killed") / "trace", requests=1500, hosts=4, seed=9,
+                               cause="lock-remote")
+
+
+def _kill_a_busy_worker(cluster, run):
+    """Kills (SIGKILL) the first worker seen running a task; its pid, or None when the run ended first."""
+    import time
     import distributed
-    trace = make_scenario_trace(tmp_path_factory.mktemp("killed") / "trace", requests=1500, hosts=4, seed=9,
-                                cause="lock-remote")
+    with distributed.Client(cluster.address, timeout=30, set_as_default=False) as client:
+        pids = client.run(os.getpid)
+        for _ in range(3000):
+            busy = [addr for addr, keys in client.processing().items() if keys]
+            if busy:
+                os.kill(pids[busy[0]], 9)
+                return pids[busy[0]]
+            if run.poll() is not None:
+                return None
+            time.sleep(0.02)
+    return None
+
+
+def test_last_worker_killed_fails_naming_the_hosts(long_trace, tmp_path, dask_processes):
+    cluster = dask_processes(1)
+    run = subprocess.Popen([str(REPORT_SCRIPT), f"--plugin-path={PLUGIN_DIR}", "--sync", "--scheduler",
+                            cluster.address, "--worker-wait", "3", "-o", str(tmp_path / "dask"), str(long_trace)],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    killed = _kill_a_busy_worker(cluster, run)
+    out, err = run.communicate(timeout=600)
+    assert killed is not None, "no task was seen running"
+    assert run.returncode == 1, err[-2000:]
+    assert f"deepspan-report: --scheduler {cluster.address}: every worker is gone and none came back within 3 s " \
+        "(--worker-wait); the tasks of host(s) " in err and "no report was written" in err
+    assert not (tmp_path / "dask").exists()
+
+
+def test_killed_worker_still_gives_the_whole_report_or_names_the_host(long_trace, tmp_path, dask_processes):
+    trace = long_trace
     cluster = dask_processes(2)
     report("--sync", "--single-graph", "-o", tmp_path / "single", trace)
     run = subprocess.Popen([str(REPORT_SCRIPT), f"--plugin-path={PLUGIN_DIR}", "--sync", "--scheduler",
                             cluster.address, "-o", str(tmp_path / "dask"), str(trace)],
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    killed = None
-    with distributed.Client(cluster.address, timeout=30, set_as_default=False) as client:
-        pids = client.run(os.getpid)
-        for _ in range(600):
-            busy = [addr for addr, keys in client.processing().items() if keys]
-            if busy:
-                pid = pids[busy[0]]
-                os.kill(pid, 9)
-                killed = pid
-                break
-            if run.poll() is not None:
-                break
-            import time
-            time.sleep(0.02)
+    killed = _kill_a_busy_worker(cluster, run)
     out, err = run.communicate(timeout=600)
     assert killed is not None, "no task was seen running: the trace is too small to kill a worker mid-run"
     print(f"killed worker pid {killed}: deepspan-report exit status {run.returncode}")
@@ -321,6 +346,18 @@ def test_killed_worker_still_gives_the_whole_report_or_names_the_host(scenario, 
     else:
         assert "its per-host task failed on the Dask cluster" in err and "deepspan-report: host " in err
         assert not (tmp_path / "dask").exists()
+
+
+def test_scheduler_without_workers(scenario, tmp_path, dask_processes):
+    import time
+    cluster = dask_processes(0)
+    start = time.monotonic()
+    proc = report("--sync", "--scheduler", cluster.address, "--worker-wait", "2", "-o", tmp_path / "r",
+                  scenario(2, "lock-remote", 11), check=False, timeout=120)
+    assert proc.returncode == 2
+    assert f"deepspan-report: --scheduler {cluster.address}: the scheduler has no worker (waited 2 s, " \
+        "--worker-wait); start workers with" in proc.stderr
+    assert time.monotonic() - start < 40 and not (tmp_path / "r").exists()
 
 
 def test_scheduler_that_does_not_answer(scenario, tmp_path):
