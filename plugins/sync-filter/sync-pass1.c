@@ -457,8 +457,8 @@ bt_message_iterator_class_next_method_status sync_pass1_run(struct sync_iter *it
 	bt_message_iterator_class_next_method_status status = BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK;
 
 	for (;;) {
-		struct sync_input *best = NULL;
-		int64_t best_key = INT64_MIN, frontier;
+		struct sync_input *best = NULL, *next = NULL;
+		int64_t best_key = INT64_MIN, next_key = INT64_MAX;
 		unsigned int i;
 
 		for (i = 0; i < it->input_count; i++) {
@@ -480,29 +480,58 @@ bt_message_iterator_class_next_method_status sync_pass1_run(struct sync_iter *it
 			/* a message without a time goes with its input's last time */
 			key = in->p1_view.cs ? in->p1_view.ns : (in->has_last_raw ? in->last_raw : INT64_MIN);
 			if (!best || key < best_key) {
+				next = best;
+				next_key = best_key;
 				best = in;
 				best_key = key;
+			} else if (!next || key < next_key) {
+				next = in;
+				next_key = key;
 			}
 		}
 		if (!best) {
 			break;
 		}
-		frontier = best_key;
-		if (frontier != INT64_MIN && (!it->has_swept ||
-				frontier - it->last_sweep >= it->comp->pair_expiry_ns / 4)) {
-			pass1_expire(it, frontier);
-			it->last_sweep = frontier;
-			it->has_swept = true;
+		/*
+		 * Read `best` while its messages come before the head of every other input (ties: the
+		 * lower input port): the order of a message-by-message merge, batch by batch.
+		 */
+		for (;;) {
+			int64_t frontier = best_key;
+
+			if (frontier != INT64_MIN && (!it->has_swept ||
+					frontier - it->last_sweep >= it->comp->pair_expiry_ns / 4)) {
+				pass1_expire(it, frontier);
+				it->last_sweep = frontier;
+				it->has_swept = true;
+			}
+			if (on_message(it, best, best->p1_msgs[best->p1_head], &best->p1_view)) {
+				BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_MESSAGE_ITERATOR(it->self,
+					"%s: pass 1 stopped on input port `in%u`.", SYNC_CLASS_NAME,
+					(unsigned int) (best - it->inputs));
+				status = BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_ERROR;
+				goto error;
+			}
+			bt_message_put_ref(best->p1_msgs[best->p1_head++]);
+			best->p1_view_ready = false;
+			if (best->p1_head >= best->p1_count) {
+				break;		/* its next batch: back to the choice */
+			}
+			if (sync_msg_view_make(it, best, best->p1_msgs[best->p1_head], &best->p1_view) !=
+					DS_MESSAGE_TIME_STATUS_OK) {
+				BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_MESSAGE_ITERATOR(it->self,
+					"%s: pass 1 stopped on input port `in%u`.", SYNC_CLASS_NAME,
+					(unsigned int) (best - it->inputs));
+				status = BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_ERROR;
+				goto error;
+			}
+			best->p1_view_ready = true;
+			best_key = best->p1_view.cs ? best->p1_view.ns :
+				(best->has_last_raw ? best->last_raw : INT64_MIN);
+			if (next && (best_key > next_key || (best_key == next_key && best > next))) {
+				break;		/* another input's head comes first */
+			}
 		}
-		if (on_message(it, best, best->p1_msgs[best->p1_head], &best->p1_view)) {
-			BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_MESSAGE_ITERATOR(it->self,
-				"%s: pass 1 stopped on input port `in%u`.", SYNC_CLASS_NAME,
-				(unsigned int) (best - it->inputs));
-			status = BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_ERROR;
-			goto error;
-		}
-		bt_message_put_ref(best->p1_msgs[best->p1_head++]);
-		best->p1_view_ready = false;
 	}
 	goto end;
 
