@@ -9,7 +9,7 @@ from conftest import run_babeltrace2
 
 CLASSES = {
     "source": ["scenario"],
-    "filter": ["sync", "nodejs-ctx", "span-attrib"],
+    "filter": ["sync", "sync-extract", "nodejs-ctx", "span-attrib"],
     "sink": ["diff", "metrics"],
 }
 ALL = [f"{kind}.deepspan.{name}" for kind, names in CLASSES.items() for name in names]

@@ -537,6 +537,9 @@ static void iter_destroy(struct sync_iter *it)
 		return;
 	}
 	for (i = 0; i < it->input_count; i++) {
+		while (it->inputs[i].p1_head < it->inputs[i].p1_count) {	/* pass 1 stopped midway */
+			bt_message_put_ref(it->inputs[i].p1_msgs[it->inputs[i].p1_head++]);
+		}
 		bt_message_iterator_put_ref(it->inputs[i].iter);
 		if (it->inputs[i].hosts_seen) {
 			g_array_free(it->inputs[i].hosts_seen, TRUE);

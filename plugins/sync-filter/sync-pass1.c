@@ -149,6 +149,15 @@ static void on_tcp(struct sync_iter *it, const struct ds_tcp_key *key, bool send
 {
 	struct sync_tcp_entry *e = g_hash_table_lookup(it->tcp, key);
 
+	if (e && e->seen < ds_sat_sub(ts, it->comp->pair_expiry_ns)) {
+		/*
+		 * Expired, whether or not a sweep has reached it yet: the pairs found do not depend on
+		 * when the sweeps run (deepspan-report's per-host pair traces, doc/scale.md).
+		 */
+		it->tcp_expired++;
+		g_hash_table_remove(it->tcp, key);
+		e = NULL;
+	}
 	if (!e) {
 		e = g_new0(struct sync_tcp_entry, 1);
 		e->key = *key;
@@ -254,16 +263,14 @@ static void on_event(struct sync_iter *it, const bt_event *event, int host, int6
 	}
 }
 
-static int on_message(struct sync_iter *it, struct sync_input *in, const bt_message *msg)
+static int on_message(struct sync_iter *it, struct sync_input *in, const bt_message *msg,
+		const struct sync_msg_view *v)
 {
-	struct sync_msg_view view;
+	struct sync_msg_view view = *v;
 	struct sync_host *h;
 	int64_t ns;
 	int host;
 
-	if (sync_msg_view_make(it, in, msg, &view) != DS_MESSAGE_TIME_STATUS_OK) {
-		return -1;
-	}
 	if (!view.cs) {
 		return 0;
 	}
@@ -383,76 +390,155 @@ static void pass1_expire(struct sync_iter *it, int64_t frontier)
 	}
 }
 
-/* The input to read next: the one least advanced in raw time (-1: all ended). */
-static int pass1_next_input(struct sync_iter *it, int64_t *frontier)
+/*
+ * Makes sure input `index` has its next message and that message's view (reading a batch when
+ * the last one is used up): OK, END (the input has ended) or an error status (cause appended).
+ */
+static bt_message_iterator_class_next_method_status pass1_fill(struct sync_iter *it, unsigned int index)
 {
-	int best = -1;
-	unsigned int i;
+	bt_message_iterator_class_next_method_status status = BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK;
+	struct sync_input *in = &it->inputs[index];
+	char port[24];
 
-	*frontier = INT64_MAX;
-	for (i = 0; i < it->input_count; i++) {
-		struct sync_input *in = &it->inputs[i];
-		int64_t pos;
-
-		if (in->ended) {
-			continue;
+	if (in->ended) {
+		status = BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_END;
+		goto end;
+	}
+	if (in->p1_head >= in->p1_count) {
+		snprintf(port, sizeof(port), "in%u", index);
+		in->p1_head = in->p1_count = 0;
+		in->p1_view_ready = false;
+		status = ds_upstream_next(&it->owner, in->iter, port, &in->p1_msgs, &in->p1_count);
+		if (status == BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_END) {
+			in->ended = true;
 		}
-		pos = in->has_last_raw ? in->last_raw : INT64_MIN;
-		if (best < 0 || pos < *frontier) {
-			best = (int) i;
-			*frontier = pos;
+		if (status != BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK) {
+			goto end;
 		}
 	}
-	return best;
+	if (!in->p1_view_ready) {
+		if (sync_msg_view_make(it, in, in->p1_msgs[in->p1_head], &in->p1_view) !=
+				DS_MESSAGE_TIME_STATUS_OK) {
+			BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_MESSAGE_ITERATOR(it->self,
+				"%s: pass 1 stopped on input port `in%u`.", SYNC_CLASS_NAME, index);
+			status = BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_ERROR;
+			goto end;
+		}
+		in->p1_view_ready = true;
+	}
+end:
+	return status;
+}
+
+/* Puts the messages of pass 1's batches not read yet (an error stopped it). */
+static void pass1_drop_batches(struct sync_iter *it)
+{
+	unsigned int i;
+
+	for (i = 0; it->inputs && i < it->input_count; i++) {
+		struct sync_input *in = &it->inputs[i];
+
+		while (in->p1_head < in->p1_count) {
+			bt_message_put_ref(in->p1_msgs[in->p1_head++]);
+		}
+	}
 }
 
 /*
- * Reads the inputs merged by raw time (so that a send and its receive are
- * read close together whatever input carries them) and forgets what is no
- * longer needed each time the frontier advances by a quarter of the expiry.
+ * Reads the inputs merged message by message in raw time (ties: the lower input port), so that
+ * a send and its receive are read close together whatever input carries them, and so that the
+ * order in which the events pass 1 uses are read does not depend on the other events nor on the
+ * upstreams' batch sizes: the per-host pair traces of deepspan-report (doc/scale.md) give the
+ * same pairs.  Forgets what is no longer needed each time the frontier (the time of the message
+ * read) advances by a quarter of the expiry.
  */
 bt_message_iterator_class_next_method_status sync_pass1_run(struct sync_iter *it)
 {
-	bt_message_iterator_class_next_method_status status;
-	int64_t frontier;
-	char port[24];
-	int index;
+	bt_message_iterator_class_next_method_status status = BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK;
 
-	while ((index = pass1_next_input(it, &frontier)) >= 0) {
-		struct sync_input *in = &it->inputs[index];
-		bt_message_array_const msgs;
-		uint64_t count, i;
+	for (;;) {
+		struct sync_input *best = NULL, *next = NULL;
+		int64_t best_key = INT64_MIN, next_key = INT64_MAX;
+		unsigned int i;
 
-		if (frontier != INT64_MIN && (!it->has_swept ||
-				frontier - it->last_sweep >= it->comp->pair_expiry_ns / 4)) {
-			pass1_expire(it, frontier);
-			it->last_sweep = frontier;
-			it->has_swept = true;
-		}
-		snprintf(port, sizeof(port), "in%d", index);
-		status = ds_upstream_next(&it->owner, in->iter, port, &msgs, &count);
-		if (status == BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_END) {
-			in->ended = true;
-			continue;
-		}
-		if (status != BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK) {
-			return status;
-		}
-		for (i = 0; i < count; i++) {
-			if (status == BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK &&
-					on_message(it, in, msgs[i])) {
-				BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_MESSAGE_ITERATOR(it->self,
-					"%s: pass 1 stopped on input port `%s`.", SYNC_CLASS_NAME,
-					port);
-				status = BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_ERROR;
+		for (i = 0; i < it->input_count; i++) {
+			struct sync_input *in = &it->inputs[i];
+			bt_message_iterator_class_next_method_status st = pass1_fill(it, i);
+			int64_t key;
+
+			if (st == BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_END) {
+				continue;
 			}
-			bt_message_put_ref(msgs[i]);
+			if (st == BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_AGAIN) {
+				status = st;	/* try again later: the batches read so far are kept */
+				goto end;
+			}
+			if (st != BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK) {
+				status = st;
+				goto error;
+			}
+			/* a message without a time goes with its input's last time */
+			key = in->p1_view.cs ? in->p1_view.ns : (in->has_last_raw ? in->last_raw : INT64_MIN);
+			if (!best || key < best_key) {
+				next = best;
+				next_key = best_key;
+				best = in;
+				best_key = key;
+			} else if (!next || key < next_key) {
+				next = in;
+				next_key = key;
+			}
 		}
-		if (status != BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK) {
-			return status;
+		if (!best) {
+			break;
+		}
+		/*
+		 * Read `best` while its messages come before the head of every other input (ties: the
+		 * lower input port): the order of a message-by-message merge, batch by batch.
+		 */
+		for (;;) {
+			int64_t frontier = best_key;
+
+			if (frontier != INT64_MIN && (!it->has_swept ||
+					frontier - it->last_sweep >= it->comp->pair_expiry_ns / 4)) {
+				pass1_expire(it, frontier);
+				it->last_sweep = frontier;
+				it->has_swept = true;
+			}
+			if (on_message(it, best, best->p1_msgs[best->p1_head], &best->p1_view)) {
+				BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_MESSAGE_ITERATOR(it->self,
+					"%s: pass 1 stopped on input port `in%u`.", SYNC_CLASS_NAME,
+					(unsigned int) (best - it->inputs));
+				status = BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_ERROR;
+				goto error;
+			}
+			bt_message_put_ref(best->p1_msgs[best->p1_head++]);
+			best->p1_view_ready = false;
+			if (best->p1_head >= best->p1_count) {
+				break;		/* its next batch: back to the choice */
+			}
+			if (sync_msg_view_make(it, best, best->p1_msgs[best->p1_head], &best->p1_view) !=
+					DS_MESSAGE_TIME_STATUS_OK) {
+				BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_MESSAGE_ITERATOR(it->self,
+					"%s: pass 1 stopped on input port `in%u`.", SYNC_CLASS_NAME,
+					(unsigned int) (best - it->inputs));
+				status = BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_ERROR;
+				goto error;
+			}
+			best->p1_view_ready = true;
+			best_key = best->p1_view.cs ? best->p1_view.ns :
+				(best->has_last_raw ? best->last_raw : INT64_MIN);
+			if (next && (best_key > next_key || (best_key == next_key && best > next))) {
+				break;		/* another input's head comes first */
+			}
 		}
 	}
-	return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK;
+	goto end;
+
+error:
+	pass1_drop_batches(it);
+end:
+	return status;
 }
 
 /* Chronological on the receiving side, so a contradiction rejects the later pairs. */

@@ -90,6 +90,14 @@ struct sync_event_info {
 	const struct ds_span_class *span;	/* borrowed from the span cache; NULL if none */
 };
 
+/* What both passes read of a message, each library call made once. */
+struct sync_msg_view {
+	bt_message_type type;
+	const bt_event *event;			/* events only */
+	const bt_clock_snapshot *cs;		/* the snapshot that orders it (upstream.h's rule), or NULL */
+	int64_t ns;				/* cs in ns from origin (when cs) */
+};
+
 struct sync_input {
 	bt_message_iterator *iter;		/* owned */
 	bool ended;
@@ -97,6 +105,10 @@ struct sync_input {
 	int64_t last_raw;			/* last timestamp read */
 	bool has_last_raw;
 	int64_t max_backstep;			/* largest decrease of raw timestamps */
+	bt_message_array_const p1_msgs;		/* the upstream's batch being read; refs owned from p1_head */
+	uint64_t p1_count, p1_head;
+	bool p1_view_ready;			/* p1_view describes p1_msgs[p1_head] */
+	struct sync_msg_view p1_view;
 	bool tracked_streams;			/* a stream with untimed packets/discards began */
 	GArray *hosts_seen;			/* owned; gboolean per host index */
 	/* pass 2 */
@@ -179,13 +191,6 @@ bt_message_iterator_class_next_method_status sync_pass1_run(struct sync_iter *it
 /* Adds the span edges and feeds every pair to the solver; -1 on allocation failure. */
 int sync_pass1_solve(struct sync_iter *it);
 void sync_pass1_fini(struct sync_iter *it);
-/* What both passes read of a message, each library call made once. */
-struct sync_msg_view {
-	bt_message_type type;
-	const bt_event *event;			/* events only */
-	const bt_clock_snapshot *cs;		/* the snapshot that orders it (upstream.h's rule), or NULL */
-	int64_t ns;				/* cs in ns from origin (when cs) */
-};
 /* DS_MESSAGE_TIME_STATUS_ERROR (cause appended) when the message's time overflows. */
 ds_message_time_status sync_msg_view_make(struct sync_iter *it, struct sync_input *in,
 		const bt_message *msg, struct sync_msg_view *view);

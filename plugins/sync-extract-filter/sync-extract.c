@@ -1,0 +1,350 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * filter.deepspan.sync-extract (doc/scale.md): forwards its inputs merged by time, dropping every
+ * event that filter.deepspan.sync's pass 1 does not read.  Per host, its output written by
+ * sink.ctf.fs is the small "pair trace" from which the central step estimates the clocks
+ * (deepspan-report --jobs).  Messages are forwarded as they are (no copy).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "input-ports.h"
+#include "log.h"
+#include "params.h"
+#include "upstream.h"
+#include "sync-filter/sync.h"
+#include "sync-extract-filter/component.h"
+
+#define EXTRACT_CLASS_NAME "filter.deepspan.sync-extract"
+
+/* One input port's upstream and the batch being forwarded. */
+struct extract_input {
+	bt_message_iterator *iter;		/* owned */
+	bt_message_array_const batch;		/* borrowed array of the upstream; refs owned from `head` */
+	uint64_t count, head;
+	bool ended;
+	int64_t key;				/* time of the head message, or of the last one with a time */
+};
+
+/* The component: its parameters. */
+struct extract_comp {
+	char *stats_path;			/* owned; NULL: no statistics file */
+};
+
+struct extract_iter {
+	bt_self_message_iterator *self;		/* borrowed */
+	struct extract_comp *comp;		/* borrowed */
+	struct ds_upstream_owner owner;
+	struct extract_input *inputs;		/* owned; input_count */
+	unsigned int input_count;
+	GHashTable *keep;			/* event class (ref) -> GINT_TO_POINTER(1 keep, 2 drop) */
+	struct ds_span_events *span_cache;	/* owned */
+	uint64_t kept, dropped;
+};
+
+bt_component_class_initialize_method_status sync_extract_component_initialize(
+		bt_self_component_filter *self, bt_self_component_filter_configuration *config,
+		const bt_value *params, void *init_data)
+{
+	static const char *const known[] = { "stats", NULL };
+	struct ds_params p = ds_params_make(bt_self_component_filter_as_self_component(self), params,
+		EXTRACT_CLASS_NAME);
+	bt_component_class_initialize_method_status status = BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_OK;
+	struct extract_comp *comp = g_new0(struct extract_comp, 1);
+	const char *stats;
+
+	(void) config;
+	(void) init_data;
+	bt_self_component_set_data(bt_self_component_filter_as_self_component(self), comp);
+	if (ds_params_check_names(&p, known) || ds_params_get_string(&p, "stats", NULL, &stats)) {
+		status = BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_ERROR;
+		goto end;
+	}
+	comp->stats_path = stats ? g_strdup(stats) : NULL;
+	switch (ds_input_ports_add_next(self, EXTRACT_CLASS_NAME)) {
+	case DS_INPUT_PORTS_STATUS_OK:
+		break;
+	case DS_INPUT_PORTS_STATUS_MEMORY_ERROR:
+		status = BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_MEMORY_ERROR;
+		goto end;
+	default:
+		status = BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_ERROR;
+		goto end;
+	}
+	switch (bt_self_component_filter_add_output_port(self, "out", NULL, NULL)) {
+	case BT_SELF_COMPONENT_ADD_PORT_STATUS_OK:
+		break;
+	case BT_SELF_COMPONENT_ADD_PORT_STATUS_MEMORY_ERROR:
+		status = BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_MEMORY_ERROR;
+		goto end;
+	default:
+		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(
+			bt_self_component_filter_as_self_component(self),
+			"%s: cannot add the output port `out`.", EXTRACT_CLASS_NAME);
+		status = BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_ERROR;
+		goto end;
+	}
+end:
+	if (status != BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_OK) {
+		/* finalize is not called after a failed initialization */
+		bt_self_component_set_data(bt_self_component_filter_as_self_component(self), NULL);
+		g_free(comp->stats_path);
+		g_free(comp);
+	}
+	return status;
+}
+
+void sync_extract_component_finalize(bt_self_component_filter *self)
+{
+	struct extract_comp *comp = bt_self_component_get_data(
+		bt_self_component_filter_as_self_component(self));
+
+	if (comp) {
+		g_free(comp->stats_path);
+		g_free(comp);
+	}
+}
+
+bt_component_class_port_connected_method_status sync_extract_input_port_connected(
+		bt_self_component_filter *self, bt_self_component_port_input *self_port,
+		const bt_port_output *other_port)
+{
+	(void) other_port;
+	return ds_input_ports_connected(self, self_port, EXTRACT_CLASS_NAME);
+}
+
+static void unref_class(gpointer ec)
+{
+	bt_event_class_put_ref(ec);
+}
+
+static void iter_destroy(struct extract_iter *it)
+{
+	unsigned int i;
+
+	if (!it) {
+		return;
+	}
+	for (i = 0; it->inputs && i < it->input_count; i++) {
+		struct extract_input *in = &it->inputs[i];
+
+		while (in->head < in->count) {
+			bt_message_put_ref(in->batch[in->head++]);
+		}
+		BT_MESSAGE_ITERATOR_PUT_REF_AND_RESET(in->iter);
+	}
+	g_free(it->inputs);
+	if (it->keep) {
+		g_hash_table_destroy(it->keep);
+	}
+	ds_span_events_destroy(it->span_cache);
+	g_free(it);
+}
+
+bt_message_iterator_class_initialize_method_status sync_extract_iterator_initialize(
+		bt_self_message_iterator *self, bt_self_message_iterator_configuration *config,
+		bt_self_component_port_output *port)
+{
+	bt_self_component *comp = bt_self_message_iterator_borrow_component(self);
+	bt_self_component_filter *filter = (bt_self_component_filter *) comp;
+	bt_message_iterator_class_initialize_method_status status =
+		BT_MESSAGE_ITERATOR_CLASS_INITIALIZE_METHOD_STATUS_OK;
+	struct extract_iter *it = g_new0(struct extract_iter, 1);
+	uint64_t n = bt_component_filter_get_input_port_count(
+		bt_self_component_filter_as_component_filter(filter));
+	unsigned int i;
+
+	(void) config;
+	(void) port;
+	it->self = self;
+	it->comp = bt_self_component_get_data(comp);
+	it->owner.self_msg_iter = self;
+	it->owner.self_comp = comp;
+	it->owner.class_name = EXTRACT_CLASS_NAME;
+	it->owner.doc_page = "doc/scale.md";
+	it->keep = g_hash_table_new_full(g_direct_hash, g_direct_equal, unref_class, NULL);
+	it->span_cache = ds_span_events_create();
+	it->inputs = g_new0(struct extract_input, n ? n : 1);
+	for (i = 0; i < n; i++) {
+		bt_self_component_port_input *in_port =
+			bt_self_component_filter_borrow_input_port_by_index(filter, i);
+
+		if (!bt_port_is_connected(bt_self_component_port_as_port(
+				bt_self_component_port_input_as_self_component_port(in_port)))) {
+			continue;	/* the last, spare, dynamic port */
+		}
+		switch (bt_message_iterator_create_from_message_iterator(self, in_port,
+				&it->inputs[it->input_count].iter)) {
+		case BT_MESSAGE_ITERATOR_CREATE_FROM_MESSAGE_ITERATOR_STATUS_OK:
+			it->inputs[it->input_count].key = INT64_MIN;
+			it->input_count++;
+			break;
+		case BT_MESSAGE_ITERATOR_CREATE_FROM_MESSAGE_ITERATOR_STATUS_MEMORY_ERROR:
+			status = BT_MESSAGE_ITERATOR_CLASS_INITIALIZE_METHOD_STATUS_MEMORY_ERROR;
+			goto error;
+		default:
+			BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_MESSAGE_ITERATOR(self,
+				"%s: cannot create a message iterator on input port `in%u`.",
+				EXTRACT_CLASS_NAME, i);
+			status = BT_MESSAGE_ITERATOR_CLASS_INITIALIZE_METHOD_STATUS_ERROR;
+			goto error;
+		}
+	}
+	bt_self_message_iterator_set_data(self, it);
+	goto end;
+
+error:
+	iter_destroy(it);
+end:
+	return status;
+}
+
+/* The `stats` file: events read and kept (deepspan-report's progress); a failure is only a warning. */
+static void write_stats(struct extract_iter *it)
+{
+	FILE *f;
+
+	if (!it->comp || !it->comp->stats_path) {
+		return;
+	}
+	f = fopen(it->comp->stats_path, "w");
+	if (!f || fprintf(f, "{\"events\": %" PRIu64 ", \"kept\": %" PRIu64 "}\n",
+			it->kept + it->dropped, it->kept) < 0 || fclose(f) != 0) {
+		DS_LOG_WARN(bt_self_message_iterator_borrow_component(it->self), EXTRACT_CLASS_NAME,
+			"parameter `stats`: cannot write \"%s\" (%s)", it->comp->stats_path,
+			g_strerror(errno));
+		if (f) {
+			fclose(f);
+		}
+	}
+}
+
+void sync_extract_iterator_finalize(bt_self_message_iterator *self)
+{
+	struct extract_iter *it = bt_self_message_iterator_get_data(self);
+
+	if (it) {
+		DS_LOG_INFO(bt_self_message_iterator_borrow_component(self), EXTRACT_CLASS_NAME,
+			"%" PRIu64 " events kept, %" PRIu64 " dropped", it->kept, it->dropped);
+		write_stats(it);
+	}
+	iter_destroy(it);
+}
+
+/* Does pass 1 of filter.deepspan.sync read events of this class?  Resolved once per class. */
+static bool keeps(struct extract_iter *it, const bt_event_class *ec)
+{
+	gpointer v = g_hash_table_lookup(it->keep, ec);
+	struct ds_kernel_net_class net;
+	struct sync_http_class http;
+	const struct ds_span_class *span;
+
+	if (!v) {
+		ds_kernel_net_classify(ec, &net);
+		sync_http_classify(ec, &http);
+		span = ds_span_events_resolve(it->span_cache, ec);
+		v = GINT_TO_POINTER(net.direction != DS_NET_NONE || http.role != SYNC_HTTP_NONE ||
+			(span && span->kind != DS_SPAN_EVENT_NONE) ? 1 : 2);
+		bt_event_class_get_ref(ec);
+		g_hash_table_insert(it->keep, (gpointer) ec, v);
+	}
+	return GPOINTER_TO_INT(v) == 1;
+}
+
+/*
+ * Makes sure input `in` has a head message (reading a batch if needed) and sets its key;
+ * END when it has ended.
+ */
+static bt_message_iterator_class_next_method_status fill(struct extract_iter *it, unsigned int index)
+{
+	struct extract_input *in = &it->inputs[index];
+	bt_message_iterator_class_next_method_status status = BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK;
+	char port[24];
+	int64_t ns;
+
+	if (in->ended) {
+		status = BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_END;
+		goto end;
+	}
+	if (in->head >= in->count) {
+		snprintf(port, sizeof(port), "in%u", index);
+		in->head = in->count = 0;
+		status = ds_upstream_next(&it->owner, in->iter, port, &in->batch, &in->count);
+		if (status == BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_END) {
+			in->ended = true;
+			goto end;
+		}
+		if (status != BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK) {
+			goto end;
+		}
+	}
+	switch (ds_message_time_ns(&it->owner, in->batch[in->head], &ns, NULL)) {
+	case DS_MESSAGE_TIME_STATUS_OK:
+		in->key = ns;
+		break;
+	case DS_MESSAGE_TIME_STATUS_NONE:
+		break;		/* no time: it goes with the input's last time */
+	default:
+		status = BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_ERROR;
+		break;
+	}
+end:
+	return status;
+}
+
+bt_message_iterator_class_next_method_status sync_extract_iterator_next(
+		bt_self_message_iterator *self, bt_message_array_const msgs, uint64_t capacity,
+		uint64_t *count)
+{
+	struct extract_iter *it = bt_self_message_iterator_get_data(self);
+	bt_message_iterator_class_next_method_status status = BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK;
+	unsigned int i;
+
+	*count = 0;
+	while (*count < capacity) {
+		struct extract_input *best = NULL;
+		const bt_message *msg;
+
+		for (i = 0; i < it->input_count; i++) {
+			bt_message_iterator_class_next_method_status st = fill(it, i);
+
+			if (st == BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_END) {
+				continue;
+			}
+			if (st != BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK) {
+				status = st;
+				goto end;
+			}
+			if (!best || it->inputs[i].key < best->key) {
+				best = &it->inputs[i];
+			}
+		}
+		if (!best) {
+			if (*count == 0) {
+				status = BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_END;
+			}
+			goto end;
+		}
+		msg = best->batch[best->head++];
+		if (bt_message_get_type(msg) == BT_MESSAGE_TYPE_EVENT &&
+				!keeps(it, bt_event_borrow_class_const(bt_message_event_borrow_event_const(msg)))) {
+			bt_message_put_ref(msg);
+			it->dropped++;
+			continue;
+		}
+		it->kept += bt_message_get_type(msg) == BT_MESSAGE_TYPE_EVENT;
+		msgs[(*count)++] = msg;
+	}
+end:
+	if (status != BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK &&
+			status != BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_END) {
+		/* the cause is on the thread: fail now, handing back nothing */
+		while (*count > 0) {
+			bt_message_put_ref(msgs[--(*count)]);
+		}
+	}
+	return status;
+}
