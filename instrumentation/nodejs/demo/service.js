@@ -8,7 +8,8 @@
  *   USERS_PORT=P node service.js gateway
  *
  * DEMO_CLIENT=fetch makes users and gateway call with fetch() instead of http.get;
- * DEMO_REDIS_PORT=P makes users run a Redis INCR per request; DEMO_USERS_GRPC=1 makes users a gRPC
+ * DEMO_REDIS_PORT=P makes users run a Redis INCR per request; DEMO_PG_PORT=P makes users run one
+ * PostgreSQL simple query per request (npm `pg`, a pool, user postgres, trust authentication); DEMO_USERS_GRPC=1 makes users a gRPC
  * service that gateway calls with @grpc/grpc-js; DEMO_FRAMEWORKS=1 uses fastify, express and axios
  * (see below).
  * Each listens on 127.0.0.1 (PORT, default: any free port) and prints
@@ -82,6 +83,11 @@ const handlers = {
 				(err) => reply(res, 502, JSON.stringify({ error: err.message })));
 			return;
 		}
+		if (pg) {
+			pg.query('SELECT 1 AS one').then(() => forward(res, store, '/item?from=users'),
+				(err) => reply(res, 502, JSON.stringify({ error: err.message })));
+			return;
+		}
 		forward(res, store, '/item?from=users');
 	},
 	gateway(req, res) {
@@ -133,6 +139,21 @@ if (role === 'users' && process.env.DEMO_REDIS_PORT) {
 	redis = require('redis').createClient({ socket: { host: '127.0.0.1', port: Number(process.env.DEMO_REDIS_PORT) } });
 	redis.on('error', (err) => process.stderr.write(`users: redis: ${err.message}\n`));
 }
+
+// DEMO_PG_PORT=P: users also runs one PostgreSQL query on 127.0.0.1:P per request (the npm
+// package `pg`, found through NODE_PATH), before calling store.  A pg.Pool of PG_POOL connections,
+// all opened before users serves: a query waits for no connection (a query queued behind a busy
+// one is written from the previous query's completion, outside its request: doc/nodejs.md, Limits).
+const PG_POOL = 8;
+let pg = null;
+if (role === 'users' && process.env.DEMO_PG_PORT) {
+	const { Pool } = require('pg');
+	pg = new Pool({ host: '127.0.0.1', port: Number(process.env.DEMO_PG_PORT), user: 'postgres',
+		database: 'postgres', max: PG_POOL, idleTimeoutMillis: 0 });
+	pg.on('error', (err) => process.stderr.write(`users: postgres: ${err.message}\n`));
+}
+const pgWarm = () => Promise.all(Array.from({ length: PG_POOL }, () => pg.connect()))
+	.then((clients) => clients.forEach((client) => client.release()));
 
 if (!handlers[role]) {
 	process.stderr.write(`usage: node service.js store|users|gateway\n`);
@@ -197,7 +218,7 @@ if (grpc && role === 'users') {
 	return;
 }
 const server = http.createServer({ keepAliveTimeout: 30000 }, handlers[role]);
-const ready = redis ? redis.connect() : grpc && role === 'gateway' ? connectUsersGrpc() : Promise.resolve();
+const ready = redis ? redis.connect() : pg ? pgWarm() : grpc && role === 'gateway' ? connectUsersGrpc() : Promise.resolve();
 ready.then(() => {
 	server.listen(Number(process.env.PORT || 0), '127.0.0.1', () => {
 		process.stdout.write(`listening ${server.address().port}\n`);
