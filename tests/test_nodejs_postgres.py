@@ -6,13 +6,6 @@ pg.Pool whose connections are all open before it serves (a query queued behind a
 would be written outside its request: doc/nodejs.md, Limits).  Every query must be a client span
 `TCP 127.0.0.1:PORT` (named by the server's address and port, like the Redis calls) under users'
 server span, so its time is on the request's critical path; the HTTP tree stays whole.
-"""A PostgreSQL client inside a request: the demo's users runs one query (`SELECT 1`, npm package `pg`
-from the npm registry) per request against a Debian PostgreSQL cluster that the test
-makes with initdb and starts on 127.0.0.1 (stopped after), recorded with LTTng.  The demo's users queries through a pg.Pool whose connections are all open
-before it serves (a query queued behind a busy connection would be written outside its request:
-doc/nodejs.md, Limits).  Every query must be a
-client span `TCP 127.0.0.1:PORT` (named by the server's address and port, like the Redis calls) under
-users' server span, so its time is on the request's critical path; the HTTP tree stays whole.
 """
 import json
 
