@@ -233,7 +233,7 @@ class RedisServer:
 
 def recorded_demo(tmp_path_factory, label, requests, concurrency, packages=(), **capture_args):
     """The demo recorded under load (npm `packages` installed first, on NODE_PATH) and read through
-    nodejs-ctx with its stats: {"load", "spans", "events", "stats"}; skips with the reason when LTTng or
+    nodejs-ctx with its stats: {"load", "spans", "events", "stats", "trace"}; skips with the reason when LTTng or
     npm is unavailable."""
     reason = capture_unavailable()
     if reason:
@@ -249,7 +249,7 @@ def recorded_demo(tmp_path_factory, label, requests, concurrency, packages=(), *
     spans, events, _ = read_spans(trace_dir, "-p", f'stats="{stats_path}"')
     stats = json.loads(stats_path.read_text())
     print(f"nodejs-ctx counts ({label}): {json.dumps(stats)}")
-    return {"load": load, "spans": spans, "events": events, "stats": stats}
+    return {"load": load, "spans": spans, "events": events, "stats": stats, "trace": trace_dir}
 
 
 def request_chains(spans):

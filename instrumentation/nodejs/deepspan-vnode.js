@@ -196,10 +196,85 @@ if (addon) {
 		return request.protocol === 'https:' ? 443 : 80;
 	}
 
-	diagnostics.subscribe('http.server.request.start', ({ request, socket }) => {
+	// Route templates (doc/nodejs.md, "Operation names"): the request event fires before the
+	// framework routes the request, so the recorder learns each process's routes (method and
+	// template) and reports, as a request's url, the first template its path matches (else the
+	// raw url):
+	// - fastify: every route as it is added (hook `onRoute` of each instance, through the
+	//   `fastify.initialization` channel of fastify >= 4);
+	// - express (4 and 5): the routes of the application's router, read at its first request,
+	//   and the route of every answered request (`req.baseUrl` + `req.route.path`: routes of
+	//   mounted routers are known from their first answered request on).
+	// Only string templates: `:name` segments (with an optional `(regexp)` or `?`) match one
+	// segment, `*` anything; registration order decides, as in both frameworks.
+	const routes = [];
+	const routeKeys = new Set();
+	const escapeRegExp = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+	const templateRegExp = (template) => new RegExp(`^${template.split('/').map((seg) => {
+		if (seg.startsWith(':')) {
+			return '[^/]+';
+		}
+		return seg === '*' ? '.*' : escapeRegExp(seg);
+	}).join('/')}/?$`);
+	const addRoute = (method, template) => {
+		if (typeof template !== 'string' || template === '' || template[0] !== '/') {
+			return;
+		}
+		const verb = String(method).toUpperCase();
+		const key = `${verb} ${template}`;
+		if (!routeKeys.has(key)) {
+			routeKeys.add(key);
+			routes.push({ verb, template, regexp: templateRegExp(template) });
+		}
+	};
+	const routeOf = (method, url) => {
+		if (routes.length === 0 || typeof url !== 'string') {
+			return url;
+		}
+		const end = url.search(/[?#]/);
+		const path = end < 0 ? url : url.slice(0, end);
+		for (const route of routes) {
+			if ((route.verb === method || route.verb === '_ALL') && route.regexp.test(path)) {
+				return route.template;
+			}
+		}
+		return url;
+	};
+	diagnostics.subscribe('fastify.initialization', ({ fastify }) => {
+		if (fastify && typeof fastify.addHook === 'function') {
+			fastify.addHook('onRoute', (options) => {
+				for (const method of [].concat(options.method)) {
+					addRoute(method, options.url);
+				}
+			});
+		}
+	});
+	const expressSeen = new WeakSet();
+	const learnExpressApp = (server) => {
+		if (!server || expressSeen.has(server)) {
+			return;
+		}
+		expressSeen.add(server);
+		for (const app of server.listeners('request')) {
+			const router = app && (app._router || app.router);
+			const stack = router && Array.isArray(router.stack) ? router.stack : [];
+			for (const layer of stack) {
+				const route = layer && layer.route;
+				if (route && typeof route.path === 'string' && route.methods) {
+					for (const method of Object.keys(route.methods)) {
+						if (route.methods[method]) {
+							addRoute(method === '_all' ? '_ALL' : method, route.path);
+						}
+					}
+				}
+			}
+		}
+	};
+	diagnostics.subscribe('http.server.request.start', ({ request, socket, server }) => {
 		const ctxId = executionAsyncId();
+		learnExpressApp(server);
 		httpRequest(false, socketFd(socket), socketAsyncId(socket), ctxId,
-			request.method || '', request.url || '', socket.remoteAddress || '',
+			request.method || '', routeOf(request.method, request.url || ''), socket.remoteAddress || '',
 			portOr(socket.remotePort, -1), portOr(socket.localPort, -1));
 		if (hooked) {
 			request[kVnode] = requestStart(ctxId, executionAsyncResource(), true);
@@ -208,6 +283,9 @@ if (addon) {
 	// The response names its request by the request's synthetic id.
 	diagnostics.subscribe('http.server.response.finish', ({ request, response, socket }) => {
 		const token = request && request[kVnode];
+		if (request && request.route && typeof request.route.path === 'string') {
+			addRoute(request.method, `${typeof request.baseUrl === 'string' ? request.baseUrl : ''}${request.route.path}`);
+		}
 		httpResponse(false, socketFd(socket), socketAsyncId(socket),
 			token ? token.sid : executionAsyncId(),
 			response.statusCode || 0, socket.remoteAddress || '',

@@ -160,11 +160,15 @@ if (!handlers[role]) {
 	process.exit(2);
 }
 // DEMO_FRAMEWORKS=1: the npm frameworks people use (through NODE_PATH): store is a fastify app
-// (GET /item/:id), users an express app (GET /user/:id) calling store with axios, gateway calls
-// users with axios; the ids in the paths are the request numbers (operation names: doc/nodejs.md).
+// (GET /item/:id/:kind), users an express app (GET /user/:id/:tab) calling store with axios,
+// gateway calls users with axios; the ids in the paths are the request numbers and the second
+// segments words (tabs bio, posts, friends; kinds book, pen), which only the route templates
+// name as one operation (operation names: doc/nodejs.md).
 if (process.env.DEMO_FRAMEWORKS === '1') {
 	const axios = role === 'store' ? null : require('axios');
 	const keepAlive = axios && axios.create({ httpAgent: agent });
+	const TABS = ['bio', 'posts', 'friends'];
+	const KINDS = ['book', 'pen'];
 	let counter = 0;
 	const viaAxios = (res, url) => keepAlive.get(url).then(
 		(answer) => res.status(answer.status).type('application/json').send(JSON.stringify(answer.data)),
@@ -172,8 +176,8 @@ if (process.env.DEMO_FRAMEWORKS === '1') {
 	const listen = (port) => process.stdout.write(`listening ${port}\n`);
 	if (role === 'store') {
 		const app = require('fastify')();
-		app.get('/item/:id', (request, reply) => {
-			setTimeout(() => reply.send({ item: request.params.id }), 2);
+		app.get('/item/:id/:kind', (request, reply) => {
+			setTimeout(() => reply.send({ item: request.params.id, kind: request.params.kind }), 2);
 		});
 		app.listen({ port: Number(process.env.PORT || 0), host: '127.0.0.1' }).then(() => listen(app.server.address().port));
 		process.on('SIGTERM', () => app.close().then(() => process.exit(0)));
@@ -181,11 +185,14 @@ if (process.env.DEMO_FRAMEWORKS === '1') {
 		const app = require('express')();
 		const next = role === 'users' ? `http://127.0.0.1:${Number(process.env.STORE_PORT)}/item/`
 			: `http://127.0.0.1:${Number(process.env.USERS_PORT)}/user/`;
-		app.get(role === 'users' ? '/user/:id' : '/api', (req, res) => {
+		app.get(role === 'users' ? '/user/:id/:tab' : '/api', (req, res) => {
 			if (role === 'users') {
 				spin(0.3);
+				viaAxios(res, `${next}${req.params.id}/${KINDS[Number(req.params.id) % KINDS.length]}`);
+				return;
 			}
-			viaAxios(res, next + (role === 'users' ? req.params.id : ++counter));
+			counter++;
+			viaAxios(res, `${next}${counter}/${TABS[counter % TABS.length]}`);
 		});
 		const server = app.listen(Number(process.env.PORT || 0), '127.0.0.1', () => listen(server.address().port));
 		server.keepAliveTimeout = 30000;
