@@ -44,6 +44,8 @@ def test_bad_parameters_are_named(shared_traces, params, expected):
 
 
 def _record_without_contexts(out_dir):
+    from test_nodejs_record import WORK
+
     if subprocess.run(["pgrep", "-x", "lttng-sessiond"], capture_output=True).returncode != 0:
         subprocess.run(["lttng-sessiond", "--daemonize", "--no-kernel"], check=True)
     session = f"deepspan-nodejs-noctx-{os.getpid()}-{uuid.uuid4().hex[:8]}"
@@ -52,8 +54,7 @@ def _record_without_contexts(out_dir):
         subprocess.run(["lttng", "enable-event", "-u", "vnode:*", "-s", session], check=True,
                        capture_output=True)
         subprocess.run(["lttng", "start", session], check=True, capture_output=True)
-        subprocess.run(["node", "-r", str(RECORDER), "-e", "setTimeout(() => {}, 1)"], check=True,
-                       timeout=60)
+        subprocess.run(["node", "-r", str(RECORDER), "-e", WORK], check=True, timeout=60)
         subprocess.run(["lttng", "stop", session], check=True, capture_output=True)
     finally:
         subprocess.run(["lttng", "destroy", session], capture_output=True)

@@ -233,7 +233,7 @@ class RedisServer:
 
 def recorded_demo(tmp_path_factory, label, requests, concurrency, packages=(), **capture_args):
     """The demo recorded under load (npm `packages` installed first, on NODE_PATH) and read through
-    nodejs-ctx with its stats: {"load", "spans", "events", "stats"}; skips with the reason when LTTng or
+    nodejs-ctx with its stats: {"load", "spans", "events", "stats", "trace"}; skips with the reason when LTTng or
     npm is unavailable."""
     reason = capture_unavailable()
     if reason:
@@ -249,7 +249,7 @@ def recorded_demo(tmp_path_factory, label, requests, concurrency, packages=(), *
     spans, events, _ = read_spans(trace_dir, "-p", f'stats="{stats_path}"')
     stats = json.loads(stats_path.read_text())
     print(f"nodejs-ctx counts ({label}): {json.dumps(stats)}")
-    return {"load": load, "spans": spans, "events": events, "stats": stats}
+    return {"load": load, "spans": spans, "events": events, "stats": stats, "trace": trace_dir}
 
 
 def request_chains(spans):
@@ -267,3 +267,72 @@ def request_chains(spans):
             chain.append(child)
         chains.append(chain)
     return chains
+
+
+PG_BIN = pathlib.Path("/usr/lib/postgresql")
+
+
+def postgres_unavailable():
+    """Why a Debian PostgreSQL server cannot be started here (None when it can)."""
+    bins = sorted(PG_BIN.glob("*/bin/postgres"))
+    if not bins:
+        return "PostgreSQL is not installed (Debian package postgresql; scripts/dev setup installs it)"
+    if os.geteuid() == 0 and not shutil.which("runuser"):
+        return "PostgreSQL refuses to run as root and runuser is missing"
+    if os.geteuid() == 0:
+        try:
+            import pwd
+            pwd.getpwnam("postgres")
+        except KeyError:
+            return "PostgreSQL refuses to run as root and there is no `postgres` user"
+    return None
+
+
+class PostgresServer:
+    """A Debian PostgreSQL cluster made by initdb in a directory of its own under the system's
+    temporary directory (pytest's are private to root; trust authentication, no fsync), listening
+    on 127.0.0.1 at a free port (its socket directory there too); stopped and removed on exit.
+    As root, initdb and pg_ctl run as the `postgres` user (PostgreSQL refuses root)."""
+
+    def __init__(self):
+        self.dir = None
+        self.bin = sorted(PG_BIN.glob("*/bin/postgres"))[-1].parent
+        self.port = None
+        self.started = False
+
+    def _run(self, *args):
+        cmd = [str(self.bin / args[0]), *args[1:]]
+        if os.geteuid() == 0:
+            cmd = ["runuser", "-u", "postgres", "--", *cmd]
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+        if proc.returncode != 0:
+            raise AssertionError(f"{' '.join(cmd)} failed: {proc.stdout}{proc.stderr}")
+
+    def __enter__(self):
+        import tempfile
+        self.dir = pathlib.Path(tempfile.mkdtemp(prefix="deepspan-postgres-"))
+        if os.geteuid() == 0:
+            shutil.chown(self.dir, "postgres")
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            self.port = probe.getsockname()[1]
+        try:
+            self._start()
+        except BaseException:
+            self.__exit__()
+            raise
+        return self
+
+    def _start(self):
+        self._run("initdb", "-D", str(self.dir / "data"), "-A", "trust", "-U", "postgres")
+        self._run("pg_ctl", "-D", str(self.dir / "data"), "-l", str(self.dir / "log"), "-w", "-o",
+                  f"-c listen_addresses=127.0.0.1 -p {self.port} -k {self.dir} -c fsync=off", "start")
+        self.started = True
+
+    def __exit__(self, *exc):
+        try:
+            if self.started:
+                self._run("pg_ctl", "-D", str(self.dir / "data"), "-m", "fast", "-w", "stop")
+                self.started = False
+        finally:
+            shutil.rmtree(self.dir, ignore_errors=True)

@@ -11,8 +11,12 @@ from conftest import SRC_DIR, run_babeltrace2
 from test_nodejs_helpers import RECORDER, capture_unavailable
 
 RECORD = SRC_DIR / "scripts" / "deepspan-record"
-# A little async work: timers and a promise, so that the hooks report something.
-WORK = "let n = 0; const t = setInterval(() => { Promise.resolve().then(() => { if (++n === 8) clearInterval(t); }); }, 100);"
+# A little HTTP work (the recorder reports requests, not every async resource): a server on
+# 127.0.0.1 and 4 requests to it, 100 ms apart (no single quotes: the script is quoted for sh).
+WORK = ("const http = require(\"http\"); const s = http.createServer((q, r) => r.end(\"x\")); "
+        "s.listen(0, \"127.0.0.1\", () => { let n = 0; const go = () => http.get({ host: \"127.0.0.1\", "
+        "port: s.address().port }, (r) => { r.resume(); r.on(\"end\", () => { if (++n < 4) setTimeout(go, 100); "
+        "else s.close(); }); }); go(); });")
 
 
 def procnames_with_vnode_events(trace_dir):

@@ -140,6 +140,36 @@ end:
 }
 
 /*
+ * switchTo(oldId, newId): the code of another request runs now: `after` of the
+ * old request's id and `before` of the new one's (each only when >= 0), in one
+ * native call (the recorder calls it only when the running request changes).
+ */
+static napi_value vnode_switch_to(napi_env env, napi_callback_info info)
+{
+	napi_value argv[2];
+	int64_t old_id, new_id;
+
+	if (!lttng_ust_tracepoint_enabled(vnode, async_context)) {
+		goto end;
+	}
+	if (vnode_args(env, info, argv, 2) < 2) {
+		goto end;
+	}
+	old_id = vnode_arg_int64(env, argv[0]);
+	new_id = vnode_arg_int64(env, argv[1]);
+	if (old_id >= 0) {
+		lttng_ust_do_tracepoint(vnode, async_context, old_id, old_id, old_id,
+			VNODE_EMPTY_STRING, vnode_phase_names[2]);
+	}
+	if (new_id >= 0) {
+		lttng_ust_do_tracepoint(vnode, async_context, new_id, new_id, new_id,
+			VNODE_EMPTY_STRING, vnode_phase_names[1]);
+	}
+end:
+	return NULL;
+}
+
+/*
  * httpRequest(isClient, sockid, sockAsyncId, ctxId, method, url, address, port, localPort
  * [, streamId])
  */
@@ -237,6 +267,7 @@ static napi_value vnode_init(napi_env env, napi_value exports)
 		{ "tracing", NULL, vnode_tracing, NULL, NULL, NULL, napi_enumerable, NULL },
 		{ "registerType", NULL, vnode_register_type, NULL, NULL, NULL, napi_enumerable, NULL },
 		{ "asyncContext", NULL, vnode_async_context, NULL, NULL, NULL, napi_enumerable, NULL },
+		{ "switchTo", NULL, vnode_switch_to, NULL, NULL, NULL, napi_enumerable, NULL },
 		{ "httpRequest", NULL, vnode_http_request, NULL, NULL, NULL, napi_enumerable, NULL },
 		{ "httpResponse", NULL, vnode_http_response, NULL, NULL, NULL, napi_enumerable, NULL },
 	};

@@ -54,16 +54,28 @@ if (addon) {
 	const diagnostics = require('diagnostics_channel');
 	const { asyncContext, httpRequest, httpResponse, tracing, registerType } = addon;
 	const executionAsyncId = asyncHooks.executionAsyncId;
-	const triggerAsyncId = asyncHooks.triggerAsyncId;
-	const PHASE_CONSTRUCTOR = 0, PHASE_BEFORE = 1, PHASE_AFTER = 2;
+	const PHASE_CONSTRUCTOR = 0;
 
-	// The hooks run on every async operation: one native call each, no allocation.
-	// They are enabled only while a session records vnode:async_context (checked at
-	// start and every TRACING_POLL_MS), so an untraced application pays nothing for them;
-	// resources made before a session starts are unknown to the filter (no owner).
-	// No destroy hook: it makes V8 track the collection of every promise, the largest
-	// part of the recorder's cost; the filter forgets the resources of finished requests.
-	// A resource type is passed as a small integer (its name registered once with the addon).
+	// Ownership is decided here, in the process, as AsyncLocalStorage does it: every async
+	// resource constructed while a request's code runs is marked with that request (a symbol
+	// property holding the request's token), and a callback runs for the owner of its resource.
+	// The hooks themselves are plain JavaScript; the addon (one native call, the cost that
+	// matters: doc/nodejs.md "Recorder overhead") is called only where the filter needs an
+	// event:
+	// - a server request's own resource (DEEPSPAN_REQUEST, a synthetic id constructed by
+	//   the request's parser or stream handle), right after the request;
+	// - the construction of a client resource (HTTPCLIENTREQUEST, DEEPSPAN_CLIENT), with its
+	//   owner's id as trigger: the filter gives the client span that parent;
+	// - a change of the request whose code runs (`after` of the old one's id, `before` of the
+	//   new one's id, in one call): not every callback, and never unowned ones.
+	// The hooks are enabled only while a session records vnode:async_context (checked at start
+	// and every TRACING_POLL_MS), so an untraced application pays nothing for them; resources
+	// made before a session starts have no owner.  No destroy hook (it makes V8 track the
+	// collection of every promise).  A resource type is passed as a small integer (its name
+	// registered once with the addon).
+	const { switchTo } = addon;
+	const executionAsyncResource = asyncHooks.executionAsyncResource;
+	const kOwner = Symbol('deepspan-vnode-owner');
 	const typeIndex = new Map();
 	const typeOf = (type) => {
 		let index = typeIndex.get(type);
@@ -74,23 +86,88 @@ if (addon) {
 		}
 		return index;
 	};
+	// Synthetic request ids: far above any async id of a process (they are counters).
+	const REQUEST_ID_BASE = 2 ** 50;
+	let requestCount = 0;
+	// The owner (request token or null) of every callback running, innermost last, and the
+	// request last reported running.
+	let owners = [];
+	let active = null;
+	const sidOf = (token) => (token === null ? -1 : token.sid);
+	const report = (owner) => {
+		if (owner !== active) {
+			switchTo(sidOf(active), sidOf(owner));
+			active = owner;
+		}
+	};
+	let switchQueued = false;
+	const switchDone = () => {
+		switchQueued = false;
+	};
+	const currentOwner = () => (owners.length > 0 ? owners[owners.length - 1] : null);
 	const hook = asyncHooks.createHook({
-		init(id, type, trigger) {
-			asyncContext(PHASE_CONSTRUCTOR, id, trigger, executionAsyncId(), typeOf(type));
+		init(id, type, trigger, resource) {
+			const owner = currentOwner();
+			if (owner !== null) {
+				resource[kOwner] = owner;
+			}
+			if (type === 'HTTPCLIENTREQUEST' || type === 'DEEPSPAN_CLIENT') {
+				asyncContext(PHASE_CONSTRUCTOR, id, sidOf(owner), executionAsyncId(), typeOf(type));
+			}
 		},
-		before(id) {
-			asyncContext(PHASE_BEFORE, id, triggerAsyncId(), id);
+		before() {
+			const owner = executionAsyncResource()[kOwner];
+			const token = owner === undefined ? null : owner;
+			owners.push(token);
+			if (token !== active) {
+				report(token);
+			}
 		},
-		after(id) {
-			asyncContext(PHASE_AFTER, id, triggerAsyncId(), id);
+		after() {
+			owners.pop();
+			const token = currentOwner();
+			if (token === active) {
+				return;
+			}
+			if (token === null && owners.length === 0) {
+				// Back between callbacks: the next one (a tick, a promise reaction) is
+				// often the same request's.  The switch is reported by the next callback
+				// that is not the request's, at the latest by a microtask queued now (its
+				// own `before` reports it), which runs before the loop can wait for I/O.
+				if (!switchQueued) {
+					switchQueued = true;
+					queueMicrotask(switchDone);
+				}
+				return;
+			}
+			report(token);
 		},
 	});
+	// A server request has started: its token (a synthetic id, constructed by the request's
+	// resource `ctxId` so that the filter gives it the request) owns `resource`, whose later
+	// callbacks are the request's, and, when `runsNow` (HTTP/1: the request event fires in
+	// its parser's callback), the rest of the current callback.
+	const requestStart = (ctxId, resource, runsNow) => {
+		const token = { sid: REQUEST_ID_BASE + ++requestCount };
+		asyncContext(PHASE_CONSTRUCTOR, token.sid, ctxId, ctxId, typeOf('DEEPSPAN_REQUEST'));
+		if (resource) {
+			resource[kOwner] = token;
+		}
+		if (runsNow && owners.length > 0) {
+			owners[owners.length - 1] = token;
+			report(token);
+		}
+		return token;
+	};
 	const TRACING_POLL_MS = 250;
 	let hooked = false;
 	const followSession = () => {
 		const on = tracing();
 		if (on !== hooked) {
 			hooked = on;
+			owners = [];
+			active = null;
+			switchQueued = false;
 			if (on) {
 				hook.enable();
 			} else {
@@ -101,6 +178,7 @@ if (addon) {
 	followSession();
 	setInterval(followSession, TRACING_POLL_MS).unref();
 
+	const kVnode = Symbol('deepspan-vnode');
 	const socketFd = (socket) => (socket && socket._handle && typeof socket._handle.fd === 'number'
 		? socket._handle.fd : -1);
 	const socketAsyncId = (socket) => (socket && socket._handle && socket._handle.getAsyncId
@@ -118,13 +196,98 @@ if (addon) {
 		return request.protocol === 'https:' ? 443 : 80;
 	}
 
-	diagnostics.subscribe('http.server.request.start', ({ request, socket }) => {
-		httpRequest(false, socketFd(socket), socketAsyncId(socket), executionAsyncId(),
-			request.method || '', request.url || '', socket.remoteAddress || '',
-			portOr(socket.remotePort, -1), portOr(socket.localPort, -1));
+	// Route templates (doc/nodejs.md, "Operation names"): the request event fires before the
+	// framework routes the request, so the recorder learns each process's routes (method and
+	// template) and reports, as a request's url, the first template its path matches (else the
+	// raw url):
+	// - fastify: every route as it is added (hook `onRoute` of each instance, through the
+	//   `fastify.initialization` channel of fastify >= 4);
+	// - express (4 and 5): the routes of the application's router, read at its first request,
+	//   and the route of every answered request (`req.baseUrl` + `req.route.path`: routes of
+	//   mounted routers are known from their first answered request on).
+	// Only string templates: `:name` segments (with an optional `(regexp)` or `?`) match one
+	// segment, `*` anything; registration order decides, as in both frameworks.
+	const routes = [];
+	const routeKeys = new Set();
+	const escapeRegExp = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+	const templateRegExp = (template) => new RegExp(`^${template.split('/').map((seg) => {
+		if (seg.startsWith(':')) {
+			return '[^/]+';
+		}
+		return seg === '*' ? '.*' : escapeRegExp(seg);
+	}).join('/')}/?$`);
+	const addRoute = (method, template) => {
+		if (typeof template !== 'string' || template === '' || template[0] !== '/') {
+			return;
+		}
+		const verb = String(method).toUpperCase();
+		const key = `${verb} ${template}`;
+		if (!routeKeys.has(key)) {
+			routeKeys.add(key);
+			routes.push({ verb, template, regexp: templateRegExp(template) });
+		}
+	};
+	const routeOf = (method, url) => {
+		if (routes.length === 0 || typeof url !== 'string') {
+			return url;
+		}
+		const end = url.search(/[?#]/);
+		const path = end < 0 ? url : url.slice(0, end);
+		for (const route of routes) {
+			if ((route.verb === method || route.verb === '_ALL') && route.regexp.test(path)) {
+				return route.template;
+			}
+		}
+		return url;
+	};
+	diagnostics.subscribe('fastify.initialization', ({ fastify }) => {
+		if (fastify && typeof fastify.addHook === 'function') {
+			fastify.addHook('onRoute', (options) => {
+				for (const method of [].concat(options.method)) {
+					addRoute(method, options.url);
+				}
+			});
+		}
 	});
-	diagnostics.subscribe('http.server.response.finish', ({ response, socket }) => {
-		httpResponse(false, socketFd(socket), socketAsyncId(socket), executionAsyncId(),
+	const expressSeen = new WeakSet();
+	const learnExpressApp = (server) => {
+		if (!server || expressSeen.has(server)) {
+			return;
+		}
+		expressSeen.add(server);
+		for (const app of server.listeners('request')) {
+			const router = app && (app._router || app.router);
+			const stack = router && Array.isArray(router.stack) ? router.stack : [];
+			for (const layer of stack) {
+				const route = layer && layer.route;
+				if (route && typeof route.path === 'string' && route.methods) {
+					for (const method of Object.keys(route.methods)) {
+						if (route.methods[method]) {
+							addRoute(method === '_all' ? '_ALL' : method, route.path);
+						}
+					}
+				}
+			}
+		}
+	};
+	diagnostics.subscribe('http.server.request.start', ({ request, socket, server }) => {
+		const ctxId = executionAsyncId();
+		learnExpressApp(server);
+		httpRequest(false, socketFd(socket), socketAsyncId(socket), ctxId,
+			request.method || '', routeOf(request.method, request.url || ''), socket.remoteAddress || '',
+			portOr(socket.remotePort, -1), portOr(socket.localPort, -1));
+		if (hooked) {
+			request[kVnode] = requestStart(ctxId, executionAsyncResource(), true);
+		}
+	});
+	// The response names its request by the request's synthetic id.
+	diagnostics.subscribe('http.server.response.finish', ({ request, response, socket }) => {
+		const token = request && request[kVnode];
+		if (request && request.route && typeof request.route.path === 'string') {
+			addRoute(request.method, `${typeof request.baseUrl === 'string' ? request.baseUrl : ''}${request.route.path}`);
+		}
+		httpResponse(false, socketFd(socket), socketAsyncId(socket),
+			token ? token.sid : executionAsyncId(),
 			response.statusCode || 0, socket.remoteAddress || '',
 			portOr(socket.remotePort, -1), portOr(socket.localPort, -1));
 	});
@@ -157,7 +320,6 @@ if (addon) {
 	// with its socket's ports (again on a retry, with the new socket), `undici:request:headers`
 	// ends it, `undici:request:error` ends it with status 0 (aborted, refused, reset).
 	const { AsyncResource } = asyncHooks;
-	const kVnode = Symbol('deepspan-vnode');
 	const kVnodeHttp = Symbol('deepspan-vnode-http');
 	const UNDICI_OPEN = 0, UNDICI_SENT = 1, UNDICI_DONE = 2;
 	const originHost = (origin) => {
@@ -221,8 +383,8 @@ if (addon) {
 	});
 
 	// Outgoing TCP that is not HTTP (a Redis or PostgreSQL client's connection, ...): every
-	// socket of `net.connect` (diagnostics_channel `net.client.socket`, Node >= 16.18) gets its
-	// write() and push() wrapped.  Every write() is a call (a DEEPSPAN_CLIENT resource in the
+	// socket of `net.connect` (diagnostics_channel `net.client.socket`, Node >= 16.18) or of
+	// `socket.connect()` gets its write() and push() wrapped.  Every write() is a call (a DEEPSPAN_CLIENT resource in the
 	// writer's context, announced at once as a client request of method TCP to the peer's
 	// address and port); the next data read ends every call written before it (status 200:
 	// such protocols answer in order, and a pipelined batch is answered together); a close
@@ -239,10 +401,12 @@ if (addon) {
 			call.emitDestroy();
 		}
 	};
-	diagnostics.subscribe('net.client.socket', ({ socket }) => {
-		if (!hooked || !socket || typeof socket.write !== 'function') {
+	const kVnodeTcp = Symbol('deepspan-vnode-tcp');
+	const wrapTcp = (socket) => {
+		if (!hooked || !socket || typeof socket.write !== 'function' || socket[kVnodeTcp]) {
 			return;
 		}
+		socket[kVnodeTcp] = true;
 		// An accessor, not a plain property: net's connect() and end() assign socket.write
 		// themselves (Socket.prototype.write, writeAfterFIN); those become the inner write.
 		let write = socket.write;
@@ -276,7 +440,16 @@ if (addon) {
 				tcpEnd(socket, 0);
 			}
 		});
-	});
+	};
+	diagnostics.subscribe('net.client.socket', ({ socket }) => wrapTcp(socket));
+	// Clients that make their socket themselves (`new net.Socket()` then `connect()`, as npm
+	// `pg` does) publish no `net.client.socket`: their connect() wraps them.
+	const net = require('net');
+	const socketConnect = net.Socket.prototype.connect;
+	net.Socket.prototype.connect = function vnodeSocketConnect(...args) {
+		wrapTcp(this);
+		return socketConnect.apply(this, args);
+	};
 
 	// node:http2 (and @grpc/grpc-js, which runs on it).  Node 20 publishes no http2
 	// diagnostics_channel events, so the module's entry points are wrapped:
@@ -299,16 +472,16 @@ if (addon) {
 			localPort: portOr(socket && socket.localPort, -1),
 		};
 	};
-	// The async id of a stream's native handle (HTTP2STREAM): the resource whose callbacks
-	// deliver the stream's data (grpc-js runs its handlers from them).  Found by the
-	// description of Node's internal symbol, looked up once.
+	// A stream's native handle (HTTP2STREAM): the resource whose callbacks deliver the
+	// stream's data (grpc-js runs its handlers from them).  Found by the description of
+	// Node's internal symbol, looked up once.
 	let kHandle = null;
-	const streamHandleId = (stream) => {
+	const streamHandle = (stream) => {
 		if (kHandle === null) {
 			kHandle = Object.getOwnPropertySymbols(stream).find((sym) => sym.description === 'kHandle') || false;
 		}
 		const handle = kHandle ? stream[kHandle] : null;
-		return handle && typeof handle.getAsyncId === 'function' ? handle.getAsyncId() : -1;
+		return handle && typeof handle.getAsyncId === 'function' ? handle : null;
 	};
 	const wrapServer = (server) => {
 		const emit = server.emit;
@@ -316,31 +489,37 @@ if (addon) {
 			if (event !== 'stream' || !hooked || !stream || typeof stream.id !== 'number') {
 				return emit.call(this, event, stream, headers, ...rest);
 			}
-			// The request is owned from its handle on (ctx_id); a DEEPSPAN_STREAM resource
-			// triggered by that handle, made after the request event so that it inherits
-			// the request, runs the `stream` listeners and names the request at its end.
+			// The request is owned from its handle on (ctx_id): the handle's callbacks are the
+			// request's; a DEEPSPAN_STREAM resource, made after the request event so that it
+			// is the request's too, runs the `stream` listeners.  The response names the
+			// request by its synthetic id.
 			const at = streamPorts(stream);
-			const handleId = streamHandleId(stream);
-			let resource = handleId >= 0 ? null :
-				new AsyncResource('DEEPSPAN_STREAM', { requireManualDestroy: true });
-			const report = () => httpRequest(false, socketFd(at.socket), socketAsyncId(at.socket),
-				handleId >= 0 ? handleId : resource.asyncId(), String(headers[':method'] || ''),
-				String(headers[':path'] || ''), at.address, at.port, at.localPort, stream.id);
-			if (resource === null) {
-				report();
-				resource = new AsyncResource('DEEPSPAN_STREAM',
-					{ triggerAsyncId: handleId, requireManualDestroy: true });
-			}
+			const handle = streamHandle(stream);
+			const resource = new AsyncResource('DEEPSPAN_STREAM', handle ?
+				{ triggerAsyncId: handle.getAsyncId(), requireManualDestroy: true } :
+				{ requireManualDestroy: true });
+			let token = null;
+			const announce = () => {
+				const ctxId = handle ? handle.getAsyncId() : resource.asyncId();
+				httpRequest(false, socketFd(at.socket), socketAsyncId(at.socket), ctxId,
+					String(headers[':method'] || ''), String(headers[':path'] || ''), at.address,
+					at.port, at.localPort, stream.id);
+				token = requestStart(ctxId, handle, false);
+				resource[kOwner] = token;
+			};
 			stream.once('close', () => {
 				const sent = stream.sentHeaders;
 				const status = stream.rstCode ? 0 : Number((sent && sent[':status']) || 0);
 				httpResponse(false, socketFd(at.socket), socketAsyncId(at.socket),
-					resource.asyncId(), status, at.address, at.port, at.localPort);
+					token ? token.sid : resource.asyncId(), status, at.address, at.port, at.localPort);
 				resource.emitDestroy();
 			});
+			if (handle) {
+				announce();
+			}
 			return resource.runInAsyncScope(() => {
-				if (handleId < 0) {
-					report();
+				if (!handle) {
+					announce();
 				}
 				return emit.call(this, event, stream, headers, ...rest);
 			});

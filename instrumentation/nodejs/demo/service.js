@@ -8,7 +8,8 @@
  *   USERS_PORT=P node service.js gateway
  *
  * DEMO_CLIENT=fetch makes users and gateway call with fetch() instead of http.get;
- * DEMO_REDIS_PORT=P makes users run a Redis INCR per request; DEMO_USERS_GRPC=1 makes users a gRPC
+ * DEMO_REDIS_PORT=P makes users run a Redis INCR per request; DEMO_PG_PORT=P makes users run one
+ * PostgreSQL simple query per request (npm `pg`, a pool, user postgres, trust authentication); DEMO_USERS_GRPC=1 makes users a gRPC
  * service that gateway calls with @grpc/grpc-js; DEMO_FRAMEWORKS=1 uses fastify, express and axios
  * (see below).
  * Each listens on 127.0.0.1 (PORT, default: any free port) and prints
@@ -82,6 +83,11 @@ const handlers = {
 				(err) => reply(res, 502, JSON.stringify({ error: err.message })));
 			return;
 		}
+		if (pg) {
+			pg.query('SELECT 1 AS one').then(() => forward(res, store, '/item?from=users'),
+				(err) => reply(res, 502, JSON.stringify({ error: err.message })));
+			return;
+		}
 		forward(res, store, '/item?from=users');
 	},
 	gateway(req, res) {
@@ -134,16 +140,35 @@ if (role === 'users' && process.env.DEMO_REDIS_PORT) {
 	redis.on('error', (err) => process.stderr.write(`users: redis: ${err.message}\n`));
 }
 
+// DEMO_PG_PORT=P: users also runs one PostgreSQL query on 127.0.0.1:P per request (the npm
+// package `pg`, found through NODE_PATH), before calling store.  A pg.Pool of PG_POOL connections,
+// all opened before users serves: a query waits for no connection (a query queued behind a busy
+// one is written from the previous query's completion, outside its request: doc/nodejs.md, Limits).
+const PG_POOL = 8;
+let pg = null;
+if (role === 'users' && process.env.DEMO_PG_PORT) {
+	const { Pool } = require('pg');
+	pg = new Pool({ host: '127.0.0.1', port: Number(process.env.DEMO_PG_PORT), user: 'postgres',
+		database: 'postgres', max: PG_POOL, idleTimeoutMillis: 0 });
+	pg.on('error', (err) => process.stderr.write(`users: postgres: ${err.message}\n`));
+}
+const pgWarm = () => Promise.all(Array.from({ length: PG_POOL }, () => pg.connect()))
+	.then((clients) => clients.forEach((client) => client.release()));
+
 if (!handlers[role]) {
 	process.stderr.write(`usage: node service.js store|users|gateway\n`);
 	process.exit(2);
 }
 // DEMO_FRAMEWORKS=1: the npm frameworks people use (through NODE_PATH): store is a fastify app
-// (GET /item/:id), users an express app (GET /user/:id) calling store with axios, gateway calls
-// users with axios; the ids in the paths are the request numbers (operation names: doc/nodejs.md).
+// (GET /item/:id/:kind), users an express app (GET /user/:id/:tab) calling store with axios,
+// gateway calls users with axios; the ids in the paths are the request numbers and the second
+// segments words (tabs bio, posts, friends; kinds book, pen), which only the route templates
+// name as one operation (operation names: doc/nodejs.md).
 if (process.env.DEMO_FRAMEWORKS === '1') {
 	const axios = role === 'store' ? null : require('axios');
 	const keepAlive = axios && axios.create({ httpAgent: agent });
+	const TABS = ['bio', 'posts', 'friends'];
+	const KINDS = ['book', 'pen'];
 	let counter = 0;
 	const viaAxios = (res, url) => keepAlive.get(url).then(
 		(answer) => res.status(answer.status).type('application/json').send(JSON.stringify(answer.data)),
@@ -151,8 +176,8 @@ if (process.env.DEMO_FRAMEWORKS === '1') {
 	const listen = (port) => process.stdout.write(`listening ${port}\n`);
 	if (role === 'store') {
 		const app = require('fastify')();
-		app.get('/item/:id', (request, reply) => {
-			setTimeout(() => reply.send({ item: request.params.id }), 2);
+		app.get('/item/:id/:kind', (request, reply) => {
+			setTimeout(() => reply.send({ item: request.params.id, kind: request.params.kind }), 2);
 		});
 		app.listen({ port: Number(process.env.PORT || 0), host: '127.0.0.1' }).then(() => listen(app.server.address().port));
 		process.on('SIGTERM', () => app.close().then(() => process.exit(0)));
@@ -160,11 +185,14 @@ if (process.env.DEMO_FRAMEWORKS === '1') {
 		const app = require('express')();
 		const next = role === 'users' ? `http://127.0.0.1:${Number(process.env.STORE_PORT)}/item/`
 			: `http://127.0.0.1:${Number(process.env.USERS_PORT)}/user/`;
-		app.get(role === 'users' ? '/user/:id' : '/api', (req, res) => {
+		app.get(role === 'users' ? '/user/:id/:tab' : '/api', (req, res) => {
 			if (role === 'users') {
 				spin(0.3);
+				viaAxios(res, `${next}${req.params.id}/${KINDS[Number(req.params.id) % KINDS.length]}`);
+				return;
 			}
-			viaAxios(res, next + (role === 'users' ? req.params.id : ++counter));
+			counter++;
+			viaAxios(res, `${next}${counter}/${TABS[counter % TABS.length]}`);
 		});
 		const server = app.listen(Number(process.env.PORT || 0), '127.0.0.1', () => listen(server.address().port));
 		server.keepAliveTimeout = 30000;
@@ -197,7 +225,7 @@ if (grpc && role === 'users') {
 	return;
 }
 const server = http.createServer({ keepAliveTimeout: 30000 }, handlers[role]);
-const ready = redis ? redis.connect() : grpc && role === 'gateway' ? connectUsersGrpc() : Promise.resolve();
+const ready = redis ? redis.connect() : pg ? pgWarm() : grpc && role === 'gateway' ? connectUsersGrpc() : Promise.resolve();
 ready.then(() => {
 	server.listen(Number(process.env.PORT || 0), '127.0.0.1', () => {
 		process.stdout.write(`listening ${server.address().port}\n`);
