@@ -41,6 +41,7 @@ struct span_attrib_component {
 	bool follow_wakeups;		/* chains (doc/critical-path.md) */
 	unsigned int chain_depth;
 	int64_t chain_window;		/* ns */
+	bool layers;			/* block requests and page cache (doc/storage-network.md) */
 };
 
 /* Per-host output: a trace of its own (env domain=deepspan, hostname) holding one stream. */
