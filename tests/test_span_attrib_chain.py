@@ -60,7 +60,10 @@ def _member_names(bt2_plugin, params):
 
 
 def test_chain_member_present_only_with_follow_wakeups(bt2_plugin):
-    assert _member_names(bt2_plugin, {})[-1] == "chain"
+    assert _member_names(bt2_plugin, {"layers": False})[-1] == "chain"
+    # the layers members follow `chain` (doc/storage-network.md, "Page cache")
+    names = _member_names(bt2_plugin, {})
+    assert names[names.index("chain") + 1:][:4] == ["cache_hits", "cache_misses", "cache_hit_time", "cache_miss_time"]
     assert "chain" not in _member_names(bt2_plugin, {"follow-wakeups": False})
     assert "chain" not in _member_names(bt2_plugin, {"segments": False})
 

@@ -391,6 +391,18 @@ const struct ds_block_done *ds_block_event(struct ds_block *block, int64_t ts, e
 		break;
 	case DS_BLOCK_COMPLETE:
 		return complete(block, d, ts, io);
+	case DS_BLOCK_RQ_MERGE:
+		/* `io` disappears into the queued request it follows (its sectors are appended to it) */
+		i = find_request(d, io->sector, false);
+		if (i >= 0) {
+			struct request gone = g_array_index(d->inflight, struct request, i);
+			struct ds_block_io bio = { d->dev, gone.sector, gone.nr_sector, gone.bytes, gone.tid, NULL,
+				gone.write };
+
+			g_array_remove_index(d->inflight, (guint) i);
+			merge(d, &bio, false);
+		}
+		break;
 	}
 	return NULL;
 }

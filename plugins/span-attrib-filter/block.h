@@ -29,6 +29,7 @@ enum ds_block_op {
 	DS_BLOCK_BACKMERGE,	/* block_bio_backmerge: the bio's sectors follow the request's */
 	DS_BLOCK_FRONTMERGE,	/* block_bio_frontmerge: the bio's sectors precede the request's */
 	DS_BLOCK_COMPLETE,	/* block_rq_complete */
+	DS_BLOCK_RQ_MERGE,	/* block_rq_merge: this queued request is merged into the one before it */
 };
 
 /* One block event as the tracker reads it.  Strings are borrowed for the call. */

@@ -152,7 +152,7 @@ static const bool kind_needs_fields[DS_KEV_COUNT] = {
 	[DS_KEV_BLOCK_RQ_COMPLETE] = true,
 	[DS_KEV_BLOCK_RQ_ISSUE] = true, [DS_KEV_BLOCK_RQ_INSERT] = true, [DS_KEV_BLOCK_RQ_REQUEUE] = true,
 	[DS_KEV_BLOCK_BIO_BACKMERGE] = true, [DS_KEV_BLOCK_BIO_FRONTMERGE] = true,
-	[DS_KEV_STATEDUMP_BLOCK_DEVICE] = true,
+	[DS_KEV_STATEDUMP_BLOCK_DEVICE] = true, [DS_KEV_BLOCK_RQ_MERGE] = true,
 };
 
 /* The block operation of each block kind (layers, doc/storage-network.md). */
@@ -160,6 +160,7 @@ static const int block_ops[DS_KEV_COUNT] = {
 	[DS_KEV_BLOCK_RQ_INSERT] = DS_BLOCK_INSERT + 1, [DS_KEV_BLOCK_RQ_ISSUE] = DS_BLOCK_ISSUE + 1,
 	[DS_KEV_BLOCK_RQ_REQUEUE] = DS_BLOCK_REQUEUE + 1, [DS_KEV_BLOCK_BIO_BACKMERGE] = DS_BLOCK_BACKMERGE + 1,
 	[DS_KEV_BLOCK_BIO_FRONTMERGE] = DS_BLOCK_FRONTMERGE + 1, [DS_KEV_BLOCK_RQ_COMPLETE] = DS_BLOCK_COMPLETE + 1,
+	[DS_KEV_BLOCK_RQ_MERGE] = DS_BLOCK_RQ_MERGE + 1,
 };
 
 static void dispatch_block(struct ds_model *m, const struct ds_kernel_event *ev, int64_t ns, int64_t cpu)
@@ -239,6 +240,7 @@ static void dispatch_kernel(struct host *host, const struct ds_kernel_event *ev,
 	case DS_KEV_BLOCK_RQ_REQUEUE:
 	case DS_KEV_BLOCK_BIO_BACKMERGE:
 	case DS_KEV_BLOCK_BIO_FRONTMERGE:
+	case DS_KEV_BLOCK_RQ_MERGE:
 		dispatch_block(m, ev, ns, cpu);
 		break;
 	case DS_KEV_STATEDUMP_BLOCK_DEVICE:

@@ -55,6 +55,7 @@ enum ds_kernel_event_kind {
 	DS_KEV_BLOCK_BIO_BACKMERGE,
 	DS_KEV_BLOCK_BIO_FRONTMERGE,
 	DS_KEV_STATEDUMP_BLOCK_DEVICE,	/* lttng_statedump_block_device: dev, diskname (in `name`) */
+	DS_KEV_BLOCK_RQ_MERGE,
 	DS_KEV_COUNT,
 };
 

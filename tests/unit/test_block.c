@@ -59,6 +59,18 @@ static void test_tracker(void)
 		UNIT_EQ_UINT(d->bytes, 24 * 512, "merge: three bios' bytes");
 		UNIT_EQ_UINT(d->sector, 200, "merge: front merge moved the first sector");
 	}
+	/* block_rq_merge: a queued request merged into the one before it completes with it */
+	r = io(500, 8, 90, "app", false);
+	ds_block_event(b, 80, DS_BLOCK_INSERT, &r);
+	r = io(508, 8, 91, "app", false);
+	ds_block_event(b, 81, DS_BLOCK_INSERT, &r);
+	ds_block_event(b, 82, DS_BLOCK_RQ_MERGE, &r);
+	r = io(500, 16, 90, "app", false);
+	ds_block_event(b, 85, DS_BLOCK_ISSUE, &r);
+	d = ds_block_event(b, 95, DS_BLOCK_COMPLETE, &r);
+	UNIT_CHECK(d && d->bytes == 16 * 512 && d->insert_ts == 80, "rq merge: one request of both");
+	r = io(508, 8, -1, NULL, false);
+	UNIT_CHECK(ds_block_event(b, 96, DS_BLOCK_COMPLETE, &r) == NULL, "rq merge: the merged one is gone");
 	/* requeue: the time since the insert stays queue time; the last issue counts */
 	r = io(300, 8, 70, "db", true);
 	ds_block_event(b, 100, DS_BLOCK_INSERT, &r);
@@ -86,8 +98,8 @@ static void test_tracker(void)
 		"partial: the rest completes the same request");
 	d = ds_block_event(b, 240, DS_BLOCK_COMPLETE, &r);
 	UNIT_CHECK(d == NULL, "partial: nothing left in flight");
-	UNIT_EQ_UINT(ds_block_counters(b)->unmatched, 1, "unmatched completion counted");
-	UNIT_EQ_UINT(ds_block_counters(b)->requests, 5, "completions matched");
+	UNIT_EQ_UINT(ds_block_counters(b)->unmatched, 2, "unmatched completions counted");
+	UNIT_EQ_UINT(ds_block_counters(b)->requests, 6, "completions matched");
 	ds_block_destroy(b);
 }
 
