@@ -255,6 +255,7 @@ void span_attrib_iterator_finalize(bt_self_message_iterator *self_msg_iter)
 
 	if (it) {
 		report_warnings(it);
+		span_attrib_report_families(it);
 	}
 	iterator_destroy(it);
 }

@@ -70,6 +70,7 @@ struct host {
 	struct clock_map out_clock;		/* clock the output copies (first span stream's) */
 	bool has_kernel;			/* saw kernel events */
 	bool has_spans;
+	unsigned int families;			/* layers: DS_FAMILY_* seen (families.c) */
 	int64_t last_ns;
 	uint64_t spans_emitted;
 };
@@ -142,6 +143,17 @@ void clock_map_append_overflow(struct span_attrib_iterator *it, const struct hos
 		const bt_stream *stream, const bt_clock_class *clock_class, const char *what);
 guint span_key_hash(gconstpointer key);
 gboolean span_key_equal(gconstpointer a, gconstpointer b);
+
+/* families.c: kernel event families seen per host (doc/storage-network.md, "Recording the events") */
+#define DS_FAMILY_SCHED 1u
+#define DS_FAMILY_TIMER 2u
+#define DS_FAMILY_BLOCK 4u
+#define DS_FAMILY_NET 8u
+#define DS_FAMILY_ALL 15u
+/* The family bit of a kernel event kind (0: not one that is checked). */
+unsigned int span_attrib_kernel_family(enum ds_kernel_event_kind kind);
+/* One warning per host with kernel events but missing families (layers only). */
+void span_attrib_report_families(struct span_attrib_iterator *it);
 
 /* output.c */
 enum span_attrib_status output_emit_span(struct span_attrib_iterator *it, struct host *host,
