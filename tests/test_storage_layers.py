@@ -3,12 +3,17 @@
 and device time, the queue time is charged to the writer served ahead, read-family syscalls are page-cache hits
 or misses, missing kernel event families are reported once per host, and `layers=false` gives the output
 without any of it.  Python bt2 graphs on scripted lttng-modules 2.13 event layouts, and the real traces."""
+import csv
+import io
+import json
+
 import bt2
 import pytest
 
 from conftest import run_babeltrace2
 from chain_support import chain_problems
-from span_attrib_support import S64, STATES, STR, U64, run_script
+from scenario_fixtures import scenario_class
+from span_attrib_support import S64, STATES, STR, U64, payload_dict, run_script
 from test_span_attrib_chain import _real_spans
 from test_span_attrib_graph import HOST, end, kev, start, sw
 
@@ -146,3 +151,54 @@ def test_real_traces_with_and_without_layers(shared_traces, bt2_plugin, dirs):
         reads += span["cache_hits"] + span["cache_misses"]
     if dirs[0].startswith("cat-kern-ust"):
         assert reads > 1000
+
+
+def _scenario_spans(bt2_plugin, params, attrib_params=None):
+    src = bt2.ComponentSpec(scenario_class(), params)
+    flt = bt2.ComponentSpec(bt2_plugin.filter_component_classes["span-attrib"],
+                            dict({"pass-through": False}, **(attrib_params or {})))
+    out = []
+    for msg in bt2.TraceCollectionMessageIterator([src], [flt]):
+        if type(msg) is bt2._EventMessageConst and msg.event.name == "deepspan:span":
+            out.append(payload_dict(msg.event))
+    return out
+
+
+@pytest.mark.parametrize("seed, hosts", [(3, 2), (11, 3)])
+def test_scenario_disk_reads_hit_or_miss_as_the_truth(tmp_path, bt2_plugin, seed, hosts):
+    """cause=disk: the mysql worker reads the same file (pread64) in every SQL SELECT; the slow requests' read
+    misses the page cache (block_rq_issue, D state, disk irq), the others hit.  Each read is counted once, a
+    miss exactly when the simulator's truth says the request is slow, and its chain holds the device time."""
+    truth_path = tmp_path / "truth.json"
+    spans = _scenario_spans(bt2_plugin, {"requests": 60, "seed": seed, "hosts": hosts, "cause": "disk",
+                                         "clock": "none", "slow-ratio": 0.2, "truth": str(truth_path)})
+    truth = json.loads(truth_path.read_text())
+    slow = {(r["trace_id_high"], r["trace_id_low"]) for r in truth["requests"] if r["slow"]}
+    assert slow and all(r["cause"] == "disk" for r in truth["requests"] if r["slow"])
+    reads = [s for s in spans if s["service"] == "mysql" and s["operation"] == "SQL SELECT"]
+    assert len(reads) == len(truth["requests"])
+    for s in reads:
+        is_slow = (s["trace_id_high"], s["trace_id_low"]) in slow
+        assert (s["cache_hits"], s["cache_misses"]) == ((0, 1) if is_slow else (1, 0))
+        pread = [c for c in s["syscalls"] if c["name"] == "pread64"]
+        assert s["cache_hit_time"] + s["cache_miss_time"] == pread[0]["duration"]
+        devices = [e for e in s["chain"] if e["kind"] == "disk" and e["detail"].startswith("device 259:0")]
+        assert len(devices) == (1 if is_slow else 0)
+    # the metrics table by operation sums them (columns present only with the layers members)
+    text = run_babeltrace2("-c", "source.deepspan.scenario", "-p",
+                           f'requests=60,seed={seed},hosts={hosts},cause="disk",clock="none",slow-ratio=0.2',
+                           "-c", "filter.deepspan.span-attrib", "-p", "pass-through=false",
+                           "-c", "sink.deepspan.metrics", "-p", 'format="csv"').stdout
+    rows = list(csv.DictReader(io.StringIO(text)))
+    mysql = [r for r in rows if r["service"] == "mysql" and r["operation"] == "SQL SELECT"][0]
+    misses = sum(1 for s in reads if s["cache_misses"])
+    assert (int(mysql["cache_hits"]), int(mysql["cache_misses"])) == (len(reads) - misses, misses)
+    assert float(mysql["cache_miss_mean"]) == pytest.approx(
+        sum(s["cache_miss_time"] for s in reads) / misses, abs=0.05)
+    plain = run_babeltrace2("-c", "source.deepspan.scenario", "-p",
+                            f'requests=60,seed={seed},hosts={hosts},cause="disk",clock="none",slow-ratio=0.2',
+                            "-c", "filter.deepspan.span-attrib", "-p", "pass-through=false,layers=false",
+                            "-c", "sink.deepspan.metrics", "-p", 'format="csv"').stdout
+    assert plain.splitlines()[0] == ("service,operation,count,mean,p50,p95,p99,max,user,syscall,blocked,wait_cpu,"
+                                     "interrupted,unknown")
+    assert [l.split(",")[:14] for l in plain.splitlines()] == [l.split(",")[:14] for l in text.splitlines()]

@@ -27,7 +27,7 @@ struct event_role {
 	bool unknown_syscall;			/* syscall_entry_unknown: name it from its `id` field */
 	struct ds_field_ref syscall_id;		/* its `id` field */
 	const bt_trace_class *trace_class;	/* borrowed; the class's trace class */
-	unsigned int family;			/* ROLE_KERNEL: DS_FAMILY_* bit of its kind (families.c), 0 none */
+	bool family_noted;			/* layers: its family added to its host's (families.c) */
 };
 
 /* A trace class is being destroyed: its event class addresses may be reused, drop their roles. */
@@ -114,7 +114,6 @@ static const struct event_role *role_get(struct span_attrib_iterator *it, const 
 		if (role->kernel->kind != DS_KEV_NONE) {
 			role->type = ROLE_KERNEL;
 			missing = role->kernel->missing;
-			role->family = span_attrib_kernel_family(role->kernel->kind);
 		} else if (it->chain) {
 			ds_kernel_net_classify(ec, &role->net);
 			if (role->net.direction != DS_NET_NONE) {
@@ -413,7 +412,7 @@ static void warn_no_cpu_id(struct span_attrib_iterator *it, struct stream_info *
 static enum span_attrib_status handle_event(struct span_attrib_iterator *it, const bt_message *msg)
 {
 	const bt_event *event = bt_message_event_borrow_event_const(msg);
-	const struct event_role *role = role_get(it, bt_event_borrow_class_const(event));
+	struct event_role *role = (struct event_role *) role_get(it, bt_event_borrow_class_const(event));
 	struct stream_info *info;
 	struct host *host;
 	uint64_t cycles;
@@ -428,6 +427,13 @@ static enum span_attrib_status handle_event(struct span_attrib_iterator *it, con
 	info = stream_info_get(it, bt_event_borrow_stream_const(event));
 	if (!info) {
 		return SPAN_ATTRIB_STATUS_ERROR;
+	}
+	if (!role->family_noted) {
+		/* classes created after the stream was first seen (families.c) */
+		role->family_noted = true;
+		if (it->comp->layers) {
+			span_attrib_note_class_family(info->host, bt_event_borrow_class_const(event));
+		}
 	}
 	if (!info->clock.clock_class) {
 		warn_unclocked(it, info, bt_event_borrow_stream_const(event));
@@ -456,7 +462,6 @@ static enum span_attrib_status handle_event(struct span_attrib_iterator *it, con
 	if (role->type == ROLE_NET) {
 		struct ds_tcp_key key;
 
-		host->families |= DS_FAMILY_NET;
 		if (ds_kernel_net_decode(&role->net, event, &key)) {
 			if (role->net.direction == DS_NET_SEND) {
 				ds_model_net_send(host->model, ns, info->cpu, &key);
@@ -470,7 +475,6 @@ static enum span_attrib_status handle_event(struct span_attrib_iterator *it, con
 		struct ds_kernel_event kev;
 
 		host->has_kernel = true;
-		host->families |= role->family;
 		if (info->cpu < 0 && !ds_field_ref_is_int(info->cpu_id)) {
 			warn_no_cpu_id(it, info, bt_event_borrow_stream_const(event));
 		}

@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Missing kernel event families (doc/storage-network.md, "Recording the events"): per host, which of the
- * families the layers and chains read were seen; at the end, one warning per host that has kernel events but
- * lacks some, with the `lttng enable-event -k` line that would record them.
+ * families the layers and chains read have event classes in its traces (LTTng declares the classes of the
+ * enabled events, whether or not any was recorded); at the end, one warning per host that has kernel events
+ * but lacks some, with the `lttng enable-event -k` line that would record them.  Read once per new stream,
+ * never per event.
  */
 #include "span-attrib.h"
+#include "kernel-net.h"
 #include "log.h"
 
 #include <string.h>
@@ -30,19 +33,41 @@ static const struct family families[] = {
 		"network waits are not followed to the sender" },
 };
 
-unsigned int span_attrib_kernel_family(enum ds_kernel_event_kind kind)
+static unsigned int family_of(const bt_event_class *ec)
 {
-	switch (kind) {
+	const char *name_start;
+	size_t name_len;
+	bool compat;
+	struct ds_kernel_net_class net;
+
+	switch (ds_kernel_event_kind_from_name(bt_event_class_get_name(ec), &name_start, &name_len, &compat)) {
 	case DS_KEV_SCHED_SWITCH:
 		return DS_FAMILY_SCHED;
 	case DS_KEV_TIMER_ENTRY:
+	case DS_KEV_SOFTIRQ_ENTRY:	/* its TIMER / HRTIMER softirqs name timer wakeups too */
 		return DS_FAMILY_TIMER;
 	case DS_KEV_BLOCK_RQ_ISSUE:
 	case DS_KEV_BLOCK_RQ_COMPLETE:
 	case DS_KEV_BLOCK_RQ_INSERT:
 		return DS_FAMILY_BLOCK;
 	default:
-		return 0;
+		break;
+	}
+	ds_kernel_net_classify(ec, &net);
+	return net.direction != DS_NET_NONE ? DS_FAMILY_NET : 0;
+}
+
+void span_attrib_note_class_family(struct host *host, const bt_event_class *ec)
+{
+	host->families |= family_of(ec);
+}
+
+void span_attrib_note_families(struct host *host, const bt_stream_class *sc)
+{
+	uint64_t i, count = bt_stream_class_get_event_class_count(sc);
+
+	for (i = 0; i < count && (host->families & DS_FAMILY_ALL) != DS_FAMILY_ALL; i++) {
+		host->families |= family_of(bt_stream_class_borrow_event_class_by_index_const(sc, i));
 	}
 }
 

@@ -173,6 +173,9 @@ struct stream_info *stream_info_get(struct span_attrib_iterator *it, const bt_st
 	info->cpu_id = ds_field_ref_find(bt_stream_class_borrow_packet_context_field_class_const(sc),
 		DS_FIELD_SCOPE_PAYLOAD, "cpu_id");
 	info->cpu = -1;
+	if (it->comp->layers) {
+		span_attrib_note_families(info->host, sc);
+	}
 	g_hash_table_insert(it->streams, (gpointer) stream, info);
 end:
 	it->last_stream = stream;

@@ -70,7 +70,7 @@ struct host {
 	struct clock_map out_clock;		/* clock the output copies (first span stream's) */
 	bool has_kernel;			/* saw kernel events */
 	bool has_spans;
-	unsigned int families;			/* layers: DS_FAMILY_* seen (families.c) */
+	unsigned int families;			/* layers: DS_FAMILY_* whose event classes exist (families.c) */
 	int64_t last_ns;
 	uint64_t spans_emitted;
 };
@@ -150,8 +150,10 @@ gboolean span_key_equal(gconstpointer a, gconstpointer b);
 #define DS_FAMILY_BLOCK 4u
 #define DS_FAMILY_NET 8u
 #define DS_FAMILY_ALL 15u
-/* The family bit of a kernel event kind (0: not one that is checked). */
-unsigned int span_attrib_kernel_family(enum ds_kernel_event_kind kind);
+/* Adds to host->families those of the event classes of `sc` (once per new stream). */
+void span_attrib_note_families(struct host *host, const bt_stream_class *sc);
+/* The same for one event class (first event of a class created later). */
+void span_attrib_note_class_family(struct host *host, const bt_event_class *ec);
 /* One warning per host with kernel events but missing families (layers only). */
 void span_attrib_report_families(struct span_attrib_iterator *it);
 
