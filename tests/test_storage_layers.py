@@ -3,7 +3,9 @@
 and device time, the queue time is charged to the writer served ahead, read-family syscalls are page-cache hits
 or misses, missing kernel event families are reported once per host, and `layers=false` gives the output
 without any of it.  Python bt2 graphs on scripted lttng-modules 2.13 event layouts, and the real traces."""
+import collections
 import csv
+import gc
 import io
 import json
 
@@ -202,3 +204,110 @@ def test_scenario_disk_reads_hit_or_miss_as_the_truth(tmp_path, bt2_plugin, seed
     assert plain.splitlines()[0] == ("service,operation,count,mean,p50,p95,p99,max,user,syscall,blocked,wait_cpu,"
                                      "interrupted,unknown")
     assert [l.split(",")[:14] for l in plain.splitlines()] == [l.split(",")[:14] for l in text.splitlines()]
+
+
+class _AllPorts(bt2._UserSinkComponent):
+    """Collects (ts_ns, event name, payload dict, cpu) from every connected port, without a muxer."""
+
+    def __init__(self, config, params, obj):
+        self._out = obj["out"]
+        self._iters = []
+        for i in range(obj["ports"]):
+            self._add_input_port(f"in{i}")
+
+    def _user_graph_is_configured(self):
+        self._iters = [self._create_message_iterator(p) for p in self._input_ports.values()]
+
+    def _user_consume(self):
+        if not self._iters:
+            raise bt2.Stop
+        done = []
+        for it in self._iters:
+            try:
+                for _ in range(200):
+                    msg = next(it)
+                    if type(msg) is bt2._EventMessageConst and msg.event.name.startswith("block_rq_"):
+                        ev = msg.event
+                        self._out.append((msg.default_clock_snapshot.ns_from_origin, ev.name,
+                                          {k: (str(v) if isinstance(v, bt2._StringFieldConst) else int(v))
+                                           for k, v in ev.payload_field.items()
+                                           if not isinstance(v, (bt2._ArrayFieldConst,))}))
+            except StopIteration:
+                done.append(it)
+        self._iters = [it for it in self._iters if it not in done]
+
+
+def _block_events(kernel_dir):
+    ctf = bt2.find_plugin("ctf").source_component_classes["fs"]
+    graph = bt2.Graph()
+    src = graph.add_component(ctf, "src", params={"inputs": [str(kernel_dir)]})
+    ports = list(src.output_ports.values())
+    out = []
+    sink = graph.add_component(_AllPorts, "sink", obj={"out": out, "ports": len(ports)})
+    for i, port in enumerate(ports):
+        graph.connect_ports(port, sink.input_ports[f"in{i}"])
+    graph.run()
+    out.sort(key=lambda e: e[0])
+    return out
+
+
+def _independent_disk_table(events):
+    """Per (device, submitter comm): requests, writes, bytes, queue, device time, pairing the block_rq_* events
+    by (dev, sector) in time order: insert (else issue: a direct issue) → issue → complete."""
+    inflight = collections.defaultdict(list)   # (dev, sector) -> [request dicts, oldest first]
+    rows = collections.defaultdict(lambda: [0, 0, 0, 0, 0])
+    for ts, name, p in events:
+        key = (p["dev"], p["sector"])
+        size = p.get("bytes", 0) or p["nr_sector"] * 512
+        if name == "block_rq_insert":
+            inflight[key].append(dict(insert=ts, issue=None, bytes=size, comm=p["comm"],
+                                      write=bool(p["rwbs"] & 1)))
+        elif name == "block_rq_issue":
+            queued = [r for r in inflight[key] if r["issue"] is None]
+            if queued:
+                queued[0]["issue"] = ts
+                if p["nr_sector"] or p.get("bytes", 0):
+                    queued[0]["bytes"] = size   # the size at dispatch (merges not recorded)
+            else:
+                inflight[key].append(dict(insert=ts, issue=ts, bytes=size, comm=p["comm"],
+                                          write=bool(p["rwbs"] & 1)))
+        elif name == "block_rq_complete":
+            issued = [r for r in inflight[key] if r["issue"] is not None] or inflight[key]
+            if not issued:
+                continue
+            r = issued[0]
+            inflight[key].remove(r)
+            issue = r["issue"] if r["issue"] is not None else ts
+            row = rows[("%d:%d" % (p["dev"] >> 20, p["dev"] & 0xFFFFF), r["comm"])]
+            for i, v in enumerate((1, int(r["write"]), r["bytes"], issue - r["insert"], ts - issue)):
+                row[i] += v
+    return dict(rows)
+
+
+@pytest.mark.parametrize("host_dir", ["synctraces/scp_src", "synctraces/scp_dest", "cat-kern-ust/cat-kernel"])
+def test_disk_table_of_real_traces_equals_an_independent_sum(shared_traces, bt2_plugin, tmp_path, host_dir):
+    """sink.deepspan.metrics by="disk" on a real trace equals the block_rq_* events paired here, summed per
+    device and submitter name: request counts, writes, bytes, queue and device time to the ns."""
+    kernel_dir = shared_traces / host_dir
+    expected = _independent_disk_table(_block_events(kernel_dir))
+    assert expected and sum(r[0] for r in expected.values()) >= 9
+    ctf = bt2.find_plugin("ctf").source_component_classes["fs"]
+    graph = bt2.Graph()
+    src = graph.add_component(ctf, "src", params={"inputs": [str(kernel_dir)]})
+    flt = graph.add_component(bt2_plugin.filter_component_classes["span-attrib"], "sa",
+                              params={"pass-through": False})
+    table = tmp_path / "disk.json"
+    sink = graph.add_component(bt2_plugin.sink_component_classes["metrics"], "m",
+                               params={"by": "disk", "format": "json", "output": str(table)})
+    for i, port in enumerate(src.output_ports.values()):
+        graph.connect_ports(port, flt.input_ports[f"in{i}"])
+    graph.connect_ports(flt.output_ports["out"], sink.input_ports["in"])
+    graph.run()
+    del graph, src, flt, sink
+    gc.collect()
+    got = collections.defaultdict(lambda: [0, 0, 0, 0, 0])
+    for row in json.loads(table.read_text())["rows"]:
+        device = row["device"].rsplit("(", 1)[-1].rstrip(")")   # "sdb (8:16)" -> "8:16"
+        for i, column in enumerate(("requests", "writes", "bytes", "queue", "device_time")):
+            got[(device, row["submitter"])][i] += int(row[column])
+    assert dict(got) == expected

@@ -13,7 +13,7 @@
 #include "span-consumer/sanitize.h"
 
 const char *const ds_metrics_by_names[] = {
-	"operation", "request", "syscall", "thread", "culprit", NULL,
+	"operation", "request", "syscall", "thread", "culprit", "disk", NULL,
 };
 
 static const char *const operation_columns[] = {
@@ -309,6 +309,7 @@ void ds_metrics_add_span(void *data, const struct ds_span_store *store,
 		break;
 	case DS_METRICS_BY_REQUEST:
 	case DS_METRICS_BY_CULPRIT:
+	case DS_METRICS_BY_DISK:
 		break;
 	}
 }

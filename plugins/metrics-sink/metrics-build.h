@@ -23,6 +23,7 @@ enum ds_metrics_by {
 	DS_METRICS_BY_SYSCALL,
 	DS_METRICS_BY_THREAD,
 	DS_METRICS_BY_CULPRIT,
+	DS_METRICS_BY_DISK,	/* written by disk-table.c from the deepspan:disk events */
 };
 
 extern const char *const ds_metrics_by_names[];

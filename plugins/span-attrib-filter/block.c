@@ -42,6 +42,7 @@ struct device {
 	GArray *inflight;		/* owned; struct request, oldest insert first */
 	GArray *issues;			/* owned; struct issue_rec in time order, live from `issues_head` */
 	guint issues_head;
+	GArray *totals;			/* owned; struct ds_block_total per submitter */
 };
 
 struct ds_block {
@@ -60,6 +61,7 @@ static void device_destroy(gpointer data)
 
 	g_array_free(d->inflight, TRUE);
 	g_array_free(d->issues, TRUE);
+	g_array_free(d->totals, TRUE);
 	g_free(d->name);
 	g_free(d);
 }
@@ -97,6 +99,7 @@ static struct device *device_get(struct ds_block *block, uint64_t dev)
 		d->dev = dev;
 		d->inflight = g_array_sized_new(FALSE, FALSE, sizeof(struct request), 16);
 		d->issues = g_array_sized_new(FALSE, FALSE, sizeof(struct issue_rec), 64);
+		d->totals = g_array_new(FALSE, TRUE, sizeof(struct ds_block_total));
 		g_hash_table_insert(block->devices, GSIZE_TO_POINTER((gsize) dev), d);
 	}
 	block->last = d;
@@ -272,8 +275,10 @@ static void issue(struct device *d, int64_t ts, const struct ds_block_io *io)
 			r->tid = io->tid;
 			copy_comm(r->comm, io->comm);
 		}
-		if (io->bytes) {
-			r->bytes = io->bytes;
+		if (io->nr_sector || io->bytes) {
+			/* the size at dispatch is authoritative (bios merged without a recorded merge event) */
+			r->nr_sector = io->nr_sector;
+			r->bytes = io_bytes(io);
 		}
 		sum_ahead(d, r, ts);
 	}
@@ -312,11 +317,33 @@ static void merge(struct device *d, const struct ds_block_io *io, bool front)
 	}
 }
 
+/* The total of the submitter of `rec` on `d` (a linear scan: a device has few submitters). */
+static struct ds_block_total *total_of(struct device *d, const struct ds_block_done *rec)
+{
+	struct ds_block_total t;
+	guint i;
+
+	for (i = 0; i < d->totals->len; i++) {
+		struct ds_block_total *found = &g_array_index(d->totals, struct ds_block_total, i);
+
+		if (found->tid == rec->tid && strcmp(found->comm, rec->comm) == 0) {
+			return found;
+		}
+	}
+	memset(&t, 0, sizeof(t));
+	t.dev = d->dev;
+	t.tid = rec->tid;
+	memcpy(t.comm, rec->comm, sizeof(t.comm));
+	g_array_append_val(d->totals, t);
+	return &g_array_index(d->totals, struct ds_block_total, d->totals->len - 1);
+}
+
 static const struct ds_block_done *complete(struct ds_block *block, struct device *d, int64_t ts,
 		const struct ds_block_io *io)
 {
 	int i = find_request(d, io->sector, true);
 	struct ds_block_done rec;
+	struct ds_block_total *total;
 	struct request *r;
 	uint64_t bytes;
 
@@ -344,12 +371,18 @@ static const struct ds_block_done *complete(struct ds_block *block, struct devic
 	memcpy(rec.comm, r->comm, sizeof(rec.comm));
 	rec.write = r->write;
 	rec.ahead = r->ahead;
+	total = total_of(d, &rec);
+	total->bytes += bytes;
 	if (io->nr_sector && io->nr_sector < r->nr_sector) {
 		/* partial completion: the rest stays in flight */
 		r->sector += io->nr_sector;
 		r->nr_sector -= io->nr_sector;
 		r->bytes -= bytes;
 	} else {
+		total->requests++;
+		total->writes += rec.write ? 1 : 0;
+		total->queue += (uint64_t) (rec.issue_ts - rec.insert_ts);
+		total->device += (uint64_t) (rec.complete_ts - rec.issue_ts);
 		g_array_remove_index(d->inflight, (guint) i);
 	}
 	block->counters.requests++;
@@ -440,4 +473,20 @@ const char *ds_block_device_label(const struct ds_block *block, uint64_t dev, ch
 const struct ds_block_counters *ds_block_counters(const struct ds_block *block)
 {
 	return &block->counters;
+}
+
+void ds_block_foreach_total(const struct ds_block *block, ds_block_total_fn fn, void *data)
+{
+	GHashTableIter iter;
+	gpointer value;
+
+	g_hash_table_iter_init(&iter, block->devices);
+	while (g_hash_table_iter_next(&iter, NULL, &value)) {
+		const struct device *d = value;
+		guint i;
+
+		for (i = 0; i < d->totals->len; i++) {
+			fn(&g_array_index(d->totals, struct ds_block_total, i), data);
+		}
+	}
 }

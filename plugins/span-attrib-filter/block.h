@@ -73,6 +73,18 @@ struct ds_block_counters {
 	uint64_t expired;		/* requests in flight dropped after the window (merged away, completion lost) */
 };
 
+/* Totals per device and submitter of the completed requests (sink.deepspan.metrics by="disk"). */
+struct ds_block_total {
+	uint64_t dev;
+	int64_t tid;			/* submitter, -1 unknown */
+	char comm[16];
+	uint64_t requests;		/* fully completed */
+	uint64_t writes;
+	uint64_t bytes;			/* completed, partial completions included */
+	uint64_t queue;			/* ns, insert to (last) issue */
+	uint64_t device;		/* ns, issue to the last completion */
+};
+
 struct ds_block;
 
 struct ds_block *ds_block_create(int64_t window);
@@ -92,5 +104,9 @@ void ds_block_set_device_name(struct ds_block *block, uint64_t dev, const char *
 const char *ds_block_device_label(const struct ds_block *block, uint64_t dev, char *buf, size_t size);
 
 const struct ds_block_counters *ds_block_counters(const struct ds_block *block);
+
+/* Calls `fn` for every (device, submitter) total, devices in no particular order. */
+typedef void (*ds_block_total_fn)(const struct ds_block_total *total, void *data);
+void ds_block_foreach_total(const struct ds_block *block, ds_block_total_fn fn, void *data);
 
 #endif /* DEEPSPAN_SPAN_ATTRIB_BLOCK_H */

@@ -38,6 +38,7 @@ void host_destroy(gpointer data)
 	g_hash_table_destroy(host->spans);
 	ds_model_destroy(host->model);
 	output_fini(&host->output);
+	bt_clock_class_put_ref(host->kernel_clock.clock_class);
 	g_free(host->name);
 	g_free(host);
 }
@@ -175,6 +176,11 @@ struct stream_info *stream_info_get(struct span_attrib_iterator *it, const bt_st
 	info->cpu = -1;
 	if (it->comp->layers) {
 		span_attrib_note_families(info->host, sc);
+		if (!info->host->kernel_clock.clock_class && cc && ds_field_ref_is_int(info->cpu_id)) {
+			/* kept referenced: the deepspan:disk events may copy it after its trace is gone */
+			info->host->kernel_clock = info->clock;
+			bt_clock_class_get_ref(cc);
+		}
 	}
 	g_hash_table_insert(it->streams, (gpointer) stream, info);
 end:

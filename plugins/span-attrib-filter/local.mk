@@ -33,6 +33,7 @@ plugins_babeltrace_plugin_deepspan_la_SOURCES += \
 	plugins/span-attrib-filter/hosts.c \
 	plugins/span-attrib-filter/output.c \
 	plugins/span-attrib-filter/families.c \
+	plugins/span-attrib-filter/disk-output.c \
 	plugins/span-attrib-filter/syscall-table-x86_64.c plugins/span-attrib-filter/syscall-table-x86_64.h
 EXTRA_DIST += plugins/span-attrib-filter/gen-syscall-table-x86_64
 

@@ -45,6 +45,7 @@ void output_fini(struct host_output *out)
 	BT_STREAM_PUT_REF_AND_RESET(out->stream);
 	BT_TRACE_PUT_REF_AND_RESET(out->trace);
 	BT_EVENT_CLASS_PUT_REF_AND_RESET(out->event_class);
+	BT_EVENT_CLASS_PUT_REF_AND_RESET(out->disk_class);
 	BT_STREAM_CLASS_PUT_REF_AND_RESET(out->stream_class);
 	BT_CLOCK_CLASS_PUT_REF_AND_RESET(out->clock_class);
 	BT_TRACE_CLASS_PUT_REF_AND_RESET(out->trace_class);
@@ -232,6 +233,18 @@ static enum span_attrib_status output_init(struct span_attrib_iterator *it, stru
 	if (!payload || bt_event_class_set_name(out->event_class, "deepspan:span") ||
 			bt_event_class_set_payload_field_class(out->event_class, payload)) {
 		goto end;
+	}
+	if (it->comp->layers) {
+		bt_field_class *disk = NULL;
+
+		out->disk_class = bt_event_class_create(out->stream_class);
+		disk = out->disk_class ? disk_payload_create(out->trace_class) : NULL;
+		if (!disk || bt_event_class_set_name(out->disk_class, "deepspan:disk") ||
+				bt_event_class_set_payload_field_class(out->disk_class, disk)) {
+			bt_field_class_put_ref(disk);
+			goto end;
+		}
+		bt_field_class_put_ref(disk);
 	}
 	out->trace = bt_trace_create(out->trace_class);
 	trace_name = g_strdup_printf("deepspan-%s", host->name);
@@ -457,6 +470,34 @@ end:
 	return status;
 }
 
+/* Layers: the host's deepspan:disk events at the latest time seen (its stream begun if needed). */
+static enum span_attrib_status output_disk(struct span_attrib_iterator *it, struct host *host)
+{
+	enum span_attrib_status status = SPAN_ATTRIB_STATUS_OK;
+	bt_message *msg;
+
+	if (!host->out_clock.clock_class) {
+		host->out_clock = host->kernel_clock;
+	}
+	if (!host->output.stream) {
+		status = output_init(it, host);
+		if (status != SPAN_ATTRIB_STATUS_OK) {
+			return status;
+		}
+	}
+	if (!host->output.begun) {
+		msg = bt_message_stream_beginning_create(it->self_msg_iter, host->output.stream);
+		if (!msg) {
+			APPEND_CAUSE(it, "Cannot create the stream beginning message of host `%s`: out of memory.",
+				host->name);
+			return SPAN_ATTRIB_STATUS_MEMORY_ERROR;
+		}
+		queue_push(it, msg);
+		host->output.begun = true;
+	}
+	return disk_output_emit(it, host, clock_map_cycles(&host->out_clock, it->last_ns));
+}
+
 enum span_attrib_status output_end_streams(struct span_attrib_iterator *it)
 {
 	GHashTableIter iter;
@@ -467,6 +508,13 @@ enum span_attrib_status output_end_streams(struct span_attrib_iterator *it)
 		struct host *host = value;
 		bt_message *msg;
 
+		if (disk_output_wanted(it, host)) {
+			enum span_attrib_status status = output_disk(it, host);
+
+			if (status != SPAN_ATTRIB_STATUS_OK) {
+				return status;
+			}
+		}
 		if (!host->output.begun) {
 			continue;
 		}

@@ -50,6 +50,7 @@ struct host_output {
 	bt_clock_class *clock_class;		/* owned; copy of the host's upstream clock */
 	bt_stream_class *stream_class;		/* owned */
 	bt_event_class *event_class;		/* owned; deepspan:span */
+	bt_event_class *disk_class;		/* owned; deepspan:disk (layers), NULL without */
 	bt_trace *trace;			/* owned */
 	bt_stream *stream;			/* owned */
 	bool begun;				/* stream beginning message emitted */
@@ -68,6 +69,8 @@ struct host {
 	GHashTable *spans;			/* owned; struct sa_span * (owned, key = its ids) */
 	struct host_output output;
 	struct clock_map out_clock;		/* clock the output copies (first span stream's) */
+	struct clock_map kernel_clock;		/* layers: the first kernel stream's (hosts without spans);
+						 * its clock class owned (a reference) */
 	bool has_kernel;			/* saw kernel events */
 	bool has_spans;
 	unsigned int families;			/* layers: DS_FAMILY_* whose event classes exist (families.c) */
@@ -156,6 +159,11 @@ void span_attrib_note_families(struct host *host, const bt_stream_class *sc);
 void span_attrib_note_class_family(struct host *host, const bt_event_class *ec);
 /* One warning per host with kernel events but missing families (layers only). */
 void span_attrib_report_families(struct span_attrib_iterator *it);
+
+/* disk-output.c: deepspan:disk (layers, doc/storage-network.md) */
+bt_field_class *disk_payload_create(bt_trace_class *tc);
+bool disk_output_wanted(struct span_attrib_iterator *it, struct host *host);
+enum span_attrib_status disk_output_emit(struct span_attrib_iterator *it, struct host *host, uint64_t cycles);
 
 /* output.c */
 enum span_attrib_status output_emit_span(struct span_attrib_iterator *it, struct host *host,
