@@ -196,7 +196,8 @@ def _real_spans(bt2_plugin, kernel_dirs, params):
         graph.connect_ports(port, flt.input_ports[f"in{i}"])
     graph.connect_ports(flt.output_ports["out"], sink.input_ports["in"])
     graph.run()
-    spans = [payload_dict(m.event) for m in out if type(m) is bt2._EventMessageConst]
+    spans = [payload_dict(m.event) for m in out
+             if type(m) is bt2._EventMessageConst and m.event.name == "deepspan:span"]
     del graph, flt, sink, out, src_u
     gc.collect()
     return spans
