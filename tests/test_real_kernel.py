@@ -330,6 +330,7 @@ def test_record_selects_kernel_events_from_lttng_list_k():
     enabled = proc.stdout.split("enable: ", 1)[1].split()
     for ev in ("sched_switch", "sched_waking", "irq_softirq_entry", "timer_hrtimer_expire_entry",
                "timer_hrtimer_expire_exit", "timer_expire_entry", "block_rq_issue", "block_rq_insert",
+               "block_rq_requeue", "block_rq_merge", "block_bio_backmerge", "block_bio_frontmerge",
                "net_dev_queue", "net_if_receive_skb", "lttng_statedump_*"):
         assert ev in enabled, enabled
     assert "warning" not in proc.stderr, proc.stderr

@@ -109,7 +109,8 @@ def test_cat_kern_ust_running_time_matches_sched_switch(shared_traces, bt2_plugi
     graph.connect_ports(mux.output_ports["out"], flt.input_ports["in0"])
     graph.connect_ports(flt.output_ports["out"], sink.input_ports["in"])
     graph.run()
-    spans = [payload_dict(m.event) for m in out if type(m) is bt2._EventMessageConst]
+    spans = [payload_dict(m.event) for m in out
+             if type(m) is bt2._EventMessageConst and m.event.name == "deepspan:span"]
     del graph, src_k, src_u, mux, flt, sink, out
     gc.collect()
     expected = _running_time(switches, frees, discards, begin, end)

@@ -3,7 +3,8 @@
 # tests (tests/unit/test_diff_core.c) link it too.
 plugins_babeltrace_plugin_deepspan_la_SOURCES += \
 	plugins/metrics-sink/register.h plugins/metrics-sink/component.h \
-	plugins/metrics-sink/metrics-sink.c
+	plugins/metrics-sink/metrics-sink.c \
+	plugins/metrics-sink/disk-table.c plugins/metrics-sink/disk-table.h
 
 noinst_LTLIBRARIES += plugins/metrics-sink/libdeepspan-metrics.la
 plugins_metrics_sink_libdeepspan_metrics_la_SOURCES = \

@@ -13,12 +13,18 @@
 #include "span-consumer/sanitize.h"
 
 const char *const ds_metrics_by_names[] = {
-	"operation", "request", "syscall", "thread", "culprit", NULL,
+	"operation", "request", "syscall", "thread", "culprit", "disk", NULL,
 };
 
 static const char *const operation_columns[] = {
 	"service", "operation", "count", "mean", "p50", "p95", "p99", "max",
 	DS_STATE_NAMES, NULL,
+};
+
+/* With the page-cache members (span-attrib layers, doc/storage-network.md). */
+static const char *const operation_cache_columns[] = {
+	"service", "operation", "count", "mean", "p50", "p95", "p99", "max",
+	DS_STATE_NAMES, "cache_hits", "cache_misses", "cache_hit_mean", "cache_miss_mean", NULL,
 };
 
 static const char *const request_columns[] = {
@@ -84,6 +90,7 @@ struct bucket {
 	int64_t total;
 	int64_t max;
 	uint64_t states[DS_STATE_COUNT];
+	uint64_t cache[4];	/* operation table: sums of the spans' page-cache members */
 	struct ds_duration_list *durations;	/* owned (operation table): span durations */
 	char *sort_key;		/* owned: the row order (set when writing) */
 };
@@ -236,6 +243,15 @@ static void add_operation(struct ds_metrics_acc *acc, const struct ds_span *span
 	b->count++;
 	add_total(acc, span, &b->total, duration);
 	add_states(acc, span, b->states);
+	if (span->has_cache) {
+		unsigned int i;
+
+		acc->has_cache = true;
+		for (i = 0; i < 4; i++) {
+			/* counts and ns of one span's reads: their sums stay far below 2^64 */
+			b->cache[i] += span->cache[i];
+		}
+	}
 }
 
 static void add_syscalls(struct ds_metrics_acc *acc, const struct ds_span *span)
@@ -293,6 +309,7 @@ void ds_metrics_add_span(void *data, const struct ds_span_store *store,
 		break;
 	case DS_METRICS_BY_REQUEST:
 	case DS_METRICS_BY_CULPRIT:
+	case DS_METRICS_BY_DISK:
 		break;
 	}
 }
@@ -534,6 +551,12 @@ static void write_operation_row(const struct ds_metrics_acc *acc, struct bucket 
 	}
 	ds_table_int(table, b->durations->max);
 	state_means(table, b->states, b->count);
+	if (acc->has_cache) {
+		ds_table_uint(table, b->cache[0]);
+		ds_table_uint(table, b->cache[1]);
+		ds_table_real(table, b->cache[0] ? (double) b->cache[2] / (double) b->cache[0] : 0.0);
+		ds_table_real(table, b->cache[1] ? (double) b->cache[3] / (double) b->cache[1] : 0.0);
+	}
 }
 
 static void write_syscall_row(const struct ds_metrics_acc *acc, const struct bucket *b,
@@ -722,9 +745,9 @@ const struct ds_selection *ds_metrics_selection(const struct ds_metrics_acc *acc
 	return acc->selected ? &acc->selection : NULL;
 }
 
-static const char *const *columns_of(enum ds_metrics_by by)
+static const char *const *columns_of(const struct ds_metrics_acc *acc)
 {
-	switch (by) {
+	switch (acc->by) {
 	case DS_METRICS_BY_REQUEST:
 		return request_columns;
 	case DS_METRICS_BY_SYSCALL:
@@ -734,7 +757,7 @@ static const char *const *columns_of(enum ds_metrics_by by)
 	case DS_METRICS_BY_CULPRIT:
 		return culprit_columns;
 	default:
-		return operation_columns;
+		return acc->has_cache ? operation_cache_columns : operation_columns;
 	}
 }
 
@@ -743,7 +766,7 @@ bool ds_metrics_write(struct ds_metrics_acc *acc, struct ds_table *table)
 	GPtrArray *buckets;
 	uint32_t i;
 
-	ds_table_init(table, columns_of(acc->by));
+	ds_table_init(table, columns_of(acc));
 	if (acc->by == DS_METRICS_BY_REQUEST) {
 		write_request_rows(acc, table);
 		return !acc->overflow;

@@ -23,6 +23,7 @@ enum ds_metrics_by {
 	DS_METRICS_BY_SYSCALL,
 	DS_METRICS_BY_THREAD,
 	DS_METRICS_BY_CULPRIT,
+	DS_METRICS_BY_DISK,	/* written by disk-table.c from the deepspan:disk events */
 };
 
 extern const char *const ds_metrics_by_names[];
@@ -47,6 +48,7 @@ struct ds_metrics_acc {
 	uint64_t truncated_requests;	/* in no group */
 	uint64_t invalid_spans;		/* left out: bounds out of range (span-store.h) */
 	uint64_t invalid_requests;	/* left out of the request table: an invalid span */
+	bool has_cache;			/* a span had the page-cache members (by operation: their columns) */
 	bool overflow;			/* a total left int64: the table would be wrong */
 	char *overflow_row;		/* owned: "service: operation" of the first such row */
 };

@@ -17,6 +17,7 @@
 #include "upstream.h"
 #include "span-consumer/progress.h"
 #include "span-consumer/span-reader.h"
+#include "disk-table.h"
 #include "span-consumer/request-stream.h"
 #include "table.h"
 
@@ -36,6 +37,7 @@ struct metrics_sink {
 	struct ds_metrics_acc acc;		/* the table's rows */
 	struct ds_span_reader reader;
 	struct ds_progress progress;
+	struct ds_disk_table *disk;		/* owned; by="disk" only (disk-table.h) */
 };
 
 static const char *const known_params[] = {
@@ -55,6 +57,7 @@ static void destroy(struct metrics_sink *sink)
 	ds_span_reader_fini(&sink->reader);
 	ds_metrics_acc_fini(&sink->acc);
 	ds_request_stream_fini(&sink->stream);
+	ds_disk_table_destroy(sink->disk);
 	g_free(sink);
 }
 
@@ -74,6 +77,9 @@ static bool read_params(struct metrics_sink *sink, const bt_value *map)
 		return false;
 	}
 	sink->by = (enum ds_metrics_by) by;
+	if (sink->by == DS_METRICS_BY_DISK) {
+		sink->disk = ds_disk_table_create();
+	}
 	if (sink->by != DS_METRICS_BY_CULPRIT &&
 			(sink->acc.groups[0].given || sink->acc.groups[1].given)) {
 		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(sink->self_comp,
@@ -234,7 +240,14 @@ static bt_component_class_sink_consume_method_status write_table(
 	ds_request_stream_finish(&sink->stream);
 	warn_left_out(sink);
 	ds_progress_stage(&sink->progress, "writing the table");
-	if (!ds_metrics_write(&sink->acc, &table)) {
+	if (sink->disk) {
+		if (!ds_disk_table_events(sink->disk)) {
+			DS_LOG_WARN(sink->self_comp, CLASS_NAME, "by=\"disk\": the input has no deepspan:disk event: "
+				"the table is empty (filter.deepspan.span-attrib writes them with layers=true from the "
+				"block_rq_* kernel events, doc/storage-network.md).");
+		}
+		ds_disk_table_write(sink->disk, &table);
+	} else if (!ds_metrics_write(&sink->acc, &table)) {
 		ds_table_fini(&table);
 		if (sink->acc.overflow) {
 			BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(sink->self_comp,
@@ -288,6 +301,10 @@ bt_component_class_sink_consume_method_status metrics_component_consume(
 	}
 	if (next != BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK) {
 		return ds_upstream_status_to_sink(next);
+	}
+	/* before the span reader, which releases the messages */
+	if (sink->disk && !ds_disk_table_read(sink->disk, sink->self_comp, CLASS_NAME, messages, count)) {
+		status = BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_ERROR;
 	}
 	if (!ds_span_reader_read_batch(&sink->reader, messages, count, 0,
 			&sink->stream, &sink->progress)) {

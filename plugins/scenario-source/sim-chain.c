@@ -240,9 +240,25 @@ static void explain_blocked(struct walk *w, const struct sim_thread *t, const st
 	case SIM_WAKER_IRQ:
 		leaf(w, t, x, y, SIM_ST_BLOCKED, SIM_CHAIN_IRQ, depth, "%s \u2190 irq:%s", sys, wk->name);
 		return;
-	case SIM_WAKER_DISK:
-		leaf(w, t, x, y, SIM_ST_BLOCKED, SIM_CHAIN_DISK, depth, "%s \u2190 disk dev 259:0", sys);
+	case SIM_WAKER_DISK: {
+		/* layers (doc/storage-network.md "Storage"): a direct issue, so no queue time; children of the disk
+		 * entry: before the issue (if it blocked first), device time, completion to wakeup */
+		int64_t a = to_span_clock(w, t->host, wk->t_s), c = to_span_clock(w, t->host, wk->t_r);
+
+		a = a < x ? x : (a > y ? y : a);
+		c = c < a ? a : (c > y ? y : c);
+		if (a > x) {
+			leaf(w, t, x, a, SIM_ST_BLOCKED, SIM_CHAIN_DISK, depth + 1, "before the request was queued");
+		}
+		if (c > a) {
+			leaf(w, t, a, c, SIM_ST_BLOCKED, SIM_CHAIN_DISK, depth + 1, "device 259:0: read");
+		}
+		if (y > c) {
+			leaf(w, t, c, y, SIM_ST_BLOCKED, SIM_CHAIN_IRQ, depth + 1, "after completion: irq:nvme0q1");
+		}
+		(void) sys;
 		return;
+	}
 	default:
 		break;
 	}

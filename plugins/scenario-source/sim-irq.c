@@ -209,6 +209,7 @@ static int64_t disk_step(struct sim *sim, struct sim_cpu *cpu, struct sim_irq_wo
 		rec->v[2] = work->bytes / 512;
 		rec->v[3] = 0;
 		rec->v[4] = RWBS_READ_SYNC;
+		work->t_r = rec->ts;	/* chain truth: the completion (layers split) */
 		work->thread->io_done = true;
 		sim_wake(sim, work->thread, cpu->index);
 		return 600;
@@ -481,6 +482,7 @@ void sim_disk_read(struct sim *sim, struct sim_thread *t, uint32_t bytes, int64_
 	work->thread = t;
 	work->bytes = bytes;
 	work->sector = host->next_sector;
+	work->t_s = rec->ts;	/* chain truth: the issue (a direct issue: no queue time) */
 	work->duration = sim_rng_jitter(&sim->rng, 1800, 0.3);
 	host->next_sector += bytes / 512 + (uint64_t) sim_rng_range(&sim->rng, 8, 40000);
 	irq_raise(sim, t->host, t->cpu, work, sim_host_now(sim, t->host) + latency);

@@ -483,6 +483,8 @@ static void record_waker(struct sim *sim, struct sim_thread *t, unsigned int cpu
 	case SIM_IRQ_DISK:
 		w->kind = SIM_WAKER_DISK;
 		w->name = "nvme0q1";
+		w->t_s = irq->t_s;
+		w->t_r = irq->t_r;
 		break;
 	case SIM_IRQ_TIMER:
 		w->kind = SIM_WAKER_TIMER;

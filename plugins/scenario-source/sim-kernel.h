@@ -135,8 +135,8 @@ struct sim_irq_work {
 	bool sent_known;		/* net: sent by a traced thread (chain truth) */
 	uint16_t s_host;		/* net: sender's host */
 	int32_t s_tid;			/* net: sender's tid */
-	int64_t t_s;			/* net: local ts of the last segment's net_dev_queue */
-	int64_t t_r;			/* net: local ts of the last segment's net_if_receive_skb */
+	int64_t t_s;			/* net: local ts of the last segment's net_dev_queue; disk: of the issue */
+	int64_t t_r;			/* net: local ts of the last segment's net_if_receive_skb; disk: completion */
 	unsigned int repeat;		/* storm: irqs still to raise after this one */
 	int64_t period;			/* storm: time between two irqs */
 	struct sim_irq_work *next;	/* borrowed: queue / free-list link */

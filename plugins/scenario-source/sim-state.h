@@ -66,8 +66,10 @@ struct sim_waker {
 	uint16_t host;			/* thread waker / sender: host index */
 	int32_t tid;			/* thread waker / sender tid */
 	const char *name;		/* borrowed (interned): irq / softirq name */
-	int64_t t_s;			/* NET_RX: local ts (sender host) of the last segment's net_dev_queue */
-	int64_t t_r;			/* NET_RX: local ts (receiver host) of its net_if_receive_skb */
+	int64_t t_s;			/* NET_RX: local ts (sender host) of the last segment's net_dev_queue;
+					 * DISK: local ts of the block_rq_issue */
+	int64_t t_r;			/* NET_RX: local ts (receiver host) of its net_if_receive_skb;
+					 * DISK: local ts of the block_rq_complete */
 };
 
 /* A maximal piece of constant state of a thread, from `begin` to the next piece's begin. */

@@ -5,6 +5,7 @@
  */
 #include "chain.h"
 #include "model-priv.h"
+#include "block.h"
 
 #include <inttypes.h>
 #include <stdarg.h>
@@ -293,6 +294,7 @@ void ds_chain_wake(struct ds_model *model, struct ds_thread *thread, const struc
 		} else if (top->kind == DS_IRQ_HARD && cpu->blk_valid) {
 			w->kind = DS_WAKE_DISK;
 			w->dev = cpu->blk_dev;
+			w->blk_seq = cpu->blk_seq;
 		} else {
 			w->kind = DS_WAKE_IRQ;
 		}
@@ -589,6 +591,107 @@ static bool end_deadlock(struct walk *w, struct ds_model *model, const struct ds
 	return true;
 }
 
+/* "96 MiB", "1.5 MiB", "12 KiB", "512 B". */
+static void format_bytes(uint64_t bytes, char *buf, size_t size)
+{
+	if (bytes >= 1024 * 1024) {
+		if (bytes % (1024 * 1024) == 0) {
+			snprintf(buf, size, "%" PRIu64 " MiB", bytes / (1024 * 1024));
+		} else {
+			snprintf(buf, size, "%.1f MiB", (double) bytes / (1024.0 * 1024.0));
+		}
+	} else if (bytes >= 1024 && bytes % 1024 == 0) {
+		snprintf(buf, size, "%" PRIu64 " KiB", bytes / 1024);
+	} else {
+		snprintf(buf, size, "%" PRIu64 " B", bytes);
+	}
+}
+
+/* "31.0 ms", "12.5 us", "800 ns". */
+static void format_duration(int64_t ns, char *buf, size_t size)
+{
+	if (ns >= 1000000) {
+		snprintf(buf, size, "%.1f ms", (double) ns / 1e6);
+	} else if (ns >= 1000) {
+		snprintf(buf, size, "%.1f us", (double) ns / 1e3);
+	} else {
+		snprintf(buf, size, "%" PRId64 " ns", ns);
+	}
+}
+
+static int64_t clamp(int64_t t, int64_t x, int64_t y)
+{
+	return t < x ? x : (t > y ? y : t);
+}
+
+/*
+ * Layers: a blocked piece woken by the completion of a known block request (doc/storage-network.md,
+ * "Storage"): an entry `disk` whose children partition [x, y): not yet queued (the request was inserted
+ * after the thread blocked), queue time (insert to issue; charged to the top submitter served ahead of it
+ * when there is one), device time (issue to complete), and completion to wakeup.  False (nothing added)
+ * when the completion record is not known.
+ */
+static bool explain_disk(struct walk *w, struct ds_model *model, const struct ds_thread *thread,
+		const struct ds_piece *p, int64_t x, int64_t y, unsigned int depth, int64_t parent)
+{
+	const struct ds_block_done *d = model->block && p->wake.blk_seq ?
+		ds_block_find_done(model->block, p->wake.blk_seq - 1) : NULL;
+	const char *sc = p->syscall ? p->syscall : "-";
+	char dev[64], size[32], queued[32];
+	int64_t a, b, c, e;
+
+	if (!d) {
+		return false;
+	}
+	ds_block_device_label(model->block, d->dev, dev, sizeof(dev));
+	format_bytes(d->bytes, size, sizeof(size));
+	a = clamp(d->insert_ts, x, y);
+	b = clamp(d->issue_ts, a, y);
+	c = clamp(d->complete_ts, b, y);
+	format_duration(b - a, queued, sizeof(queued));
+	e = add_entry(w, model, thread, parent, depth, x, y, DS_STATE_BLOCKED, DS_CHAIN_DISK, -1,
+		"%s \u2190 disk %s %s %s at sector %" PRIu64, sc, dev, d->write ? "write" : "read", size, d->sector);
+	if (a > x) {
+		add_entry(w, model, thread, e, depth + 1, x, a, DS_STATE_BLOCKED, DS_CHAIN_DISK, -1,
+			"before the request was queued");
+	}
+	if (b > a && d->ahead.count) {
+		const struct ds_block_ahead *ah = &d->ahead;
+		const struct ds_thread *top = ah->top_tid > 0 ? ds_model_thread(model, ah->top_tid, false) : NULL;
+		char ahead_size[32], others[48] = "";
+		const char *what = ah->top_writes == ah->top_count ? "writes" : (ah->top_writes ? "requests" : "reads");
+		int64_t leaf;
+
+		format_bytes(ah->top_bytes, ahead_size, sizeof(ahead_size));
+		if (ah->count > ah->top_count) {
+			snprintf(others, sizeof(others), " (+%" PRIu32 " of others)", ah->count - ah->top_count);
+		}
+		leaf = add_entry(w, model, top, e, depth + 1, a, b, DS_STATE_BLOCKED, DS_CHAIN_DISK, -1,
+			"queued %s behind %" PRIu32 " %s (%s) of %s/%" PRId64 "%s", queued, ah->top_count, what,
+			ahead_size, ah->top_comm, ah->top_tid, others);
+		if (!top) {
+			/* the submitter is not in the model (an old layout without `tid`): name it as recorded */
+			struct ds_chain_entry *entry = &g_array_index(w->out, struct ds_chain_entry, leaf);
+
+			entry->tid = ah->top_tid;
+			g_strlcpy(entry->comm, ah->top_comm, sizeof(entry->comm));
+			g_strlcpy(entry->process, ah->top_comm, sizeof(entry->process));
+		}
+	} else if (b > a) {
+		add_entry(w, model, thread, e, depth + 1, a, b, DS_STATE_BLOCKED, DS_CHAIN_DISK, -1,
+			"queued %s in the I/O scheduler", queued);
+	}
+	if (c > b) {
+		add_entry(w, model, thread, e, depth + 1, b, c, DS_STATE_BLOCKED, DS_CHAIN_DISK, -1,
+			"device %s: %s %s", dev, d->write ? "write" : "read", size);
+	}
+	if (y > c) {
+		add_entry(w, model, thread, e, depth + 1, c, y, DS_STATE_BLOCKED, DS_CHAIN_IRQ, -1,
+			"after completion: irq:%s", text_or_none(p->wake.name));
+	}
+	return true;
+}
+
 static void explain_blocked(struct walk *w, struct ds_model *model, const struct ds_thread *thread,
 		const struct ds_piece *p, bool open, int64_t x, int64_t y, unsigned int depth, int64_t parent)
 {
@@ -642,6 +745,9 @@ static void explain_blocked(struct walk *w, struct ds_model *model, const struct
 			"%s \u2190 softirq:%s", sc, text_or_none(p->wake.name));
 		return;
 	case DS_WAKE_DISK:
+		if (explain_disk(w, model, thread, p, x, y, depth, parent)) {
+			return;
+		}
 		add_entry(w, model, thread, parent, depth, x, y, DS_STATE_BLOCKED, DS_CHAIN_DISK, -1,
 			"%s \u2190 disk dev %" PRIu64 ":%" PRIu64, sc, p->wake.dev >> 20, p->wake.dev & 0xfffff);
 		return;

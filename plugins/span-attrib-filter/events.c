@@ -27,6 +27,7 @@ struct event_role {
 	bool unknown_syscall;			/* syscall_entry_unknown: name it from its `id` field */
 	struct ds_field_ref syscall_id;		/* its `id` field */
 	const bt_trace_class *trace_class;	/* borrowed; the class's trace class */
+	bool family_noted;			/* layers: its family added to its host's (families.c) */
 };
 
 /* A trace class is being destroyed: its event class addresses may be reused, drop their roles. */
@@ -150,7 +151,28 @@ static const bool kind_needs_fields[DS_KEV_COUNT] = {
 	[DS_KEV_IRQ_ENTRY] = true, [DS_KEV_SOFTIRQ_ENTRY] = true,
 	[DS_KEV_STATEDUMP_PROCESS_STATE] = true, [DS_KEV_STATEDUMP_PID_NS] = true,
 	[DS_KEV_BLOCK_RQ_COMPLETE] = true,
+	[DS_KEV_BLOCK_RQ_ISSUE] = true, [DS_KEV_BLOCK_RQ_INSERT] = true, [DS_KEV_BLOCK_RQ_REQUEUE] = true,
+	[DS_KEV_BLOCK_BIO_BACKMERGE] = true, [DS_KEV_BLOCK_BIO_FRONTMERGE] = true,
+	[DS_KEV_STATEDUMP_BLOCK_DEVICE] = true, [DS_KEV_BLOCK_RQ_MERGE] = true,
 };
+
+/* The block operation of each block kind (layers, doc/storage-network.md). */
+static const int block_ops[DS_KEV_COUNT] = {
+	[DS_KEV_BLOCK_RQ_INSERT] = DS_BLOCK_INSERT + 1, [DS_KEV_BLOCK_RQ_ISSUE] = DS_BLOCK_ISSUE + 1,
+	[DS_KEV_BLOCK_RQ_REQUEUE] = DS_BLOCK_REQUEUE + 1, [DS_KEV_BLOCK_BIO_BACKMERGE] = DS_BLOCK_BACKMERGE + 1,
+	[DS_KEV_BLOCK_BIO_FRONTMERGE] = DS_BLOCK_FRONTMERGE + 1, [DS_KEV_BLOCK_RQ_COMPLETE] = DS_BLOCK_COMPLETE + 1,
+	[DS_KEV_BLOCK_RQ_MERGE] = DS_BLOCK_RQ_MERGE + 1,
+};
+
+static void dispatch_block(struct ds_model *m, const struct ds_kernel_event *ev, int64_t ns, int64_t cpu)
+{
+	struct ds_block_io io = {
+		.dev = ev->dev, .sector = ev->sector, .nr_sector = ev->nr_sector, .bytes = ev->bytes,
+		.tid = ev->tid, .comm = ev->comm, .write = (ev->rwbs & 1) != 0,
+	};
+
+	ds_model_block_event(m, ns, cpu, (enum ds_block_op) (block_ops[ev->kind] - 1), &io);
+}
 
 static void dispatch_kernel(struct host *host, const struct ds_kernel_event *ev, int64_t ns, int64_t cpu)
 {
@@ -176,6 +198,9 @@ static void dispatch_kernel(struct host *host, const struct ds_kernel_event *ev,
 		break;
 	case DS_KEV_SYSCALL_ENTRY:
 		ds_model_syscall_entry(m, ns, cpu, ev->name);
+		if (ev->read_family) {
+			ds_model_syscall_read(m, cpu);
+		}
 		break;
 	case DS_KEV_SYSCALL_EXIT:
 		ds_model_syscall_exit(m, ns, cpu);
@@ -211,7 +236,18 @@ static void dispatch_kernel(struct host *host, const struct ds_kernel_event *ev,
 		ds_model_statedump_pid_ns(m, ev->tid, ev->vpid, ev->vtid, ev->ns_level);
 		break;
 	case DS_KEV_BLOCK_RQ_COMPLETE:
-		ds_model_block_complete(m, ns, cpu, ev->dev);
+	case DS_KEV_BLOCK_RQ_INSERT:
+	case DS_KEV_BLOCK_RQ_ISSUE:
+	case DS_KEV_BLOCK_RQ_REQUEUE:
+	case DS_KEV_BLOCK_BIO_BACKMERGE:
+	case DS_KEV_BLOCK_BIO_FRONTMERGE:
+	case DS_KEV_BLOCK_RQ_MERGE:
+		dispatch_block(m, ev, ns, cpu);
+		break;
+	case DS_KEV_STATEDUMP_BLOCK_DEVICE:
+		if (ds_model_block(m)) {
+			ds_block_set_device_name(ds_model_block(m), ev->dev, ev->name);
+		}
 		break;
 	default:
 		/* exit, softirq raise, block events: no state change of their own */
@@ -376,7 +412,7 @@ static void warn_no_cpu_id(struct span_attrib_iterator *it, struct stream_info *
 static enum span_attrib_status handle_event(struct span_attrib_iterator *it, const bt_message *msg)
 {
 	const bt_event *event = bt_message_event_borrow_event_const(msg);
-	const struct event_role *role = role_get(it, bt_event_borrow_class_const(event));
+	struct event_role *role = (struct event_role *) role_get(it, bt_event_borrow_class_const(event));
 	struct stream_info *info;
 	struct host *host;
 	uint64_t cycles;
@@ -391,6 +427,13 @@ static enum span_attrib_status handle_event(struct span_attrib_iterator *it, con
 	info = stream_info_get(it, bt_event_borrow_stream_const(event));
 	if (!info) {
 		return SPAN_ATTRIB_STATUS_ERROR;
+	}
+	if (!role->family_noted) {
+		/* classes created after the stream was first seen (families.c) */
+		role->family_noted = true;
+		if (it->comp->layers) {
+			span_attrib_note_class_family(info->host, bt_event_borrow_class_const(event));
+		}
 	}
 	if (!info->clock.clock_class) {
 		warn_unclocked(it, info, bt_event_borrow_stream_const(event));
@@ -440,6 +483,7 @@ static enum span_attrib_status handle_event(struct span_attrib_iterator *it, con
 		} else {
 			kev.kind = role->kernel->kind;
 			kev.name = role->kernel->name;
+			kev.read_family = role->kernel->read_family;
 		}
 		if (role->unknown_syscall) {
 			const char *name = ds_syscall_name_x86_64(ds_field_ref_read_int(event, role->syscall_id, -1));

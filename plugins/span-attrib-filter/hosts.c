@@ -38,6 +38,7 @@ void host_destroy(gpointer data)
 	g_hash_table_destroy(host->spans);
 	ds_model_destroy(host->model);
 	output_fini(&host->output);
+	bt_clock_class_put_ref(host->kernel_clock.clock_class);
 	g_free(host->name);
 	g_free(host);
 }
@@ -138,6 +139,9 @@ struct host *host_for_trace(struct span_attrib_iterator *it, const bt_trace *tra
 		if (it->chain) {
 			ds_model_set_chain(host->model, it->chain, host->name);
 		}
+		if (it->comp->layers) {
+			ds_model_set_layers(host->model, it->comp->chain_window);
+		}
 		host->spans = g_hash_table_new_full(span_key_hash, span_key_equal, NULL, span_destroy);
 		host->last_ns = INT64_MIN;
 		g_hash_table_insert(it->hosts, host->name, host);
@@ -170,6 +174,14 @@ struct stream_info *stream_info_get(struct span_attrib_iterator *it, const bt_st
 	info->cpu_id = ds_field_ref_find(bt_stream_class_borrow_packet_context_field_class_const(sc),
 		DS_FIELD_SCOPE_PAYLOAD, "cpu_id");
 	info->cpu = -1;
+	if (it->comp->layers) {
+		span_attrib_note_families(info->host, sc);
+		if (!info->host->kernel_clock.clock_class && cc && ds_field_ref_is_int(info->cpu_id)) {
+			/* kept referenced: the deepspan:disk events may copy it after its trace is gone */
+			info->host->kernel_clock = info->clock;
+			bt_clock_class_get_ref(cc);
+		}
+	}
 	g_hash_table_insert(it->streams, (gpointer) stream, info);
 end:
 	it->last_stream = stream;

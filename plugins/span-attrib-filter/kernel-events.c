@@ -17,7 +17,7 @@ struct field_spec {
 	bool required;
 };
 
-#define MAX_SPECS 6
+#define MAX_SPECS 8
 
 struct kind_spec {
 	struct field_spec fields[MAX_SPECS];
@@ -54,7 +54,25 @@ static const struct kind_spec kind_specs[DS_KEV_COUNT] = {
 	[DS_KEV_VECTOR_ENTRY] = { { { DS_KF_NUMBER, "vector", INT, false } } },
 	[DS_KEV_VECTOR_EXIT] = { { { DS_KF_NUMBER, "vector", INT, false } } },
 	[DS_KEV_BLOCK_RQ_ISSUE] = { { { DS_KF_DEV, "dev", INT, false }, { DS_KF_SECTOR, "sector", INT, false },
-		{ DS_KF_NR_SECTOR, "nr_sector", INT, false }, { DS_KF_TID, "tid", INT, false } } },
+		{ DS_KF_NR_SECTOR, "nr_sector", INT, false }, { DS_KF_TID, "tid", INT, false },
+		{ DS_KF_BYTES, "bytes", INT, false }, { DS_KF_RWBS, "rwbs", INT, false },
+		{ DS_KF_COMM, "comm", STR, false } } },
+	[DS_KEV_BLOCK_RQ_INSERT] = { { { DS_KF_DEV, "dev", INT, false }, { DS_KF_SECTOR, "sector", INT, false },
+		{ DS_KF_NR_SECTOR, "nr_sector", INT, false }, { DS_KF_TID, "tid", INT, false },
+		{ DS_KF_BYTES, "bytes", INT, false }, { DS_KF_RWBS, "rwbs", INT, false },
+		{ DS_KF_COMM, "comm", STR, false } } },
+	[DS_KEV_BLOCK_RQ_MERGE] = { { { DS_KF_DEV, "dev", INT, false }, { DS_KF_SECTOR, "sector", INT, false },
+		{ DS_KF_NR_SECTOR, "nr_sector", INT, false }, { DS_KF_BYTES, "bytes", INT, false },
+		{ DS_KF_RWBS, "rwbs", INT, false } } },
+	[DS_KEV_BLOCK_RQ_REQUEUE] = { { { DS_KF_DEV, "dev", INT, false }, { DS_KF_SECTOR, "sector", INT, false },
+		{ DS_KF_NR_SECTOR, "nr_sector", INT, false }, { DS_KF_RWBS, "rwbs", INT, false } } },
+	[DS_KEV_BLOCK_BIO_BACKMERGE] = { { { DS_KF_DEV, "dev", INT, false }, { DS_KF_SECTOR, "sector", INT, false },
+		{ DS_KF_NR_SECTOR, "nr_sector", INT, false }, { DS_KF_TID, "tid", INT, false },
+		{ DS_KF_RWBS, "rwbs", INT, false }, { DS_KF_COMM, "comm", STR, false } } },
+	[DS_KEV_BLOCK_BIO_FRONTMERGE] = { { { DS_KF_DEV, "dev", INT, false }, { DS_KF_SECTOR, "sector", INT, false },
+		{ DS_KF_NR_SECTOR, "nr_sector", INT, false }, { DS_KF_TID, "tid", INT, false },
+		{ DS_KF_RWBS, "rwbs", INT, false }, { DS_KF_COMM, "comm", STR, false } } },
+	[DS_KEV_STATEDUMP_BLOCK_DEVICE] = { { { DS_KF_DEV, "dev", INT, true }, { DS_KF_NAME, "diskname", STR, false } } },
 	[DS_KEV_BLOCK_RQ_COMPLETE] = { { { DS_KF_DEV, "dev", INT, false }, { DS_KF_SECTOR, "sector", INT, false },
 		{ DS_KF_NR_SECTOR, "nr_sector", INT, false }, { DS_KF_STATUS, "error", INT, false } } },
 	[DS_KEV_STATEDUMP_PROCESS_STATE] = { { { DS_KF_TID, "tid", INT, true }, { DS_KF_PID, "pid", INT, false },
@@ -89,6 +107,12 @@ static const struct exact_name exact_names[] = {
 	{ "timer_expire_exit", DS_KEV_TIMER_EXIT },
 	{ "block_rq_issue", DS_KEV_BLOCK_RQ_ISSUE },
 	{ "block_rq_complete", DS_KEV_BLOCK_RQ_COMPLETE },
+	{ "block_rq_insert", DS_KEV_BLOCK_RQ_INSERT },
+	{ "block_rq_requeue", DS_KEV_BLOCK_RQ_REQUEUE },
+	{ "block_rq_merge", DS_KEV_BLOCK_RQ_MERGE },
+	{ "block_bio_backmerge", DS_KEV_BLOCK_BIO_BACKMERGE },
+	{ "block_bio_frontmerge", DS_KEV_BLOCK_BIO_FRONTMERGE },
+	{ "lttng_statedump_block_device", DS_KEV_STATEDUMP_BLOCK_DEVICE },
 	{ "lttng_statedump_process_state", DS_KEV_STATEDUMP_PROCESS_STATE },
 	{ "lttng_statedump_process_pid_ns", DS_KEV_STATEDUMP_PID_NS },
 };
@@ -199,6 +223,13 @@ static void class_init(struct ds_kernel_events *cache, struct ds_kernel_class *c
 	if (name_len) {
 		cls->name = intern_name(cache, name_start, name_len);
 	}
+	if (cls->kind == DS_KEV_SYSCALL_ENTRY && cls->name) {
+		static const char *const reads[] = { "read", "pread64", "readv", "preadv", "preadv2" };
+
+		for (i = 0; i < G_N_ELEMENTS(reads); i++) {
+			cls->read_family = cls->read_family || strcmp(cls->name, reads[i]) == 0;
+		}
+	}
 	spec = &kind_specs[cls->kind];
 	for (i = 0; i < MAX_SPECS && spec->fields[i].name; i++) {
 		const struct field_spec *fs = &spec->fields[i];
@@ -246,11 +277,17 @@ void ds_kernel_event_decode(const struct ds_kernel_class *cls, const bt_event *e
 	unsigned int i;
 
 	out->kind = cls->kind;
+	out->read_family = cls->read_family;
 	out->name = cls->name;
 	out->comm = NULL;
 	out->next_comm = NULL;
 	out->tid = -1;
 	out->vtid_count = 0;
+	out->bytes = 0;
+	out->rwbs = 0;
+	out->dev = 0;
+	out->sector = 0;
+	out->nr_sector = 0;
 	for (i = 0; i < cls->present_count; i++) {
 		enum ds_kev_field slot = cls->present[i];
 		struct ds_field_ref ref = cls->fields[slot];
@@ -275,6 +312,8 @@ void ds_kernel_event_decode(const struct ds_kernel_class *cls, const bt_event *e
 		case DS_KF_DEV: out->dev = ds_field_ref_read_uint(event, ref, 0); break;
 		case DS_KF_SECTOR: out->sector = ds_field_ref_read_uint(event, ref, 0); break;
 		case DS_KF_NR_SECTOR: out->nr_sector = ds_field_ref_read_uint(event, ref, 0); break;
+		case DS_KF_BYTES: out->bytes = ds_field_ref_read_uint(event, ref, 0); break;
+		case DS_KF_RWBS: out->rwbs = ds_field_ref_read_uint(event, ref, 0); break;
 		case DS_KF_VTIDS: decode_vtids(event, ref, out); break;
 		default: break;
 		}

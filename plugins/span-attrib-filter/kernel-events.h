@@ -49,6 +49,13 @@ enum ds_kernel_event_kind {
 	DS_KEV_BLOCK_RQ_COMPLETE,
 	DS_KEV_STATEDUMP_PROCESS_STATE,
 	DS_KEV_STATEDUMP_PID_NS,
+	/* layers (doc/storage-network.md) */
+	DS_KEV_BLOCK_RQ_INSERT,
+	DS_KEV_BLOCK_RQ_REQUEUE,
+	DS_KEV_BLOCK_BIO_BACKMERGE,
+	DS_KEV_BLOCK_BIO_FRONTMERGE,
+	DS_KEV_STATEDUMP_BLOCK_DEVICE,	/* lttng_statedump_block_device: dev, diskname (in `name`) */
+	DS_KEV_BLOCK_RQ_MERGE,
 	DS_KEV_COUNT,
 };
 
@@ -57,6 +64,7 @@ enum ds_kernel_event_kind {
 /* One decoded kernel event: only the members of its kind are set. Strings are borrowed from the event. */
 struct ds_kernel_event {
 	enum ds_kernel_event_kind kind;
+	bool read_family;		/* syscall entry of read, pread64, readv, preadv, preadv2 (page cache) */
 	const char *name;		/* syscall / vector name from the class (owned by the cache); irq `name` */
 	const char *comm;		/* comm, prev_comm, child_comm, statedump name */
 	const char *next_comm;		/* sched_switch */
@@ -71,6 +79,7 @@ struct ds_kernel_event {
 	int64_t status;			/* statedump process status; block error */
 	int64_t vtid, vpid, ns_level;	/* pid_ns */
 	uint64_t dev, sector, nr_sector;	/* block */
+	uint64_t bytes, rwbs;			/* block: 0 when absent */
 	uint32_t vtid_count;		/* fork: vtids[] (up to DS_KEV_MAX_VTIDS kept) */
 	int64_t vtids[DS_KEV_MAX_VTIDS];
 };
@@ -79,13 +88,14 @@ enum ds_kev_field {
 	DS_KF_COMM, DS_KF_NEXT_COMM, DS_KF_TID, DS_KF_NEXT_TID, DS_KF_PREV_STATE, DS_KF_PID,
 	DS_KF_PARENT_TID, DS_KF_PARENT_PID, DS_KF_CPU, DS_KF_ORIG_CPU, DS_KF_NUMBER, DS_KF_NAME,
 	DS_KF_STATUS, DS_KF_VTID, DS_KF_VPID, DS_KF_NS_LEVEL, DS_KF_DEV, DS_KF_SECTOR,
-	DS_KF_NR_SECTOR, DS_KF_VTIDS,
+	DS_KF_NR_SECTOR, DS_KF_VTIDS, DS_KF_BYTES, DS_KF_RWBS,
 	DS_KF_COUNT,
 };
 
 struct ds_kernel_class {
 	enum ds_kernel_event_kind kind;
 	bool compat;			/* compat_syscall_* */
+	bool read_family;		/* syscall entry of the read family (doc/storage-network.md, "Page cache") */
 	const char *name;		/* syscall or vector name (interned by the cache), NULL for other kinds */
 	const char *missing;		/* NULL, or the first required field absent or mistyped (static) */
 	struct ds_field_ref fields[DS_KF_COUNT];

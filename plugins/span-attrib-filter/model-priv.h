@@ -38,6 +38,7 @@ struct cpu_state {
 	int64_t rx_ts;
 	bool blk_valid;			/* a block request completed in the hard irq running now */
 	uint64_t blk_dev;
+	uint64_t blk_seq;		/* layers: 1 + seq of its completion record (block.h), 0 unknown */
 };
 
 struct ds_model {
@@ -53,6 +54,8 @@ struct ds_model {
 	struct ds_chain_ctx *chain;	/* borrowed; shared by the models of every host */
 	char *host;			/* owned; host name for the chain entries ("-" when not set) */
 	const char *net_rx_name;	/* borrowed; the NET_RX softirq name pointer once seen */
+	/* layers (NULL: off; doc/storage-network.md) */
+	struct ds_block *block;		/* owned; the host's block requests */
 };
 
 /* How a blocked piece ended. */
@@ -74,6 +77,7 @@ struct ds_wake {
 	struct ds_tcp_key key;		/* NET */
 	int64_t rx_ts;			/* NET: receive time */
 	uint64_t dev;			/* DISK */
+	uint64_t blk_seq;		/* DISK, layers: 1 + seq of the completion record, 0 unknown */
 };
 
 /* One piece of a thread's effective-state timeline. */

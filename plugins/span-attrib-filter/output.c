@@ -18,6 +18,9 @@ enum {
 	F_CHAIN,	/* only with follow-wakeups (doc/critical-path.md, "Encoding") */
 };
 
+/* Layers members (doc/storage-network.md, "Page cache"), after `chain` (or `truncated`), with `layers`. */
+static const char *const layer_members[] = { "cache_hits", "cache_misses", "cache_hit_time", "cache_miss_time" };
+
 /* Members of a `chain` entry. */
 enum {
 	C_SEGMENT, C_PARENT, C_DEPTH, C_BEGIN, C_END, C_HOST, C_PID, C_TID, C_COMM, C_PROCESS, C_CPU, C_STATE,
@@ -42,6 +45,7 @@ void output_fini(struct host_output *out)
 	BT_STREAM_PUT_REF_AND_RESET(out->stream);
 	BT_TRACE_PUT_REF_AND_RESET(out->trace);
 	BT_EVENT_CLASS_PUT_REF_AND_RESET(out->event_class);
+	BT_EVENT_CLASS_PUT_REF_AND_RESET(out->disk_class);
 	BT_STREAM_CLASS_PUT_REF_AND_RESET(out->stream_class);
 	BT_CLOCK_CLASS_PUT_REF_AND_RESET(out->clock_class);
 	BT_TRACE_CLASS_PUT_REF_AND_RESET(out->trace_class);
@@ -121,7 +125,7 @@ static bt_field_class *chain_entry_create(bt_trace_class *tc)
 	return entry;
 }
 
-static bt_field_class *payload_create(bt_trace_class *tc, bool with_chain)
+static bt_field_class *payload_create(bt_trace_class *tc, bool with_chain, bool with_layers)
 {
 	bt_field_class *payload = bt_field_class_structure_create(tc);
 	bt_field_class *syscall = bt_field_class_structure_create(tc);
@@ -162,6 +166,9 @@ static bt_field_class *payload_create(bt_trace_class *tc, bool with_chain)
 
 		err = !entry || append(payload, "chain", bt_field_class_array_dynamic_create(tc, entry, NULL));
 		bt_field_class_put_ref(entry);
+	}
+	for (i = 0; !err && with_layers && i < G_N_ELEMENTS(layer_members); i++) {
+		err = append(payload, layer_members[i], bt_field_class_integer_unsigned_create(tc));
 	}
 	bt_field_class_put_ref(syscall);
 	bt_field_class_put_ref(segment);
@@ -222,10 +229,22 @@ static enum span_attrib_status output_init(struct span_attrib_iterator *it, stru
 		goto end;
 	}
 	out->event_class = bt_event_class_create(out->stream_class);
-	payload = out->event_class ? payload_create(out->trace_class, it->chain != NULL) : NULL;
+	payload = out->event_class ? payload_create(out->trace_class, it->chain != NULL, it->comp->layers) : NULL;
 	if (!payload || bt_event_class_set_name(out->event_class, "deepspan:span") ||
 			bt_event_class_set_payload_field_class(out->event_class, payload)) {
 		goto end;
+	}
+	if (it->comp->layers) {
+		bt_field_class *disk = NULL;
+
+		out->disk_class = bt_event_class_create(out->stream_class);
+		disk = out->disk_class ? disk_payload_create(out->trace_class) : NULL;
+		if (!disk || bt_event_class_set_name(out->disk_class, "deepspan:disk") ||
+				bt_event_class_set_payload_field_class(out->disk_class, disk)) {
+			bt_field_class_put_ref(disk);
+			goto end;
+		}
+		bt_field_class_put_ref(disk);
 	}
 	out->trace = bt_trace_create(out->trace_class);
 	trace_name = g_strdup_printf("deepspan-%s", host->name);
@@ -366,7 +385,8 @@ static int fill_chain(bt_field *array, const struct sa_span *span)
 	return 0;
 }
 
-static int fill_payload(bt_field *payload, const struct host *host, const struct sa_span *span, bool with_chain)
+static int fill_payload(bt_field *payload, const struct host *host, const struct sa_span *span, bool with_chain,
+		bool with_layers)
 {
 	int state;
 
@@ -394,6 +414,14 @@ static int fill_payload(bt_field *payload, const struct host *host, const struct
 	}
 	if (with_chain && fill_chain(bt_field_structure_borrow_member_field_by_index(payload, F_CHAIN), span)) {
 		return -1;
+	}
+	if (with_layers) {
+		int first = with_chain ? F_CHAIN + 1 : F_CHAIN;
+
+		set_u64(payload, first, span->cache_hits);
+		set_u64(payload, first + 1, span->cache_misses);
+		set_u64(payload, first + 2, span->cache_hit_time);
+		set_u64(payload, first + 3, span->cache_miss_time);
 	}
 	return 0;
 }
@@ -426,7 +454,8 @@ enum span_attrib_status output_emit_span(struct span_attrib_iterator *it, struct
 	if (!msg) {
 		goto error;
 	}
-	if (fill_payload(bt_event_borrow_payload_field(bt_message_event_borrow_event(msg)), host, span, it->chain != NULL)) {
+	if (fill_payload(bt_event_borrow_payload_field(bt_message_event_borrow_event(msg)), host, span, it->chain != NULL,
+			it->comp->layers)) {
 		BT_MESSAGE_PUT_REF_AND_RESET(msg);
 		goto error;
 	}
@@ -441,6 +470,34 @@ end:
 	return status;
 }
 
+/* Layers: the host's deepspan:disk events at the latest time seen (its stream begun if needed). */
+static enum span_attrib_status output_disk(struct span_attrib_iterator *it, struct host *host)
+{
+	enum span_attrib_status status = SPAN_ATTRIB_STATUS_OK;
+	bt_message *msg;
+
+	if (!host->out_clock.clock_class) {
+		host->out_clock = host->kernel_clock;
+	}
+	if (!host->output.stream) {
+		status = output_init(it, host);
+		if (status != SPAN_ATTRIB_STATUS_OK) {
+			return status;
+		}
+	}
+	if (!host->output.begun) {
+		msg = bt_message_stream_beginning_create(it->self_msg_iter, host->output.stream);
+		if (!msg) {
+			APPEND_CAUSE(it, "Cannot create the stream beginning message of host `%s`: out of memory.",
+				host->name);
+			return SPAN_ATTRIB_STATUS_MEMORY_ERROR;
+		}
+		queue_push(it, msg);
+		host->output.begun = true;
+	}
+	return disk_output_emit(it, host, clock_map_cycles(&host->out_clock, it->last_ns));
+}
+
 enum span_attrib_status output_end_streams(struct span_attrib_iterator *it)
 {
 	GHashTableIter iter;
@@ -451,6 +508,13 @@ enum span_attrib_status output_end_streams(struct span_attrib_iterator *it)
 		struct host *host = value;
 		bt_message *msg;
 
+		if (disk_output_wanted(it, host)) {
+			enum span_attrib_status status = output_disk(it, host);
+
+			if (status != SPAN_ATTRIB_STATUS_OK) {
+				return status;
+			}
+		}
 		if (!host->output.begun) {
 			continue;
 		}

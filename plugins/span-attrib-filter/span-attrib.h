@@ -41,6 +41,7 @@ struct span_attrib_component {
 	bool follow_wakeups;		/* chains (doc/critical-path.md) */
 	unsigned int chain_depth;
 	int64_t chain_window;		/* ns */
+	bool layers;			/* block requests and page cache (doc/storage-network.md) */
 };
 
 /* Per-host output: a trace of its own (env domain=deepspan, hostname) holding one stream. */
@@ -49,6 +50,7 @@ struct host_output {
 	bt_clock_class *clock_class;		/* owned; copy of the host's upstream clock */
 	bt_stream_class *stream_class;		/* owned */
 	bt_event_class *event_class;		/* owned; deepspan:span */
+	bt_event_class *disk_class;		/* owned; deepspan:disk (layers), NULL without */
 	bt_trace *trace;			/* owned */
 	bt_stream *stream;			/* owned */
 	bool begun;				/* stream beginning message emitted */
@@ -67,8 +69,11 @@ struct host {
 	GHashTable *spans;			/* owned; struct sa_span * (owned, key = its ids) */
 	struct host_output output;
 	struct clock_map out_clock;		/* clock the output copies (first span stream's) */
+	struct clock_map kernel_clock;		/* layers: the first kernel stream's (hosts without spans);
+						 * its clock class owned (a reference) */
 	bool has_kernel;			/* saw kernel events */
 	bool has_spans;
+	unsigned int families;			/* layers: DS_FAMILY_* whose event classes exist (families.c) */
 	int64_t last_ns;
 	uint64_t spans_emitted;
 };
@@ -141,6 +146,24 @@ void clock_map_append_overflow(struct span_attrib_iterator *it, const struct hos
 		const bt_stream *stream, const bt_clock_class *clock_class, const char *what);
 guint span_key_hash(gconstpointer key);
 gboolean span_key_equal(gconstpointer a, gconstpointer b);
+
+/* families.c: kernel event families seen per host (doc/storage-network.md, "Recording the events") */
+#define DS_FAMILY_SCHED 1u
+#define DS_FAMILY_TIMER 2u
+#define DS_FAMILY_BLOCK 4u
+#define DS_FAMILY_NET 8u
+#define DS_FAMILY_ALL 15u
+/* Adds to host->families those of the event classes of `sc` (once per new stream). */
+void span_attrib_note_families(struct host *host, const bt_stream_class *sc);
+/* The same for one event class (first event of a class created later). */
+void span_attrib_note_class_family(struct host *host, const bt_event_class *ec);
+/* One warning per host with kernel events but missing families (layers only). */
+void span_attrib_report_families(struct span_attrib_iterator *it);
+
+/* disk-output.c: deepspan:disk (layers, doc/storage-network.md) */
+bt_field_class *disk_payload_create(bt_trace_class *tc);
+bool disk_output_wanted(struct span_attrib_iterator *it, struct host *host);
+enum span_attrib_status disk_output_emit(struct span_attrib_iterator *it, struct host *host, uint64_t cycles);
 
 /* output.c */
 enum span_attrib_status output_emit_span(struct span_attrib_iterator *it, struct host *host,

@@ -156,6 +156,22 @@ static void sa_span_syscall_done(struct sa_span *span, const struct ds_thread *t
 	span->syscall_seq_counted = thread->syscall_seq;
 }
 
+/* Layers: a read-family syscall of `thread` ends at `ts` (doc/storage-network.md, "Page cache"). */
+static void read_done(struct sa_span *span, const struct ds_thread *thread, int64_t ts)
+{
+	int64_t from = thread->syscall_entry > span->attached_since ?
+		thread->syscall_entry : span->attached_since;
+	uint64_t duration = ts > from ? (uint64_t) (ts - from) : 0;
+
+	if (thread->read_missed) {
+		span->cache_misses++;
+		span->cache_miss_time += duration;
+	} else {
+		span->cache_hits++;
+		span->cache_hit_time += duration;
+	}
+}
+
 static void charge_idle(struct sa_span *span, int64_t ts)
 {
 	struct ds_detail detail = { "", span->idle_detail, -1, "" };
@@ -322,6 +338,7 @@ void ds_model_destroy(struct ds_model *model)
 	}
 	g_free(model->cpus);
 	g_free(model->host);
+	ds_block_destroy(model->block);
 	g_free(model);
 }
 
@@ -607,6 +624,11 @@ void ds_model_wakeup_target(struct ds_model *model, int64_t ts, int64_t cpu_id, 
 	if (thread->sched == DS_SCHED_BLOCKED) {
 		/* The blocked interval ends now: its detail (charged by the refresh) is the waker. */
 		waker_detail(model, cpu_id, &thread->detail);
+		if (thread->read_open && cpu_id >= 0 && (uint64_t) cpu_id < model->cpu_count &&
+				model->cpus[cpu_id].blk_valid) {
+			/* woken by a block completion during a read: a page-cache miss */
+			thread->read_missed = true;
+		}
 		if (thread->chain) {
 			ds_chain_wake(model, thread, cpu_id >= 0 && (uint64_t) cpu_id < model->cpu_count ?
 				&model->cpus[cpu_id] : NULL);
@@ -734,6 +756,7 @@ void ds_model_syscall_entry(struct ds_model *model, int64_t ts, int64_t cpu_id, 
 	thread->syscall = name;
 	thread->syscall_entry = ts;
 	thread->syscall_seq++;
+	thread->read_open = false;
 	thread_refresh(model, thread, ts);
 }
 
@@ -750,8 +773,12 @@ void ds_model_syscall_exit(struct ds_model *model, int64_t ts, int64_t cpu_id)
 	for (span = thread->spans; span; span = span->next_on_thread) {
 		sa_span_charge(span, ts, thread->state, &thread->detail, thread->tid);
 		sa_span_syscall_done(span, thread, ts);
+		if (thread->read_open) {
+			read_done(span, thread, ts);
+		}
 	}
 	thread->syscall = NULL;
+	thread->read_open = false;
 	thread_refresh(model, thread, ts);
 }
 
@@ -789,6 +816,7 @@ void ds_model_irq_entry(struct ds_model *model, int64_t ts, int64_t cpu_id,
 		cpu->rx_valid = false;
 	} else if (kind == DS_IRQ_HARD) {
 		cpu->blk_valid = false;
+		cpu->blk_seq = 0;
 	}
 	ctx->kind = kind;
 	ctx->name = kind == DS_IRQ_HARD ? intern(model, name) : name;
@@ -893,6 +921,7 @@ void ds_model_discarded(struct ds_model *model, int64_t ts)
 		model->cpus[i].timer_depth = 0;
 		model->cpus[i].rx_valid = false;
 		model->cpus[i].blk_valid = false;
+		model->cpus[i].blk_seq = 0;
 		if (model->chain) {
 			ds_chain_cpu_run(model, &model->cpus[i], ts, -1, NULL);
 		}
@@ -909,6 +938,7 @@ void ds_model_discarded(struct ds_model *model, int64_t ts)
 			}
 			thread->syscall = NULL;
 		}
+		thread->read_open = false;
 		thread->sched = DS_SCHED_UNKNOWN;
 		thread->unknown_reason = "lost events";
 		thread_refresh(model, thread, ts);
@@ -960,4 +990,67 @@ void ds_model_block_complete(struct ds_model *model, int64_t ts, int64_t cpu_id,
 	}
 	cpu->blk_valid = true;
 	cpu->blk_dev = dev;
+}
+
+void ds_model_set_layers(struct ds_model *model, int64_t window)
+{
+	ds_block_destroy(model->block);
+	model->block = ds_block_create(window);
+}
+
+struct ds_block *ds_model_block(struct ds_model *model)
+{
+	return model->block;
+}
+
+void ds_model_block_event(struct ds_model *model, int64_t ts, int64_t cpu_id, enum ds_block_op op,
+		const struct ds_block_io *io)
+{
+	struct cpu_state *cpu;
+	struct ds_block_io rq = *io;
+	const struct ds_block_done *done;
+	struct ds_thread *submitter = NULL;
+
+	if (!model->block) {
+		if (op == DS_BLOCK_COMPLETE) {
+			ds_model_block_complete(model, ts, cpu_id, io->dev);
+		}
+		return;
+	}
+	ts = model_time(model, ts);
+	cpu = cpu_get(model, cpu_id);
+	if (rq.tid < 0 && cpu && !cpu->irq_depth && cpu->current && op != DS_BLOCK_COMPLETE &&
+			op != DS_BLOCK_REQUEUE) {
+		/* old layouts have no `tid`: the submitter is the thread running the submission */
+		rq.tid = cpu->current->tid;
+		if (!rq.comm && cpu->current->comm[0]) {
+			rq.comm = cpu->current->comm;
+		}
+	}
+	if (rq.tid > 0 && op != DS_BLOCK_COMPLETE && op != DS_BLOCK_REQUEUE) {
+		submitter = ds_model_thread(model, rq.tid, false);
+		if (submitter && submitter->read_open) {
+			/* block I/O issued on behalf of a read: a page-cache miss */
+			submitter->read_missed = true;
+		}
+	}
+	done = ds_block_event(model->block, ts, op, &rq);
+	if (op != DS_BLOCK_COMPLETE || !cpu || !cpu->irq_depth ||
+			cpu->irqs[cpu->irq_depth - 1].kind != DS_IRQ_HARD) {
+		return;
+	}
+	/* layers keep the completing irq known without chains too (page-cache misses) */
+	cpu->blk_valid = true;
+	cpu->blk_dev = io->dev;
+	cpu->blk_seq = done ? done->seq + 1 : 0;
+}
+
+void ds_model_syscall_read(struct ds_model *model, int64_t cpu_id)
+{
+	struct ds_thread *thread = model->block ? ds_model_cpu_current(model, cpu_id) : NULL;
+
+	if (thread && thread->syscall) {
+		thread->read_open = true;
+		thread->read_missed = false;
+	}
 }

@@ -23,6 +23,7 @@
 #include <glib.h>
 
 #include "states.h"
+#include "block.h"
 
 enum ds_state_rule {
 	DS_STATE_RULE_DEFAULT = 0,	/* reads raw task->state and the report encoding (doc/span-attrib.md) */
@@ -87,6 +88,8 @@ struct ds_thread {
 	const char *unknown_reason;	/* borrowed static; why the state is Unknown ("no event yet", ...) */
 	int64_t forked_by;		/* tid of the thread whose sched_process_fork created it, -1 unknown */
 	struct ds_thread_history *chain;	/* owned; NULL when chains are off (chain.h) */
+	bool read_open;			/* layers: the open syscall is of the read family */
+	bool read_missed;		/* layers: it issued block I/O or waited on a block completion */
 };
 
 /* An interrupt context kind on a CPU. */
@@ -134,6 +137,21 @@ void ds_model_wakeup_target(struct ds_model *model, int64_t ts, int64_t cpu, int
 void ds_model_net_send(struct ds_model *model, int64_t ts, int64_t cpu, const struct ds_tcp_key *key);
 void ds_model_net_receive(struct ds_model *model, int64_t ts, int64_t cpu, const struct ds_tcp_key *key);
 void ds_model_block_complete(struct ds_model *model, int64_t ts, int64_t cpu, uint64_t dev);
+
+/*
+ * Layers (doc/storage-network.md): block requests (block.h) and page-cache hits/misses of the read-family
+ * syscalls.  ds_model_set_layers() right after ds_model_create() (and ds_model_set_chain()), before any event;
+ * `window` (ns) is how long completions are kept for the chains.
+ */
+void ds_model_set_layers(struct ds_model *model, int64_t window);
+/* The host's block requests, NULL when layers are off. */
+struct ds_block *ds_model_block(struct ds_model *model);
+/* A block_* event recorded on `cpu` (a submitter tid < 0 is the CPU's current thread outside interrupts).
+ * Without layers, a completion does what ds_model_block_complete() does. */
+void ds_model_block_event(struct ds_model *model, int64_t ts, int64_t cpu, enum ds_block_op op,
+		const struct ds_block_io *io);
+/* The syscall just entered on `cpu` (ds_model_syscall_entry) is of the read family. */
+void ds_model_syscall_read(struct ds_model *model, int64_t cpu);
 void ds_model_migrate(struct ds_model *model, int64_t ts, int64_t tid, int64_t dest_cpu);
 /* `vtids`: the child's tid per pid namespace level (last = innermost), may be NULL. */
 void ds_model_fork(struct ds_model *model, int64_t ts, int64_t parent_tid,
@@ -210,6 +228,9 @@ struct sa_span {
 	struct ds_model *model;		/* borrowed; the model it was created on */
 	GArray *chain;			/* owned; struct ds_chain_entry (chain.h); NULL when chains are off */
 	guint chain_done;		/* segments explained so far */
+	/* layers: read-family syscalls ended while attached (doc/storage-network.md, "Page cache") */
+	uint64_t cache_hits, cache_misses;
+	uint64_t cache_hit_time, cache_miss_time;	/* ns, clipped to the time attached */
 };
 
 /* A new span beginning at `begin`, detached (idle state Unknown). */

@@ -15,7 +15,9 @@ enum member {
 	M_TRACE_HIGH, M_TRACE_LOW, M_SPAN_ID, M_PARENT_SPAN_ID,
 	M_HOST, M_SERVICE, M_OPERATION, M_PID, M_TID, M_BEGIN, M_END,
 	M_USER, M_SYSCALL, M_BLOCKED, M_WAIT_CPU, M_INTERRUPTED, M_UNKNOWN,
-	M_SYSCALLS, M_SEGMENTS, M_TRUNCATED, M_CHAIN, M_COUNT,
+	M_SYSCALLS, M_SEGMENTS, M_TRUNCATED, M_CHAIN,
+	M_CACHE_HITS, M_CACHE_MISSES, M_CACHE_HIT_TIME, M_CACHE_MISS_TIME,	/* layers (doc/storage-network.md) */
+	M_COUNT,
 };
 
 enum member_kind { KIND_INT, KIND_STRING, KIND_ARRAY, KIND_FLAG };
@@ -48,6 +50,10 @@ static const struct member_spec member_specs[M_COUNT] = {
 	[M_SEGMENTS] = { "segments", KIND_ARRAY, false },
 	[M_TRUNCATED] = { "truncated", KIND_FLAG, false },
 	[M_CHAIN] = { "chain", KIND_ARRAY, false },
+	[M_CACHE_HITS] = { "cache_hits", KIND_INT, false },
+	[M_CACHE_MISSES] = { "cache_misses", KIND_INT, false },
+	[M_CACHE_HIT_TIME] = { "cache_hit_time", KIND_INT, false },
+	[M_CACHE_MISS_TIME] = { "cache_miss_time", KIND_INT, false },
 };
 
 /* Members of one array element structure. */
@@ -946,6 +952,13 @@ enum ds_span_read_status ds_span_reader_read(struct ds_span_reader *reader,
 		span.truncated = layout->truncated_is_bool ?
 			bt_field_bool_get_value(flag) :
 			read_uint(flag, layout->is_signed[M_TRUNCATED]) != 0;
+	}
+	if (layout->index[M_CACHE_HITS] != NO_MEMBER && layout->index[M_CACHE_MISSES] != NO_MEMBER &&
+			layout->index[M_CACHE_HIT_TIME] != NO_MEMBER && layout->index[M_CACHE_MISS_TIME] != NO_MEMBER) {
+		span.has_cache = true;
+		for (s = 0; s < 4; s++) {
+			span.cache[s] = UINT_OF(M_CACHE_HITS + s);
+		}
 	}
 #undef UINT_OF
 #undef INT_OF

@@ -115,6 +115,9 @@ struct ds_span {
 	uint32_t syscall_count;
 	uint32_t chain_count;
 	bool truncated;
+	/* layers (doc/storage-network.md, "Page cache"): the cache_* members were present */
+	bool has_cache;
+	uint64_t cache[4];	/* cache_hits, cache_misses, cache_hit_time, cache_miss_time */
 	/*
 	 * Bounds out of range (begin < 0, end < begin, state or syscall totals
 	 * that do not fit in end - begin): begin and end were reset to a safe
