@@ -367,41 +367,104 @@ static int64_t add_entry(struct walk *w, struct ds_model *model, const struct ds
 		int64_t parent, unsigned int depth, int64_t begin, int64_t end, enum ds_state state,
 		enum ds_chain_kind kind, int64_t cpu, const char *fmt, ...)
 {
-	struct ds_chain_entry e;
+	struct ds_chain_entry *e;
 	va_list args;
 
-	e.segment = w->segment;
-	e.parent = parent;
-	e.depth = depth;
-	e.begin = begin;
-	e.end = end;
-	e.host = model->host ? model->host : "-";
-	e.pid = thread ? thread->pid : -1;
-	e.tid = thread ? thread->tid : -1;
-	g_strlcpy(e.comm, thread ? text_or_none(thread->comm) : "-", sizeof(e.comm));
-	if (thread) {
-		process_of(model, thread, e.process);
+	/* filled in place: an entry is large (its detail) */
+	g_array_set_size(w->out, w->out->len + 1);
+	e = &g_array_index(w->out, struct ds_chain_entry, w->out->len - 1);
+	e->segment = w->segment;
+	e->parent = parent;
+	e->depth = depth;
+	e->begin = begin;
+	e->end = end;
+	e->host = model->host ? model->host : "-";
+	e->pid = thread ? thread->pid : -1;
+	e->tid = thread ? thread->tid : -1;
+	if (thread && thread->comm[0]) {
+		memcpy(e->comm, thread->comm, sizeof(e->comm));
+		e->comm[sizeof(e->comm) - 1] = '\0';
 	} else {
-		g_strlcpy(e.process, "-", sizeof(e.process));
+		memcpy(e->comm, "-", 2);
 	}
-	e.cpu = cpu;
-	e.state = state;
-	e.kind = kind;
+	if (thread) {
+		process_of(model, thread, e->process);
+	} else {
+		memcpy(e->process, "-", 2);
+	}
+	e->cpu = cpu;
+	e->state = state;
+	e->kind = kind;
 	if (fmt[0] == '%' && fmt[1] == 's' && !fmt[2]) {
 		/* the common case: a ready text */
 		va_start(args, fmt);
-		g_strlcpy(e.detail, va_arg(args, const char *), sizeof(e.detail));
+		g_strlcpy(e->detail, va_arg(args, const char *), sizeof(e->detail));
 		va_end(args);
 	} else {
 		va_start(args, fmt);
-		vsnprintf(e.detail, sizeof(e.detail), fmt, args);
+		vsnprintf(e->detail, sizeof(e->detail), fmt, args);
 		va_end(args);
 	}
-	if (!e.detail[0]) {
-		g_strlcpy(e.detail, "-", sizeof(e.detail));
+	if (!e->detail[0]) {
+		memcpy(e->detail, "-", 2);
 	}
-	g_array_append_val(w->out, e);
 	return (int64_t) w->out->len - 1;
+}
+
+/* Appends `text` to buf[*len] (size `size`, NUL-terminated, truncated like snprintf). */
+static void text_cat(char *buf, size_t size, size_t *len, const char *text)
+{
+	size_t n = strlen(text);
+
+	if (*len + n >= size) {
+		n = *len + 1 < size ? size - 1 - *len : 0;
+	}
+	memcpy(buf + *len, text, n);
+	*len += n;
+	buf[*len] = '\0';
+}
+
+/* Appends `value` in decimal (PRId64) to buf[*len]. */
+static void text_cat_int(char *buf, size_t size, size_t *len, int64_t value)
+{
+	char digits[24], *p = digits + sizeof(digits) - 1;
+	uint64_t u = value < 0 ? (uint64_t) -(value + 1) + 1 : (uint64_t) value;
+
+	*p = '\0';
+	do {
+		*--p = (char) ('0' + u % 10);
+		u /= 10;
+	} while (u);
+	if (value < 0) {
+		*--p = '-';
+	}
+	text_cat(buf, size, len, p);
+}
+
+/* "<syscall> ← <comm>/<tid>" into buf, as snprintf("%s \u2190 %s/%" PRId64) would write it. */
+static void text_waker(char *buf, size_t size, const char *syscall, const char *comm, int64_t tid)
+{
+	size_t len = 0;
+
+	buf[0] = '\0';
+	text_cat(buf, size, &len, syscall);
+	text_cat(buf, size, &len, " \u2190 ");
+	text_cat(buf, size, &len, comm);
+	text_cat(buf, size, &len, "/");
+	text_cat_int(buf, size, &len, tid);
+}
+
+/* "<prefix><comm>/<tid>" into buf, as snprintf("%s%s/%" PRId64) would write it. */
+static const char *text_thread(char *buf, size_t size, const char *prefix, const char *comm, int64_t tid)
+{
+	size_t len = 0;
+
+	buf[0] = '\0';
+	text_cat(buf, size, &len, prefix);
+	text_cat(buf, size, &len, comm);
+	text_cat(buf, size, &len, "/");
+	text_cat_int(buf, size, &len, tid);
+	return buf;
 }
 
 static int path_find(const struct walk *w, const struct ds_model *model, int64_t tid)
@@ -527,8 +590,10 @@ static void explain_wait_cpu(struct walk *w, struct ds_model *model, const struc
 			add_entry(w, model, thread, parent, depth, x, end, DS_STATE_WAIT_CPU, DS_CHAIN_WAIT_CPU, cpu_id,
 				"ran instead: unknown");
 		} else {
+			char buf[DS_CHAIN_DETAIL_SIZE];
+
 			add_entry(w, model, thread, parent, depth, x, end, DS_STATE_WAIT_CPU, DS_CHAIN_WAIT_CPU, cpu_id,
-				"ran instead: %s/%" PRId64, text_or_none(run->comm), run->tid);
+				"%s", text_thread(buf, sizeof(buf), "ran instead: ", text_or_none(run->comm), run->tid));
 		}
 		x = end;
 	}
@@ -719,7 +784,7 @@ static void explain_blocked(struct walk *w, struct ds_model *model, const struct
 
 		int found = path_find(w, model, p->wake.tid);
 
-		snprintf(buf, sizeof(buf), "%s \u2190 %s/%" PRId64, sc, comm, p->wake.tid);
+		text_waker(buf, sizeof(buf), sc, comm, p->wake.tid);
 		if (found >= 0) {
 			deadlock_leaf(w, model, thread, found, x, y, depth, parent);
 		} else if (depth + 1 > w->ctx->depth) {
@@ -906,10 +971,43 @@ static void explain(struct walk *w, struct ds_model *model, int64_t tid, int64_t
 	}
 }
 
+/*
+ * The same segment of the same thread walked last in this charge (another span of the thread): its
+ * entries copied under `index`, and what the walk counted counted again.  false when there is none.
+ */
+static bool replay_memo(struct ds_chain_ctx *ctx, const struct ds_model *model, struct sa_span *span,
+		const struct sa_segment *seg, guint index)
+{
+	guint base = span->chain->len, i;
+
+	if (!ctx->memo.open || !ctx->memo.valid || ctx->memo.entries == span->chain ||
+			ctx->memo.model != model || ctx->memo.tid != seg->tid || ctx->memo.begin != seg->begin ||
+			ctx->memo.end != seg->end || ctx->memo.state != (int) seg->state ||
+			ctx->memo.at_end != span->truncated) {
+		return false;
+	}
+	g_array_append_vals(span->chain, &g_array_index(ctx->memo.entries, struct ds_chain_entry, ctx->memo.base),
+		ctx->memo.count);
+	for (i = base; i < span->chain->len; i++) {
+		struct ds_chain_entry *e = &g_array_index(span->chain, struct ds_chain_entry, i);
+
+		e->segment = index;
+		if (e->parent >= 0) {
+			e->parent = e->parent - (int64_t) ctx->memo.base + (int64_t) base;
+		}
+	}
+	ctx->counters.history_expired += ctx->memo.history_expired;
+	ctx->counters.in_flight_clipped += ctx->memo.in_flight_clipped;
+	ctx->counters.deadlocks += ctx->memo.deadlocks;
+	return true;
+}
+
 void ds_chain_explain_segment(struct ds_model *model, struct sa_span *span, guint index)
 {
 	const struct sa_segment *seg = &g_array_index(span->segments, struct sa_segment, index);
+	struct ds_chain_counters counted;
 	struct walk w;
+	guint base;
 
 	if (!model->chain || !span->chain ||
 			(seg->state != DS_STATE_BLOCKED && seg->state != DS_STATE_WAIT_CPU)) {
@@ -927,8 +1025,38 @@ void ds_chain_explain_segment(struct ds_model *model, struct sa_span *span, guin
 			"unknown: span inactive");
 		return;
 	}
+	if (replay_memo(w.ctx, model, span, seg, index)) {
+		return;
+	}
+	counted = w.ctx->counters;
+	base = w.out->len;
 	w.path[0].model = model;
 	w.path[0].tid = seg->tid;
 	w.path_len = 1;
 	explain(&w, model, seg->tid, seg->begin, seg->end, 0, -1);
+	if (w.ctx->memo.open) {
+		struct ds_chain_ctx *ctx = w.ctx;
+
+		ctx->memo.valid = true;
+		ctx->memo.model = model;
+		ctx->memo.tid = seg->tid;
+		ctx->memo.begin = seg->begin;
+		ctx->memo.end = seg->end;
+		ctx->memo.state = (int) seg->state;
+		ctx->memo.at_end = span->truncated;
+		ctx->memo.entries = w.out;
+		ctx->memo.base = base;
+		ctx->memo.count = w.out->len - base;
+		ctx->memo.history_expired = ctx->counters.history_expired - counted.history_expired;
+		ctx->memo.in_flight_clipped = ctx->counters.in_flight_clipped - counted.in_flight_clipped;
+		ctx->memo.deadlocks = ctx->counters.deadlocks - counted.deadlocks;
+	}
+}
+
+void ds_chain_share_walks(struct ds_model *model, bool on)
+{
+	if (model->chain) {
+		model->chain->memo.open = on;
+		model->chain->memo.valid = false;
+	}
 }

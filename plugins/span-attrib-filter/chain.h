@@ -94,6 +94,21 @@ struct ds_chain_ctx {
 	uint64_t sends_base;		/* seq of sends[0] */
 	GHashTable *send_index;		/* owned; key hash (direct) -> seq + 1 (direct) */
 	int64_t last_ts;		/* latest time seen by any model */
+	/*
+	 * The last walk, while the model charges the spans of one thread (ds_chain_share_walks()): nested
+	 * spans close the same segment at once and copy its entries instead of walking it again.
+	 */
+	struct {
+		bool open;		/* inside one charge of a thread's spans: the model does not change */
+		bool valid;
+		const struct ds_model *model;	/* borrowed */
+		int64_t tid, begin, end;
+		int state;
+		bool at_end;
+		const GArray *entries;	/* borrowed; the chain of the span walked (alive while `open`) */
+		guint base, count;	/* its entries of that walk */
+		uint64_t history_expired, in_flight_clipped, deadlocks;	/* what the walk counted */
+	} memo;
 };
 
 struct ds_chain_ctx *ds_chain_ctx_create(unsigned int depth, int64_t window);

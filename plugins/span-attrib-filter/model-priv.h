@@ -126,5 +126,7 @@ void ds_chain_cpu_fini(struct cpu_state *cpu);
 void ds_chain_wake(struct ds_model *model, struct ds_thread *thread, const struct cpu_state *cpu);
 /* A waited segment of `span` closed: append its entries to span->chain. */
 void ds_chain_explain_segment(struct ds_model *model, struct sa_span *span, guint index);
+/* true around the charge of one thread's spans (nothing changes the model meanwhile): walks are shared. */
+void ds_chain_share_walks(struct ds_model *model, bool on);
 
 #endif /* DEEPSPAN_SPAN_ATTRIB_MODEL_PRIV_H */

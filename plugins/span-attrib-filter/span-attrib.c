@@ -279,6 +279,7 @@ static bt_message_iterator_class_next_method_status pull_upstream(struct span_at
 	for (n = 0; n < PULL_BATCH; n++) {
 		const bt_message *msg;
 		enum span_attrib_status handled;
+		guint queued;
 
 		status = inputs_next(it, &msg);
 		if (status == BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_END) {
@@ -295,13 +296,23 @@ static bt_message_iterator_class_next_method_status pull_upstream(struct span_at
 		if (it->comp->pass_through) {
 			/* Upstream message first: the span it ends is emitted right after it. */
 			queue_push(it, (bt_message *) msg);
+			queued = it->queue->len;
 			handled = span_attrib_handle_message(it, msg);
 		} else {
+			queued = it->queue->len;
 			handled = span_attrib_handle_message(it, msg);
 			bt_message_put_ref(msg);
 		}
 		if (handled != SPAN_ATTRIB_STATUS_OK) {
 			status = next_status_of(handled);
+			break;
+		}
+		if (it->queue->len > queued) {
+			/*
+			 * A span was emitted: return it now.  Few span messages are then alive at once,
+			 * so babeltrace2's event pool stays small: each pooled event keeps the field
+			 * objects of the largest chain it carried (doc/performance.md, "Chains").
+			 */
 			break;
 		}
 	}

@@ -473,9 +473,11 @@ static void thread_refresh(struct ds_model *model, struct ds_thread *thread, int
 	if (thread->chain) {
 		ds_chain_piece_close(model, thread, ts);
 	}
+	ds_chain_share_walks(model, true);
 	for (span = thread->spans; span; span = span->next_on_thread) {
 		sa_span_charge(span, ts, thread->state, &thread->detail, thread->tid);
 	}
+	ds_chain_share_walks(model, false);
 	thread->state = state;
 	thread->detail = detail;
 	thread->since = ts;

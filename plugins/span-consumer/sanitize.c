@@ -73,22 +73,28 @@ static void append_control(GString *out, uint32_t cp)
 static void append_text(GString *out, const char *text, bool folded)
 {
 	const unsigned char *s = (const unsigned char *) text;
+	const unsigned char *run = s;	/* bytes passing unchanged, not yet appended: [run, s) */
 
 	while (*s) {
 		uint32_t cp;
 		size_t length = next_code_point(s, &cp);
 
+		if (!is_control(cp) && !(folded && cp == ';') && !(length == 1 && cp == REPLACEMENT)) {
+			s += length;
+			continue;
+		}
+		g_string_append_len(out, (const char *) run, (gssize) (s - run));
 		if (is_control(cp)) {
 			append_control(out, cp);
 		} else if (folded && cp == ';') {
 			g_string_append_c(out, ',');
-		} else if (length == 1 && cp == REPLACEMENT) {
-			g_string_append_unichar(out, REPLACEMENT);
 		} else {
-			g_string_append_len(out, (const char *) s, (gssize) length);
+			g_string_append_unichar(out, REPLACEMENT);
 		}
 		s += length;
+		run = s;
 	}
+	g_string_append_len(out, (const char *) run, (gssize) (s - run));
 }
 
 void ds_sanitize_text(GString *out, const char *text)
@@ -101,15 +107,41 @@ void ds_sanitize_folded(GString *out, const char *text)
 	append_text(out, text, true);
 }
 
+/* Whether XML output keeps code point `cp` as it is written. */
+static bool xml_unchanged(uint32_t cp)
+{
+	switch (cp) {
+	case '&':
+	case '<':
+	case '>':
+	case '"':
+	case '\'':
+		return false;
+	case '\n':
+	case '\t':
+		return true;
+	default:
+		return !is_control(cp) && cp != REPLACEMENT && cp != 0xFFFE && cp != 0xFFFF;
+	}
+}
+
 void ds_sanitize_xml(FILE *file, const char *text)
 {
 	const unsigned char *s = (const unsigned char *) text;
-	GString *escaped = g_string_new(NULL);
+	const unsigned char *run = s;	/* bytes passing unchanged, not yet written: [run, s) */
+	GString *escaped = NULL;	/* owned; created for the first control character */
 
 	while (*s) {
 		uint32_t cp;
 		size_t length = next_code_point(s, &cp);
 
+		if (xml_unchanged(cp)) {
+			s += length;
+			continue;
+		}
+		if (s > run) {
+			fwrite(run, 1, (size_t) (s - run), file);
+		}
 		switch (cp) {
 		case '&':
 			fputs("&amp;", file);
@@ -126,23 +158,26 @@ void ds_sanitize_xml(FILE *file, const char *text)
 		case '\'':
 			fputs("&#39;", file);
 			break;
-		case '\n':
-		case '\t':
-			fputc((int) cp, file);
-			break;
 		default:
 			if (is_control(cp)) {
+				if (!escaped) {
+					escaped = g_string_new(NULL);
+				}
 				g_string_truncate(escaped, 0);
 				append_control(escaped, cp);
 				fputs(escaped->str, file);
-			} else if (cp == REPLACEMENT || cp == 0xFFFE || cp == 0xFFFF) {
-				fputs("\xef\xbf\xbd", file);	/* U+FFFD; XML 1.0 forbids U+FFFE and U+FFFF */
 			} else {
-				fwrite(s, 1, length, file);
+				fputs("\xef\xbf\xbd", file);	/* U+FFFD; XML 1.0 forbids U+FFFE and U+FFFF */
 			}
 			break;
 		}
 		s += length;
+		run = s;
 	}
-	g_string_free(escaped, TRUE);
+	if (s > run) {
+		fwrite(run, 1, (size_t) (s - run), file);
+	}
+	if (escaped) {
+		g_string_free(escaped, TRUE);
+	}
 }

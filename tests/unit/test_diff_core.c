@@ -974,6 +974,23 @@ static void test_sanitize(void)
 	UNIT_CHECK(strcmp(xml, "&lt;a href=&quot;x&quot;&gt;&amp;&#39;\xef\xbf\xbd\\x01\n\xef\xbf\xbd") == 0,
 		"sanitize: XML entities, U+FFFD, escaped controls, no U+FFFE");
 	free(xml);
+	/* the unchanged runs between the characters rewritten are written whole */
+	check_text("ab\xef\xbf\xbd cd\x01" "ef;g\xffh", "ab\xef\xbf\xbd cd\\x01ef;g\xef\xbf\xbdh", false,
+		"sanitize: runs around controls and invalid bytes");
+	check_text("ab;cd;", "ab,cd,", true, "sanitize: folded runs around ;");
+	xml = NULL;
+	file = open_memstream(&xml, &size);
+	ds_sanitize_xml(file, "plain \xe2\x86\x90 text\t<b>\xef\xbf\xbd end\x1b");
+	fclose(file);
+	UNIT_CHECK(strcmp(xml, "plain \xe2\x86\x90 text\t&lt;b&gt;\xef\xbf\xbd end\\x1b") == 0,
+		"sanitize: XML runs around entities, a valid U+FFFD, a control at the end");
+	free(xml);
+	xml = NULL;
+	file = open_memstream(&xml, &size);
+	ds_sanitize_xml(file, "");
+	fclose(file);
+	UNIT_CHECK(strcmp(xml, "") == 0, "sanitize: XML of an empty name");
+	free(xml);
 }
 
 int main(void)
