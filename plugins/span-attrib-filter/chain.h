@@ -70,6 +70,9 @@ struct ds_chain_counters {
 	uint64_t deadlocks;
 	uint64_t in_flight_clipped;	/* a receive before its send (clocks not synchronized): clipped to 0 */
 	uint64_t history_expired;	/* entries `unknown: history expired` */
+	uint64_t received_twice;	/* TCP segments received again after a receive of the same send (chain-net.c) */
+	uint64_t no_net_events;		/* NET_RX wakeups `unknown` on a host without network events (chain-net.c) */
+	char first_no_net_host[64];	/* the first such host ("" none) */
 	char first_deadlock[DS_CHAIN_DETAIL_SIZE];	/* "" when none */
 };
 
@@ -79,7 +82,9 @@ struct ds_tcp_send {
 	int64_t ts;
 	struct ds_model *model;		/* borrowed: the sending host's model */
 	int64_t tid;			/* thread current on the sending CPU, -1 none */
-	uint32_t count;			/* times this key was sent (2+: retransmitted) */
+	uint32_t count;			/* times this key was sent up to this send (2+: a retransmission) */
+	uint32_t receives;		/* first send of a key: net_if_receive_skb of the key (2+: received twice) */
+	uint64_t prev;			/* seq + 1 of the previous send of the same key, 0 none */
 	uint64_t seq;			/* position in the index's ring */
 	uint64_t hash;			/* ds_tcp_key_hash(&key) */
 };
@@ -107,4 +112,19 @@ const struct ds_tcp_send *ds_chain_find_send(struct ds_chain_ctx *ctx, const str
 /* net_dev_queue on the host of `model` at `ts` by thread `tid` (-1 none): keeps it for the window. */
 void ds_chain_add_send(struct ds_chain_ctx *ctx, struct ds_model *model, int64_t ts, int64_t tid,
 		const struct ds_tcp_key *key);
+
+/*
+ * Network terminal (chain-net.c, doc/storage-network.md "Network").
+ */
+/* The send kept at `seq` (struct ds_tcp_send::seq), NULL when it left the window. */
+const struct ds_tcp_send *ds_chain_send_at(const struct ds_chain_ctx *ctx, uint64_t seq);
+/*
+ * The send of `key` a receive at `ts` matches: the last one at or before `ts`; when every send kept is after
+ * `ts` (clocks not synchronized), the earliest one.  NULL when the key was not sent within the window.
+ */
+const struct ds_tcp_send *ds_chain_send_before(struct ds_chain_ctx *ctx, const struct ds_tcp_key *key, int64_t ts);
+/* The first send of `send`'s key still kept (`send` itself when it is the only one). */
+const struct ds_tcp_send *ds_chain_send_first(const struct ds_chain_ctx *ctx, const struct ds_tcp_send *send);
+/* net_if_receive_skb of `key` at `ts`: counts the receive on the key's first send (2+: received twice). */
+void ds_chain_net_receive(struct ds_chain_ctx *ctx, const struct ds_tcp_key *key, int64_t ts);
 #endif /* DEEPSPAN_SPAN_ATTRIB_CHAIN_H */

@@ -920,6 +920,7 @@ void ds_model_net_send(struct ds_model *model, int64_t ts, int64_t cpu_id, const
 	struct ds_thread *sender = ds_model_cpu_current(model, cpu_id);
 
 	ts = model_time(model, ts);
+	model->net_seen = true;
 	if (model->chain) {
 		ds_chain_add_send(model->chain, model, ts, sender ? sender->tid : -1, key);
 	}
@@ -931,9 +932,11 @@ void ds_model_net_receive(struct ds_model *model, int64_t ts, int64_t cpu_id, co
 	const struct irq_context *top;
 
 	ts = model_time(model, ts);
+	model->net_seen = true;
 	if (!model->chain || !cpu || !cpu->irq_depth) {
 		return;
 	}
+	ds_chain_net_receive(model->chain, key, ts);
 	top = &cpu->irqs[cpu->irq_depth - 1];
 	if (top->kind != DS_IRQ_SOFT || !top->name) {
 		return;

@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The network terminal of chains (doc/storage-network.md, "Network"): which send of a TCP segment a receive
+ * matches (the last one at or before the receive: a retransmission replaces the lost first send), the first
+ * send of the key (where a retransmission wait begins), segments received twice, and NET_RX wakeups on a host
+ * that recorded no network events at all (`unknown`, not a guess).
+ *
+ * The sends of one key are linked from the newest (the index) to the oldest (`prev`); a key is rarely sent
+ * more than twice, so the walks below are a few steps.  No allocation.
+ */
+#include "chain.h"
+#include "model-priv.h"
+
+#include <string.h>
+
+const struct ds_tcp_send *ds_chain_send_at(const struct ds_chain_ctx *ctx, uint64_t seq)
+{
+	if (seq < ctx->sends_base + ctx->sends_head || seq >= ctx->sends_base + ctx->sends->len) {
+		return NULL;
+	}
+	return &g_array_index(ctx->sends, struct ds_tcp_send, seq - ctx->sends_base);
+}
+
+/* The previous send of the same key as `send`, NULL when none is kept. */
+static const struct ds_tcp_send *send_prev(const struct ds_chain_ctx *ctx, const struct ds_tcp_send *send)
+{
+	const struct ds_tcp_send *prev = send->prev ? ds_chain_send_at(ctx, send->prev - 1) : NULL;
+
+	return prev && prev->hash == send->hash ? prev : NULL;
+}
+
+const struct ds_tcp_send *ds_chain_send_before(struct ds_chain_ctx *ctx, const struct ds_tcp_key *key, int64_t ts)
+{
+	const struct ds_tcp_send *send = ds_chain_find_send(ctx, key);
+	const struct ds_tcp_send *prev;
+
+	while (send && send->ts > ts && (prev = send_prev(ctx, send))) {
+		send = prev;
+	}
+	return send;
+}
+
+const struct ds_tcp_send *ds_chain_send_first(const struct ds_chain_ctx *ctx, const struct ds_tcp_send *send)
+{
+	const struct ds_tcp_send *prev;
+
+	while (send && (prev = send_prev(ctx, send))) {
+		send = prev;
+	}
+	return send;
+}
+
+void ds_chain_net_receive(struct ds_chain_ctx *ctx, const struct ds_tcp_key *key, int64_t ts)
+{
+	/* receives are counted per key, on its first send: a copy of a retransmission is a second receive */
+	struct ds_tcp_send *first = (struct ds_tcp_send *) ds_chain_send_first(ctx,
+		ds_chain_send_before(ctx, key, ts));
+
+	if (!first) {
+		return;
+	}
+	first->receives++;
+	if (first->receives == 2) {
+		ctx->counters.received_twice++;
+	}
+}
+
+/*
+ * The one place that decides "this host recorded no network events" (H2's per-host missing-event-family
+ * report can absorb it): a NET_RX wakeup on a host where neither net_dev_queue nor net_if_receive_skb was seen.
+ */
+static bool net_events_missing(const struct ds_model *model)
+{
+	return !model->net_seen;
+}
+
+void ds_chain_net_wake(struct ds_model *model, struct ds_wake *w)
+{
+	const struct ds_tcp_send *send;
+
+	if (w->kind == DS_WAKE_SOFTIRQ) {
+		if (w->name && net_events_missing(model) && strcmp(w->name, "NET_RX") == 0) {
+			w->kind = DS_WAKE_NET;
+			w->no_net_events = true;
+		}
+		return;
+	}
+	send = ds_chain_send_before(model->chain, &w->key, w->rx_ts);
+	w->send_seq = send ? send->seq + 1 : 0;
+	w->received_twice = send && ds_chain_send_first(model->chain, send)->receives > 1;
+}
