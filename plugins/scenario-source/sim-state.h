@@ -68,6 +68,7 @@ struct sim_waker {
 	const char *name;		/* borrowed (interned): irq / softirq name */
 	int64_t t_s;			/* NET_RX: local ts (sender host) of the last segment's net_dev_queue */
 	int64_t t_r;			/* NET_RX: local ts (receiver host) of its net_if_receive_skb */
+	int64_t t_f;			/* NET_RX: local ts (sender host) of its first send (< t_s: retransmitted) */
 };
 
 /* A maximal piece of constant state of a thread, from `begin` to the next piece's begin. */
