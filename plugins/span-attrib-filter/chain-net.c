@@ -50,6 +50,66 @@ const struct ds_tcp_send *ds_chain_send_first(const struct ds_chain_ctx *ctx, co
 	return send;
 }
 
+/* A receive without a send yet. */
+struct ds_early_rx {
+	uint64_t hash;
+	int64_t ts;
+};
+
+/* Drops the early receives older than the window behind `now`. */
+static void prune_early_rx(struct ds_chain_ctx *ctx, int64_t now)
+{
+	int64_t limit = now < INT64_MIN + ctx->window ? INT64_MIN : now - ctx->window;
+
+	while (ctx->early_rx_head < ctx->early_rx->len) {
+		const struct ds_early_rx *rx = &g_array_index(ctx->early_rx, struct ds_early_rx, ctx->early_rx_head);
+
+		if (rx->ts >= limit) {
+			break;
+		}
+		g_hash_table_remove(ctx->early_rx_index, GSIZE_TO_POINTER((gsize) rx->hash));
+		ctx->early_rx_head++;
+	}
+	if (ctx->early_rx_head >= 32 && ctx->early_rx_head * 2 >= ctx->early_rx->len) {
+		g_array_remove_range(ctx->early_rx, 0, ctx->early_rx_head);
+		ctx->early_rx_head = 0;
+	}
+}
+
+static void remember_early_rx(struct ds_chain_ctx *ctx, const struct ds_tcp_key *key, int64_t ts)
+{
+	struct ds_early_rx rx = { ds_tcp_key_hash(key), ts };
+
+	if (!ctx->early_rx) {
+		ctx->early_rx = g_array_sized_new(FALSE, FALSE, sizeof(struct ds_early_rx), 64);
+		ctx->early_rx_index = g_hash_table_new(g_direct_hash, g_direct_equal);
+	}
+	prune_early_rx(ctx, ts);
+	g_array_append_val(ctx->early_rx, rx);
+	g_hash_table_insert(ctx->early_rx_index, GSIZE_TO_POINTER((gsize) rx.hash), GINT_TO_POINTER(1));
+}
+
+void ds_chain_net_sent(struct ds_chain_ctx *ctx, uint64_t hash, int64_t ts)
+{
+	if (!ctx->early_rx_index || !g_hash_table_size(ctx->early_rx_index)) {
+		return;
+	}
+	prune_early_rx(ctx, ts);
+	if (g_hash_table_remove(ctx->early_rx_index, GSIZE_TO_POINTER((gsize) hash))) {
+		ctx->counters.received_before_sent++;
+	}
+}
+
+void ds_chain_net_fini(struct ds_chain_ctx *ctx)
+{
+	if (ctx->early_rx) {
+		g_array_free(ctx->early_rx, TRUE);
+		g_hash_table_destroy(ctx->early_rx_index);
+		ctx->early_rx = NULL;
+		ctx->early_rx_index = NULL;
+	}
+}
+
 void ds_chain_net_receive(struct ds_chain_ctx *ctx, const struct ds_tcp_key *key, int64_t ts)
 {
 	/* receives are counted per key, on its first send: a copy of a retransmission is a second receive */
@@ -57,6 +117,7 @@ void ds_chain_net_receive(struct ds_chain_ctx *ctx, const struct ds_tcp_key *key
 		ds_chain_send_before(ctx, key, ts));
 
 	if (!first) {
+		remember_early_rx(ctx, key, ts);
 		return;
 	}
 	first->receives++;
@@ -87,5 +148,8 @@ void ds_chain_net_wake(struct ds_model *model, struct ds_wake *w)
 	}
 	send = ds_chain_send_before(model->chain, &w->key, w->rx_ts);
 	w->send_seq = send ? send->seq + 1 : 0;
+	if (!send) {
+		model->chain->counters.no_matching_send++;
+	}
 	w->received_twice = send && ds_chain_send_first(model->chain, send)->receives > 1;
 }

@@ -44,6 +44,7 @@ void ds_chain_ctx_destroy(struct ds_chain_ctx *ctx)
 	}
 	g_array_free(ctx->sends, TRUE);
 	g_hash_table_destroy(ctx->send_index);
+	ds_chain_net_fini(ctx);
 	g_free(ctx);
 }
 
@@ -132,6 +133,7 @@ void ds_chain_add_send(struct ds_chain_ctx *ctx, struct ds_model *model, int64_t
 	rec.hash = ds_tcp_key_hash(key);
 	g_array_append_val(ctx->sends, rec);
 	g_hash_table_insert(ctx->send_index, GSIZE_TO_POINTER((gsize) rec.hash), GSIZE_TO_POINTER((gsize) rec.seq + 1));
+	ds_chain_net_sent(ctx, rec.hash, ts);
 }
 
 /* History kept by the model. */

@@ -73,6 +73,8 @@ struct ds_chain_counters {
 	uint64_t received_twice;	/* TCP segments received again after a receive of the same send (chain-net.c) */
 	uint64_t no_net_events;		/* NET_RX wakeups `unknown` on a host without network events (chain-net.c) */
 	char first_no_net_host[64];	/* the first such host ("" none) */
+	uint64_t no_matching_send;	/* NET_RX wakeups by a segment whose send was not seen (chain-net.c) */
+	uint64_t received_before_sent;	/* segments sent after their receive (clocks not synchronized) */
 	char first_deadlock[DS_CHAIN_DETAIL_SIZE];	/* "" when none */
 };
 
@@ -99,6 +101,10 @@ struct ds_chain_ctx {
 	uint64_t sends_base;		/* seq of sends[0] */
 	GHashTable *send_index;		/* owned; key hash (direct) -> seq + 1 (direct) */
 	int64_t last_ts;		/* latest time seen by any model */
+	/* receives without a send yet (chain-net.c): a later send means the clocks are not synchronized */
+	GArray *early_rx;		/* owned (NULL until needed); struct ds_early_rx in time order, from head */
+	guint early_rx_head;
+	GHashTable *early_rx_index;	/* owned (NULL until needed); key hash (direct) -> 1 */
 };
 
 struct ds_chain_ctx *ds_chain_ctx_create(unsigned int depth, int64_t window);
@@ -125,6 +131,13 @@ const struct ds_tcp_send *ds_chain_send_at(const struct ds_chain_ctx *ctx, uint6
 const struct ds_tcp_send *ds_chain_send_before(struct ds_chain_ctx *ctx, const struct ds_tcp_key *key, int64_t ts);
 /* The first send of `send`'s key still kept (`send` itself when it is the only one). */
 const struct ds_tcp_send *ds_chain_send_first(const struct ds_chain_ctx *ctx, const struct ds_tcp_send *send);
-/* net_if_receive_skb of `key` at `ts`: counts the receive on the key's first send (2+: received twice). */
+/*
+ * net_if_receive_skb of `key` at `ts`: counts the receive on the key's first send (2+: received twice); a
+ * receive without a send is remembered for the window (a later send: received before sent).
+ */
 void ds_chain_net_receive(struct ds_chain_ctx *ctx, const struct ds_tcp_key *key, int64_t ts);
+/* A send of `hash` at `ts` (ds_chain_add_send): counts it when the key was received before. */
+void ds_chain_net_sent(struct ds_chain_ctx *ctx, uint64_t hash, int64_t ts);
+/* Frees what chain-net.c keeps in `ctx`. */
+void ds_chain_net_fini(struct ds_chain_ctx *ctx);
 #endif /* DEEPSPAN_SPAN_ATTRIB_CHAIN_H */

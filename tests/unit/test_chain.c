@@ -614,6 +614,7 @@ static void test_net_no_send_and_clocks(void)
 	struct ds_model *a = model_on("alpha"), *b = model_on("beta");
 	struct ds_tcp_key lost = key_of(41), early = key_of(42);
 	uint64_t clipped = ctx->counters.in_flight_clipped;
+	uint64_t before_sent = ctx->counters.received_before_sent, unmatched = ctx->counters.no_matching_send;
 	struct sa_span *span;
 
 	net_start(a, b, &span);
@@ -632,6 +633,12 @@ static void test_net_no_send_and_clocks(void)
 	expect(span, DS_CHAIN_SOFTIRQ, "after arrival: softirq:NET_RX", 1, 25, 26, "clocks: after arrival kept");
 	UNIT_CHECK(find(span, DS_CHAIN_IN_FLIGHT, "segment alpha \u2192 beta") < 0, "clocks: no in-flight leaf");
 	UNIT_EQ_UINT(ctx->counters.in_flight_clipped - clipped, 1, "clocks: the clipped segment is counted");
+	/* the key received at 9 without a send is sent at 40 on alpha: alpha's clock is ahead */
+	ds_model_net_send(a, 40, 0, &lost);
+	UNIT_EQ_UINT(ctx->counters.received_before_sent - before_sent, 1, "clocks: a send after its receive is counted");
+	ds_model_net_send(a, 41, 0, &lost);
+	UNIT_EQ_UINT(ctx->counters.received_before_sent - before_sent, 1, "clocks: counted once per receive");
+	UNIT_EQ_UINT(ctx->counters.no_matching_send - unmatched, 1, "no send: the wakeup is counted");
 	sa_span_free(span);
 	ds_model_destroy(a);
 	ds_model_destroy(b);
