@@ -143,6 +143,11 @@ void ds_chain_net_wake(struct ds_model *model, struct ds_wake *w)
 		if (w->name && net_events_missing(model) && strcmp(w->name, "NET_RX") == 0) {
 			w->kind = DS_WAKE_NET;
 			w->no_net_events = true;
+			model->chain->counters.no_net_events++;
+			if (!model->chain->counters.first_no_net_host[0]) {
+				g_strlcpy(model->chain->counters.first_no_net_host, model->host ? model->host : "-",
+					sizeof(model->chain->counters.first_no_net_host));
+			}
 		}
 		return;
 	}

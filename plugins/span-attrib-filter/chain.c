@@ -661,11 +661,6 @@ static void explain_blocked(struct walk *w, struct ds_model *model, const struct
 		int64_t t_r, t_s, t_f;
 
 		if (p->wake.no_net_events) {
-			w->ctx->counters.no_net_events++;
-			if (!w->ctx->counters.first_no_net_host[0]) {
-				g_strlcpy(w->ctx->counters.first_no_net_host, model->host ? model->host : "-",
-					sizeof(w->ctx->counters.first_no_net_host));
-			}
 			add_entry(w, model, thread, parent, depth, x, y, DS_STATE_BLOCKED, DS_CHAIN_UNKNOWN, -1,
 				"unknown: %s \u2190 softirq:NET_RX, no network events recorded on %s", sc,
 				model->host ? model->host : "-");
