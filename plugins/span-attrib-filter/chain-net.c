@@ -100,6 +100,18 @@ void ds_chain_net_sent(struct ds_chain_ctx *ctx, uint64_t hash, int64_t ts)
 	}
 }
 
+void ds_chain_net_sent_in_irq(struct ds_chain_ctx *ctx, const char *name, bool soft)
+{
+	struct ds_tcp_send *last;
+
+	if (ctx->sends_head >= ctx->sends->len) {
+		return;
+	}
+	last = &g_array_index(ctx->sends, struct ds_tcp_send, ctx->sends->len - 1);
+	last->irq = name;
+	last->irq_soft = soft;
+}
+
 void ds_chain_net_fini(struct ds_chain_ctx *ctx)
 {
 	if (ctx->early_rx) {

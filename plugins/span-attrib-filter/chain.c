@@ -676,8 +676,13 @@ static void explain_blocked(struct walk *w, struct ds_model *model, const struct
 		}
 		first = ds_chain_send_first(w->ctx, send);
 		sender = ds_model_thread(first->model, first->tid, false);
-		snprintf(buf, sizeof(buf), "%s \u2190 %s/%s/%" PRId64, sc, first->model->host, comm_of(sender),
-			first->tid);
+		if (first->tid <= 0 && first->irq) {
+			snprintf(buf, sizeof(buf), "%s \u2190 %s/%s:%s", sc, first->model->host,
+				first->irq_soft ? "softirq" : "irq", first->irq);
+		} else {
+			snprintf(buf, sizeof(buf), "%s \u2190 %s/%s/%" PRId64, sc, first->model->host, comm_of(sender),
+				first->tid);
+		}
 		if (depth + 1 > w->ctx->depth) {
 			add_entry(w, model, thread, parent, depth, x, y, DS_STATE_BLOCKED, DS_CHAIN_DEPTH_LIMIT, -1,
 				"%s", buf);
@@ -704,9 +709,14 @@ static void explain_blocked(struct walk *w, struct ds_model *model, const struct
 				deadlock_leaf(w, first->model, sender, found, x, t_f, depth + 1, e);
 			} else if (first->tid > 0) {
 				descend(w, first->model, first->tid, x, t_f, depth + 1, e);
+			} else if (first->irq) {
+				/* the kernel sent it (ACK-clocked data, a timer): which thread queued it is not known */
+				add_entry(w, first->model, NULL, e, depth + 1, x, t_f, DS_STATE_BLOCKED, DS_CHAIN_UNKNOWN, -1,
+					"unknown: sent from %s:%s on %s, no thread", first->irq_soft ? "softirq" : "irq",
+					first->irq, first->model->host);
 			} else {
 				add_entry(w, first->model, NULL, e, depth + 1, x, t_f, DS_STATE_BLOCKED, DS_CHAIN_UNKNOWN, -1,
-					"unknown: not in the kernel trace");
+					"unknown: no thread current at the send on %s", first->model->host);
 			}
 		}
 		if (t_s > t_f) {

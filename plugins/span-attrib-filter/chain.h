@@ -83,7 +83,9 @@ struct ds_tcp_send {
 	struct ds_tcp_key key;
 	int64_t ts;
 	struct ds_model *model;		/* borrowed: the sending host's model */
-	int64_t tid;			/* thread current on the sending CPU, -1 none */
+	int64_t tid;			/* thread current on the sending CPU outside interrupt context, -1 none */
+	const char *irq;		/* borrowed (static or interned): sent in this irq / softirq, NULL none */
+	bool irq_soft;			/* `irq` is a softirq */
 	uint32_t count;			/* times this key was sent up to this send (2+: a retransmission) */
 	uint32_t receives;		/* first send of a key: net_if_receive_skb of the key (2+: received twice) */
 	uint64_t prev;			/* seq + 1 of the previous send of the same key, 0 none */
@@ -138,6 +140,8 @@ const struct ds_tcp_send *ds_chain_send_first(const struct ds_chain_ctx *ctx, co
 void ds_chain_net_receive(struct ds_chain_ctx *ctx, const struct ds_tcp_key *key, int64_t ts);
 /* A send of `hash` at `ts` (ds_chain_add_send): counts it when the key was received before. */
 void ds_chain_net_sent(struct ds_chain_ctx *ctx, uint64_t hash, int64_t ts);
+/* The send just added (ds_chain_add_send) ran in interrupt context: hard irq or softirq `name`. */
+void ds_chain_net_sent_in_irq(struct ds_chain_ctx *ctx, const char *name, bool soft);
 /* Frees what chain-net.c keeps in `ctx`. */
 void ds_chain_net_fini(struct ds_chain_ctx *ctx);
 #endif /* DEEPSPAN_SPAN_ATTRIB_CHAIN_H */

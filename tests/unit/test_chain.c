@@ -664,6 +664,30 @@ static void test_net_other_cpu(void)
 	ds_model_destroy(b);
 }
 
+/* A segment sent from a softirq that interrupts a thread: the thread did not send it. */
+static void test_net_sent_in_softirq(void)
+{
+	struct ds_model *a = model_on("alpha"), *b = model_on("beta");
+	struct ds_tcp_key k = key_of(61);
+	struct sa_span *span;
+
+	net_start(a, b, &span);
+	ds_model_irq_entry(a, 6, 0, DS_IRQ_SOFT, "NET_RX");
+	ds_model_net_send(a, 7, 0, &k);
+	ds_model_irq_exit(a, 8, 0, DS_IRQ_SOFT);
+	net_wait(a, b, &k, 12, 0);
+	sa_span_finish(b, span, 50);
+	check_chain(span, "sent in softirq: partition");
+	expect(span, DS_CHAIN_NETWORK, "recvfrom \u2190 alpha/softirq:NET_RX", 0, 1, 12,
+		"sent in softirq: the network entry names the softirq");
+	expect(span, DS_CHAIN_UNKNOWN, "unknown: sent from softirq:NET_RX on alpha, no thread", 1, 1, 7,
+		"sent in softirq: the sender part is unknown, not the interrupted client's");
+	expect(span, DS_CHAIN_IN_FLIGHT, "segment alpha \u2192 beta", 1, 7, 11, "sent in softirq: in flight");
+	sa_span_free(span);
+	ds_model_destroy(a);
+	ds_model_destroy(b);
+}
+
 /* A host that recorded no network events: a NET_RX wakeup is `unknown`, with the reason, and counted. */
 static void test_net_no_events(void)
 {
@@ -735,6 +759,7 @@ int main(void)
 	test_net_received_twice();
 	test_net_no_send_and_clocks();
 	test_net_other_cpu();
+	test_net_sent_in_softirq();
 	test_net_no_events();
 	ds_chain_ctx_destroy(ctx);
 	return unit_finish();
