@@ -139,6 +139,22 @@ def test_diff_top_cause_names_the_network_path(tmp_path, plugin_dir, cause, name
         assert "in flight customer \u2192 frontend" in sentence, sentence
 
 
+@pytest.mark.parametrize("cause, name, hosts", [
+    ("net-delay", "in flight customer \u2192 frontend", 2),
+    ("net-retransmit", "retransmission wait customer \u2192 frontend", 4),
+])
+def test_top_cause_with_random_clocks_and_sync(tmp_path, plugin_dir, cause, name, hosts):
+    """Hosts on their own clocks (seeded offsets and drifts), synchronized by filter.deepspan.sync."""
+    out = tmp_path / cause
+    proc = run_babeltrace2("-c", "source.deepspan.scenario", "-p", f'cause="{cause}",requests=200,hosts={hosts}',
+                           "-c", "filter.deepspan.sync",
+                           "-c", "filter.deepspan.span-attrib", "-p", "pass-through=false",
+                           "-c", "sink.deepspan.diff", "-p", f'output-dir="{out}"')
+    assert "received before they were sent" not in proc.stderr, proc.stderr
+    top = top_cause((out / "explain.txt").read_text())
+    assert name in top, top
+
+
 @pytest.mark.parametrize("cause, comm", [
     ("net-delay", "in flight customer \u2192 frontend"),
     ("net-retransmit", "retransmission wait customer \u2192 frontend"),
