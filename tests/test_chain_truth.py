@@ -21,7 +21,7 @@ import pytest
 from conftest import run_babeltrace2
 from scenario_fixtures import scenario_class
 
-CHAIN_CAUSES = ("lock-hog", "lock-sleep", "lock-remote", "handoff", "deadlock")
+CHAIN_CAUSES = ("lock-hog", "lock-sleep", "lock-remote", "handoff", "deadlock", "net-delay", "net-retransmit")
 KINDS = {"running", "wait-cpu", "wait", "timer", "irq", "softirq", "network", "in-flight", "disk", "unknown",
          "deadlock", "depth-limit"}
 STATES = ("user", "syscall", "blocked", "wait_cpu", "interrupted", "unknown")
@@ -53,7 +53,7 @@ def all_spans(truth):
 
 @pytest.mark.parametrize("cause, seed, hosts", [
     ("lock-hog", 1, 3), ("lock-sleep", 2, 2), ("lock-remote", 3, 5), ("handoff", 4, 3), ("deadlock", 5, 2),
-    ("lock-remote", 6, 2), ("lock-hog", 7, 5),
+    ("lock-remote", 6, 2), ("lock-hog", 7, 5), ("net-delay", 8, 2), ("net-retransmit", 9, 4),
 ])
 def test_truth_chains_partition_the_waited_time(tmp_path, plugin_dir, cause, seed, hosts):
     truth = run_truth(tmp_path, cause, requests=50, seed=seed, hosts=hosts, cause=cause, clock="none",
@@ -241,6 +241,8 @@ COMPARED = ("segment_begin", "begin", "end", "host", "tid", "state", "kind", "de
 @pytest.mark.parametrize("cause, seed, hosts", [
     ("lock-hog", 1, 3), ("lock-sleep", 2, 2), ("lock-remote", 3, 5), ("handoff", 4, 3), ("deadlock", 5, 2),
     ("lock-remote", 6, 2), ("irq", 7, 4), ("cpu", 8, 3), ("disk", 9, 2), ("lock", 10, 5),
+    ("net-delay", 11, 2), ("net-delay", 12, 5), ("net-retransmit", 13, 3), ("net-retransmit", 14, 2),
+    ("net-retransmit", 15, 5),
 ])
 def test_span_attrib_chains_equal_the_truth(tmp_path, bt2_plugin, cause, seed, hosts):
     truth_path = tmp_path / "truth.json"
@@ -265,7 +267,8 @@ def test_span_attrib_chains_equal_the_truth(tmp_path, bt2_plugin, cause, seed, h
     assert not problems, problems[:5]
 
 
-@pytest.mark.parametrize("cause", ["lock-hog", "lock-sleep", "lock-remote", "handoff"])
+@pytest.mark.parametrize("cause", ["lock-hog", "lock-sleep", "lock-remote", "handoff", "net-delay",
+                                   "net-retransmit"])
 def test_span_attrib_chain_details_equal_the_truth(tmp_path, bt2_plugin, cause):
     truth_path = tmp_path / "truth.json"
     params = {"requests": 40, "seed": 11, "hosts": 3, "cause": cause, "clock": "none", "slow-ratio": 0.2,

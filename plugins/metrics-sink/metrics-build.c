@@ -421,6 +421,9 @@ static uint32_t culprit_chain(void *data, uint32_t handle, unsigned int state,
 	culprit = culprit_id(acc, entry->host, entry->process, entry->comm, entry->tid);
 	if (entry->kind == DS_CHAIN_WAIT_CPU && entry->ran_comm) {
 		culprit = culprit_id(acc, entry->host, 0, entry->ran_comm, entry->ran_tid);
+	} else if (entry->kind == DS_CHAIN_IN_FLIGHT && entry->ran_comm) {
+		/* the network path (doc/storage-network.md, "Network") */
+		culprit = culprit_id(acc, entry->host, 0, entry->ran_comm, -1);
 	}
 	charge(acc, culprit, entry->state, entry->kind, width);
 	return handle;

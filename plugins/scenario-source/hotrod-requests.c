@@ -562,8 +562,18 @@ static void server_reply(struct sim *sim, struct sim_thread *t, struct hr_job *j
 static void server_end(struct sim *sim, struct sim_thread *t, struct hr_job *job)
 {
 	int64_t exit_values[1] = { job->resp_bytes };
+	enum sim_cause cause = job->req && job->req->slow ? job->req->cause : SIM_CAUSE_NONE;
 
-	sim_tcp_send(sim, t, job->conn, 1, job->resp_bytes, job);
+	if (job->service == HR_CUSTOMER && !job->untraced &&
+			(cause == SIM_CAUSE_NET_DELAY || cause == SIM_CAUSE_NET_RETRANSMIT)) {
+		/* the network path customer -> frontend: the reply is slow in flight, or lost and retransmitted */
+		int64_t ns = sim_rng_range(&hr_state(sim)->rng, 20000000, 40000000);
+
+		sim_tcp_send_faulty(sim, t, job->conn, 1, job->resp_bytes, job,
+			cause == SIM_CAUSE_NET_DELAY ? ns : 0, cause == SIM_CAUSE_NET_RETRANSMIT ? ns : 0);
+	} else {
+		sim_tcp_send(sim, t, job->conn, 1, job->resp_bytes, job);
+	}
 	sim_syscall_exit(sim, t, SIM_SYS_SENDTO, exit_values);
 	if (job->conn->host[0] < 0) {
 		job_free(sim, job);	/* nobody traced waits for this reply */

@@ -275,19 +275,35 @@ static void explain_blocked(struct walk *w, const struct sim_thread *t, const st
 	}
 	{
 		int64_t t_s = to_span_clock(w, waker->host, wk->t_s);
+		int64_t t_f = to_span_clock(w, waker->host, wk->t_f);
 		int64_t t_r = to_span_clock(w, t->host, wk->t_r);
 		int64_t f = t_s > x ? t_s : x;
 		int64_t g = t_r > x ? t_r : x;
+		int64_t h = t_f > x ? t_f : x;
 
-		if (t_s > x) {
+		/* the sender before its first send, the retransmission wait, in flight, after arrival */
+		if (t_f > x) {
 			w->path[w->npath++] = waker;
-			explain(w, waker, x, t_s < y ? t_s : y, depth + 1);
+			explain(w, waker, x, t_f < y ? t_f : y, depth + 1);
 			w->npath--;
+		}
+		if (f > h) {
+			struct sim_chain_leaf *l = leaf(w, waker, h, f < y ? f : y, SIM_ST_BLOCKED,
+				SIM_CHAIN_IN_FLIGHT, depth + 1, "retransmission wait: segment %s \u2192 %s",
+				sim->host[waker->host].name, sim->host[t->host].name);
+
+			if (l) {
+				/* the sender's host's network path: no thread's */
+				l->pid = -1;
+				l->tid = -1;
+				l->comm = "-";
+			}
 		}
 		if (g > f) {
 			struct sim_chain_leaf *l = leaf(w, t, f, g < y ? g : y, SIM_ST_BLOCKED,
-				SIM_CHAIN_IN_FLIGHT, depth + 1, "segment %s \u2192 %s",
-				sim->host[waker->host].name, sim->host[t->host].name);
+				SIM_CHAIN_IN_FLIGHT, depth + 1, "segment %s \u2192 %s%s",
+				sim->host[waker->host].name, sim->host[t->host].name,
+				t_f < t_s ? " (retransmitted)" : "");
 
 			if (l) {
 				/* a segment in flight is no thread's: the receiver's host, no ids */

@@ -194,6 +194,45 @@ static int64_t net_rx_step(struct sim *sim, struct sim_cpu *cpu, struct sim_irq_
 	return -1;
 }
 
+static struct sim_irq_work *queue_delivery(struct sim *sim, struct sim_conn *conn, int dir, uint32_t seq,
+		uint32_t ack, uint32_t bytes, void *msg, int64_t at, unsigned int sender_cpu,
+		const struct sim_thread *sender, int64_t t_s);
+
+/* Steps of a TCP retransmission timer: the lost last segment leaves again (net_dev_queue), same key. */
+static int64_t retransmit_step(struct sim *sim, struct sim_cpu *cpu, struct sim_irq_work *work)
+{
+	struct sim_host *host = &sim->host[cpu->host];
+	struct sim_irq_work *delivery;
+	struct sim_record *rec;
+	uint32_t last = work->segments - 1;
+
+	switch (work->step) {
+	case 0:
+		emit_softirq(sim, cpu, SIM_EV_SOFTIRQ_RAISE, SIM_SOFTIRQ_TIMER);
+		return 300;
+	case 1:
+		emit_softirq(sim, cpu, SIM_EV_SOFTIRQ_ENTRY, SIM_SOFTIRQ_TIMER);
+		return 800;
+	case 2:
+		rec = sim_emit_cpu(sim, cpu->host, cpu->index, SIM_EV_NET_DEV_QUEUE);
+		rec->v[0] = (int64_t) (UINT64_C(0xffff888000000000) + ((host->skb_counter++ * 0x2c0) & 0xffffffffu));
+		rec->v[1] = work->last_len + 66;
+		rec->s[0] = sim_intern(sim, "eth0");
+		fill_net_header(rec, 2, work->conn, work->dir, work->seq + last * SIM_MSS, work->ack_seq,
+			work->last_len, true, (uint16_t) (work->seq + work->segments));
+		sim->tcp_segments++;
+		delivery = queue_delivery(sim, work->conn, work->dir, work->seq, work->ack_seq, work->bytes,
+			work->msg, sim_host_now(sim, cpu->host) + work->extra, cpu->index, work->thread, rec->ts);
+		if (delivery) {
+			delivery->t_f = work->t_f;
+		}
+		return 500;
+	default:
+		emit_softirq(sim, cpu, SIM_EV_SOFTIRQ_EXIT, SIM_SOFTIRQ_TIMER);
+		return -1;
+	}
+}
+
 static int64_t disk_step(struct sim *sim, struct sim_cpu *cpu, struct sim_irq_work *work)
 {
 	struct sim_record *rec;
@@ -333,6 +372,9 @@ void sim_irq_on_step(struct sim *sim, struct sim_cpu *cpu)
 	case SIM_IRQ_RCU:
 		delay = rcu_step(sim, cpu, work);
 		break;
+	case SIM_IRQ_RETRANSMIT:
+		delay = retransmit_step(sim, cpu, work);
+		break;
 	default:
 		delay = storm_step(sim, cpu, work);
 		break;
@@ -388,7 +430,7 @@ static unsigned int rx_cpu(const struct sim_host *host, const struct sim_conn *c
 	return (hash >> 7) % host->ncpus;
 }
 
-static void queue_delivery(struct sim *sim, struct sim_conn *conn, int dir, uint32_t seq,
+static struct sim_irq_work *queue_delivery(struct sim *sim, struct sim_conn *conn, int dir, uint32_t seq,
 		uint32_t ack, uint32_t bytes, void *msg, int64_t at, unsigned int sender_cpu,
 		const struct sim_thread *sender, int64_t t_s)
 {
@@ -396,11 +438,11 @@ static void queue_delivery(struct sim *sim, struct sim_conn *conn, int dir, uint
 	struct sim_irq_work *work;
 
 	if (receiver < 0) {
-		return;
+		return NULL;
 	}
 	work = irq_work_new(sim, SIM_IRQ_NET_RX);
 	if (!work) {
-		return;
+		return NULL;
 	}
 	work->conn = conn;
 	work->dir = dir;
@@ -414,15 +456,17 @@ static void queue_delivery(struct sim *sim, struct sim_conn *conn, int dir, uint
 		work->s_host = (uint16_t) sender->host;
 		work->s_tid = sender->tid;
 		work->t_s = t_s;
+		work->t_f = t_s;
 	}
 	work->duration = sim_rng_jitter(&sim->rng, 2500, 0.3);
 	work->loopback = conn->host[dir] == receiver;
 	irq_raise(sim, (unsigned int) receiver,
 		work->loopback ? sender_cpu : rx_cpu(&sim->host[receiver], conn), work, at);
+	return work;
 }
 
-void sim_tcp_send(struct sim *sim, struct sim_thread *t, struct sim_conn *conn, int dir,
-		uint32_t bytes, void *msg)
+void sim_tcp_send_faulty(struct sim *sim, struct sim_thread *t, struct sim_conn *conn, int dir,
+		uint32_t bytes, void *msg, int64_t delay, int64_t rto)
 {
 	struct sim_host *host = &sim->host[t->host];
 	uint32_t seq = conn->snd_nxt[dir];
@@ -448,8 +492,35 @@ void sim_tcp_send(struct sim *sim, struct sim_thread *t, struct sim_conn *conn, 
 	conn->snd_nxt[dir] = seq + bytes;
 	latency = loopback ? sim_rng_jitter(&sim->rng, 4000, 0.3) :
 		sim_rng_jitter(&sim->rng, SIM_NET_LATENCY, 0.4);
-	queue_delivery(sim, conn, dir, seq, ack, bytes, msg, sim_host_now(sim, t->host) + latency, t->cpu,
+	if (rto > 0 && segments > 0) {
+		/* the last segment is lost: the sender's retransmission timer sends it again */
+		struct sim_irq_work *work = irq_work_new(sim, SIM_IRQ_RETRANSMIT);
+
+		if (!work) {
+			return;
+		}
+		work->conn = conn;
+		work->dir = dir;
+		work->seq = seq;
+		work->ack_seq = ack;
+		work->bytes = bytes;
+		work->segments = segments;
+		work->last_len = bytes - (segments - 1) * SIM_MSS;
+		work->msg = msg;
+		work->thread = t;
+		work->t_f = t_s;
+		work->extra = latency + delay;
+		irq_raise(sim, t->host, t->cpu, work, sim_host_now(sim, t->host) + rto);
+		return;
+	}
+	queue_delivery(sim, conn, dir, seq, ack, bytes, msg, sim_host_now(sim, t->host) + latency + delay, t->cpu,
 		t, t_s);
+}
+
+void sim_tcp_send(struct sim *sim, struct sim_thread *t, struct sim_conn *conn, int dir,
+		uint32_t bytes, void *msg)
+{
+	sim_tcp_send_faulty(sim, t, conn, dir, bytes, msg, 0, 0);
 }
 
 void sim_tcp_inject(struct sim *sim, struct sim_conn *conn, int dir, uint32_t bytes,

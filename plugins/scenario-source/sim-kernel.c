@@ -478,6 +478,7 @@ static void record_waker(struct sim *sim, struct sim_thread *t, unsigned int cpu
 			w->tid = irq->s_tid;
 			w->t_s = irq->t_s;
 			w->t_r = irq->t_r;
+			w->t_f = irq->t_f;
 		}
 		break;
 	case SIM_IRQ_DISK:
@@ -487,6 +488,7 @@ static void record_waker(struct sim *sim, struct sim_thread *t, unsigned int cpu
 		w->t_r = irq->t_r;
 		break;
 	case SIM_IRQ_TIMER:
+	case SIM_IRQ_RETRANSMIT:
 		w->kind = SIM_WAKER_TIMER;
 		break;
 	case SIM_IRQ_RCU:

@@ -98,6 +98,7 @@ enum sim_irq_kind {
 	SIM_IRQ_TIMER,		/* TIMER softirq expiring a sleeping thread's timer */
 	SIM_IRQ_STORM,		/* a spurious device irq (irq storm) */
 	SIM_IRQ_RCU,		/* RCU softirq freeing a reaped task (sched_process_free) */
+	SIM_IRQ_RETRANSMIT,	/* TIMER softirq on the sender: TCP retransmission of a lost last segment */
 };
 
 struct sim_conn;
@@ -137,6 +138,10 @@ struct sim_irq_work {
 	int32_t s_tid;			/* net: sender's tid */
 	int64_t t_s;			/* net: local ts of the last segment's net_dev_queue; disk: of the issue */
 	int64_t t_r;			/* net: local ts of the last segment's net_if_receive_skb; disk: completion */
+	int64_t t_f;			/* net: local ts of the last segment's first net_dev_queue (= t_s unless
+					 * retransmitted); retransmit: of the lost send */
+	int64_t extra;			/* retransmit: in-flight delay of the retransmission */
+	uint32_t last_len;		/* retransmit: payload bytes of the lost segment */
 	unsigned int repeat;		/* storm: irqs still to raise after this one */
 	int64_t period;			/* storm: time between two irqs */
 	struct sim_irq_work *next;	/* borrowed: queue / free-list link */
@@ -235,6 +240,13 @@ void sim_syscall_exit(struct sim *sim, struct sim_thread *t, enum sim_syscall sy
 /* Sends `bytes` from side `dir` of `conn` (net_dev_queue per segment) in `t`'s syscall. */
 void sim_tcp_send(struct sim *sim, struct sim_thread *t, struct sim_conn *conn, int dir,
 		uint32_t bytes, void *msg);
+/*
+ * sim_tcp_send with a network fault (doc/scenario.md, causes net-delay and net-retransmit): the segments
+ * spend `delay` ns more in flight; when `rto` > 0 the last segment is lost and retransmitted from the TIMER
+ * softirq of the sender's CPU `rto` ns after its send.
+ */
+void sim_tcp_send_faulty(struct sim *sim, struct sim_thread *t, struct sim_conn *conn, int dir,
+		uint32_t bytes, void *msg, int64_t delay, int64_t rto);
 /* A segment train from an untraced peer (side `dir`) reaching its traced side. */
 void sim_tcp_inject(struct sim *sim, struct sim_conn *conn, int dir, uint32_t bytes,
 		void *msg, int64_t at);

@@ -70,6 +70,7 @@ struct sim_waker {
 					 * DISK: local ts of the block_rq_issue */
 	int64_t t_r;			/* NET_RX: local ts (receiver host) of its net_if_receive_skb;
 					 * DISK: local ts of the block_rq_complete */
+	int64_t t_f;			/* NET_RX: local ts (sender host) of its first send (< t_s: retransmitted) */
 };
 
 /* A maximal piece of constant state of a thread, from `begin` to the next piece's begin. */

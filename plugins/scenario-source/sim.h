@@ -35,6 +35,8 @@ enum sim_cause {
 	SIM_CAUSE_LOCK_REMOTE,	/* the lock holder waits for a remote call (redis, another host) */
 	SIM_CAUSE_HANDOFF,	/* the mysql worker hands the query to a pool thread and waits for it */
 	SIM_CAUSE_DEADLOCK,	/* a mysql worker and a replica on another host wait for each other */
+	SIM_CAUSE_NET_DELAY,	/* the customer's reply to the frontend is delayed in flight (a slow path) */
+	SIM_CAUSE_NET_RETRANSMIT,	/* the customer's reply to the frontend is lost, retransmitted after an RTO */
 	SIM_CAUSE_COUNT,
 };
 

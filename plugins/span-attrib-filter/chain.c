@@ -45,6 +45,7 @@ void ds_chain_ctx_destroy(struct ds_chain_ctx *ctx)
 	}
 	g_array_free(ctx->sends, TRUE);
 	g_hash_table_destroy(ctx->send_index);
+	ds_chain_net_fini(ctx);
 	g_free(ctx);
 }
 
@@ -128,10 +129,12 @@ void ds_chain_add_send(struct ds_chain_ctx *ctx, struct ds_model *model, int64_t
 	rec.model = model;
 	rec.tid = tid;
 	rec.count = previous ? previous->count + 1 : 1;
+	rec.prev = previous ? previous->seq + 1 : 0;
 	rec.seq = ctx->sends_base + ctx->sends->len;
 	rec.hash = ds_tcp_key_hash(key);
 	g_array_append_val(ctx->sends, rec);
 	g_hash_table_insert(ctx->send_index, GSIZE_TO_POINTER((gsize) rec.hash), GSIZE_TO_POINTER((gsize) rec.seq + 1));
+	ds_chain_net_sent(ctx, rec.hash, ts);
 }
 
 /* History kept by the model. */
@@ -305,8 +308,12 @@ void ds_chain_wake(struct ds_model *model, struct ds_thread *thread, const struc
 	} else if (cpu->idle) {
 		w->kind = DS_WAKE_IDLE;
 	}
-	if (w->kind == DS_WAKE_NET) {
-		const struct ds_tcp_send *send = ds_chain_find_send(model->chain, &w->key);
+	if (w->kind == DS_WAKE_NET || w->kind == DS_WAKE_SOFTIRQ) {
+		ds_chain_net_wake(model, w);
+	}
+	if (w->kind == DS_WAKE_NET && w->send_seq) {
+		const struct ds_tcp_send *send = ds_chain_send_first(model->chain,
+			ds_chain_send_at(model->chain, w->send_seq - 1));
 
 		if (send) {
 			remember_waker(h, thread->syscall, send->model, send->tid);
@@ -817,47 +824,81 @@ static void explain_blocked(struct walk *w, struct ds_model *model, const struct
 			"%s \u2190 disk dev %" PRIu64 ":%" PRIu64, sc, p->wake.dev >> 20, p->wake.dev & 0xfffff);
 		return;
 	case DS_WAKE_NET: {
-		const struct ds_tcp_send *send = ds_chain_find_send(w->ctx, &p->wake.key);
+		/* doc/storage-network.md, "Network": the send matched at the wakeup (the last one at or before the
+		 * receive), else looked up again now; the sender is the thread of the key's first send */
+		const struct ds_tcp_send *send = p->wake.send_seq ? ds_chain_send_at(w->ctx, p->wake.send_seq - 1) : NULL;
+		const struct ds_tcp_send *first;
 		const struct ds_thread *sender;
-		int64_t t_r, t_s;
+		int64_t t_r, t_s, t_f;
 
+		if (p->wake.no_net_events) {
+			add_entry(w, model, thread, parent, depth, x, y, DS_STATE_BLOCKED, DS_CHAIN_UNKNOWN, -1,
+				"unknown: %s \u2190 softirq:NET_RX, no network events recorded on %s", sc,
+				model->host ? model->host : "-");
+			return;
+		}
+		if (!send || !key_equal(&send->key, &p->wake.key)) {
+			send = ds_chain_send_before(w->ctx, &p->wake.key, p->wake.rx_ts);
+		}
 		if (!send) {
 			add_entry(w, model, thread, parent, depth, x, y, DS_STATE_BLOCKED, DS_CHAIN_SOFTIRQ, -1,
 				"%s \u2190 softirq:NET_RX (no matching send)", sc);
 			return;
 		}
-		sender = ds_model_thread(send->model, send->tid, false);
-		snprintf(buf, sizeof(buf), "%s \u2190 %s/%s/%" PRId64, sc, send->model->host, comm_of(sender),
-			send->tid);
+		first = ds_chain_send_first(w->ctx, send);
+		sender = ds_model_thread(first->model, first->tid, false);
+		if (first->tid <= 0 && first->irq) {
+			snprintf(buf, sizeof(buf), "%s \u2190 %s/%s:%s", sc, first->model->host,
+				first->irq_soft ? "softirq" : "irq", first->irq);
+		} else {
+			snprintf(buf, sizeof(buf), "%s \u2190 %s/%s/%" PRId64, sc, first->model->host, comm_of(sender),
+				first->tid);
+		}
 		if (depth + 1 > w->ctx->depth) {
 			add_entry(w, model, thread, parent, depth, x, y, DS_STATE_BLOCKED, DS_CHAIN_DEPTH_LIMIT, -1,
 				"%s", buf);
 			return;
 		}
 		e = add_entry(w, model, thread, parent, depth, x, y, DS_STATE_BLOCKED, DS_CHAIN_NETWORK, -1, "%s", buf);
+		/* x <= t_f <= t_s <= t_r <= y: the sender before its first send, the retransmission wait, in flight,
+		 * after arrival */
 		t_r = p->wake.rx_ts < x ? x : (p->wake.rx_ts > y ? y : p->wake.rx_ts);
 		t_s = send->ts < x ? x : send->ts;
+		t_f = first->ts < x ? x : first->ts;
 		if (t_s > t_r) {
-			/* received before it was sent: the hosts' clocks are not synchronized (doc/critical-path.md) */
+			/* received before it was sent: the hosts' clocks are not synchronized (doc/storage-network.md) */
 			w->ctx->counters.in_flight_clipped++;
 			t_s = t_r;
 		}
-		if (t_s > x) {
-			int found = send->tid > 0 ? path_find(w, send->model, send->tid) : -1;
+		if (t_f > t_s) {
+			t_f = t_s;
+		}
+		if (t_f > x) {
+			int found = first->tid > 0 ? path_find(w, first->model, first->tid) : -1;
 
 			if (found >= 0) {
-				deadlock_leaf(w, send->model, sender, found, x, t_s, depth + 1, e);
-			} else if (send->tid > 0) {
-				descend(w, send->model, send->tid, x, t_s, depth + 1, e);
+				deadlock_leaf(w, first->model, sender, found, x, t_f, depth + 1, e);
+			} else if (first->tid > 0) {
+				descend(w, first->model, first->tid, x, t_f, depth + 1, e);
+			} else if (first->irq) {
+				/* the kernel sent it (ACK-clocked data, a timer): which thread queued it is not known */
+				add_entry(w, first->model, NULL, e, depth + 1, x, t_f, DS_STATE_BLOCKED, DS_CHAIN_UNKNOWN, -1,
+					"unknown: sent from %s:%s on %s, no thread", first->irq_soft ? "softirq" : "irq",
+					first->irq, first->model->host);
 			} else {
-				add_entry(w, send->model, NULL, e, depth + 1, x, t_s, DS_STATE_BLOCKED, DS_CHAIN_UNKNOWN, -1,
-					"unknown: not in the kernel trace");
+				add_entry(w, first->model, NULL, e, depth + 1, x, t_f, DS_STATE_BLOCKED, DS_CHAIN_UNKNOWN, -1,
+					"unknown: no thread current at the send on %s", first->model->host);
 			}
+		}
+		if (t_s > t_f) {
+			/* the first send was lost: the sender's host waited for its retransmission timer */
+			add_entry(w, first->model, NULL, e, depth + 1, t_f, t_s, DS_STATE_BLOCKED, DS_CHAIN_IN_FLIGHT, -1,
+				"retransmission wait: segment %s \u2192 %s", first->model->host, model->host);
 		}
 		if (t_r > t_s) {
 			add_entry(w, model, NULL, e, depth + 1, t_s, t_r, DS_STATE_BLOCKED, DS_CHAIN_IN_FLIGHT, -1,
-				"segment %s \u2192 %s%s", send->model->host, model->host,
-				send->count > 1 ? " (retransmitted)" : "");
+				"segment %s \u2192 %s%s%s", send->model->host, model->host,
+				send->count > 1 ? " (retransmitted)" : "", p->wake.received_twice ? " (received twice)" : "");
 		}
 		if (y > t_r) {
 			add_entry(w, model, thread, e, depth + 1, t_r, y, DS_STATE_BLOCKED, DS_CHAIN_SOFTIRQ, -1,

@@ -70,6 +70,11 @@ struct ds_chain_counters {
 	uint64_t deadlocks;
 	uint64_t in_flight_clipped;	/* a receive before its send (clocks not synchronized): clipped to 0 */
 	uint64_t history_expired;	/* entries `unknown: history expired` */
+	uint64_t received_twice;	/* TCP segments received again after a receive of the same send (chain-net.c) */
+	uint64_t no_net_events;		/* NET_RX wakeups `unknown` on a host without network events (chain-net.c) */
+	char first_no_net_host[64];	/* the first such host ("" none) */
+	uint64_t no_matching_send;	/* NET_RX wakeups by a segment whose send was not seen (chain-net.c) */
+	uint64_t received_before_sent;	/* segments sent after their receive (clocks not synchronized) */
 	char first_deadlock[DS_CHAIN_DETAIL_SIZE];	/* "" when none */
 };
 
@@ -78,8 +83,12 @@ struct ds_tcp_send {
 	struct ds_tcp_key key;
 	int64_t ts;
 	struct ds_model *model;		/* borrowed: the sending host's model */
-	int64_t tid;			/* thread current on the sending CPU, -1 none */
-	uint32_t count;			/* times this key was sent (2+: retransmitted) */
+	int64_t tid;			/* thread current on the sending CPU outside interrupt context, -1 none */
+	const char *irq;		/* borrowed (static or interned): sent in this irq / softirq, NULL none */
+	bool irq_soft;			/* `irq` is a softirq */
+	uint32_t count;			/* times this key was sent up to this send (2+: a retransmission) */
+	uint32_t receives;		/* first send of a key: net_if_receive_skb of the key (2+: received twice) */
+	uint64_t prev;			/* seq + 1 of the previous send of the same key, 0 none */
 	uint64_t seq;			/* position in the index's ring */
 	uint64_t hash;			/* ds_tcp_key_hash(&key) */
 };
@@ -109,6 +118,10 @@ struct ds_chain_ctx {
 		guint base, count;	/* its entries of that walk */
 		uint64_t history_expired, in_flight_clipped, deadlocks;	/* what the walk counted */
 	} memo;
+	/* receives without a send yet (chain-net.c): a later send means the clocks are not synchronized */
+	GArray *early_rx;		/* owned (NULL until needed); struct ds_early_rx in time order, from head */
+	guint early_rx_head;
+	GHashTable *early_rx_index;	/* owned (NULL until needed); key hash (direct) -> 1 */
 };
 
 struct ds_chain_ctx *ds_chain_ctx_create(unsigned int depth, int64_t window);
@@ -122,4 +135,28 @@ const struct ds_tcp_send *ds_chain_find_send(struct ds_chain_ctx *ctx, const str
 /* net_dev_queue on the host of `model` at `ts` by thread `tid` (-1 none): keeps it for the window. */
 void ds_chain_add_send(struct ds_chain_ctx *ctx, struct ds_model *model, int64_t ts, int64_t tid,
 		const struct ds_tcp_key *key);
+
+/*
+ * Network terminal (chain-net.c, doc/storage-network.md "Network").
+ */
+/* The send kept at `seq` (struct ds_tcp_send::seq), NULL when it left the window. */
+const struct ds_tcp_send *ds_chain_send_at(const struct ds_chain_ctx *ctx, uint64_t seq);
+/*
+ * The send of `key` a receive at `ts` matches: the last one at or before `ts`; when every send kept is after
+ * `ts` (clocks not synchronized), the earliest one.  NULL when the key was not sent within the window.
+ */
+const struct ds_tcp_send *ds_chain_send_before(struct ds_chain_ctx *ctx, const struct ds_tcp_key *key, int64_t ts);
+/* The first send of `send`'s key still kept (`send` itself when it is the only one). */
+const struct ds_tcp_send *ds_chain_send_first(const struct ds_chain_ctx *ctx, const struct ds_tcp_send *send);
+/*
+ * net_if_receive_skb of `key` at `ts`: counts the receive on the key's first send (2+: received twice); a
+ * receive without a send is remembered for the window (a later send: received before sent).
+ */
+void ds_chain_net_receive(struct ds_chain_ctx *ctx, const struct ds_tcp_key *key, int64_t ts);
+/* A send of `hash` at `ts` (ds_chain_add_send): counts it when the key was received before. */
+void ds_chain_net_sent(struct ds_chain_ctx *ctx, uint64_t hash, int64_t ts);
+/* The send just added (ds_chain_add_send) ran in interrupt context: hard irq or softirq `name`. */
+void ds_chain_net_sent_in_irq(struct ds_chain_ctx *ctx, const char *name, bool soft);
+/* Frees what chain-net.c keeps in `ctx`. */
+void ds_chain_net_fini(struct ds_chain_ctx *ctx);
 #endif /* DEEPSPAN_SPAN_ATTRIB_CHAIN_H */

@@ -56,6 +56,7 @@ struct ds_model {
 	const char *net_rx_name;	/* borrowed; the NET_RX softirq name pointer once seen */
 	/* layers (NULL: off; doc/storage-network.md) */
 	struct ds_block *block;		/* owned; the host's block requests */
+	bool net_seen;			/* a net_dev_queue or net_if_receive_skb was seen on this host */
 };
 
 /* How a blocked piece ended. */
@@ -76,6 +77,9 @@ struct ds_wake {
 	const char *name;		/* IRQ, SOFTIRQ: borrowed (interned or static) */
 	struct ds_tcp_key key;		/* NET */
 	int64_t rx_ts;			/* NET: receive time */
+	uint64_t send_seq;		/* NET: seq + 1 of the send matched at the wakeup, 0 none (chain-net.c) */
+	bool no_net_events;		/* NET: NET_RX wakeup on a host with no network events (key unused) */
+	bool received_twice;		/* NET: the receive was the second (or later) one of its send */
 	uint64_t dev;			/* DISK */
 	uint64_t blk_seq;		/* DISK, layers: 1 + seq of the completion record, 0 unknown */
 };
@@ -124,6 +128,8 @@ void ds_chain_cpu_run(struct ds_model *model, struct cpu_state *cpu, int64_t ts,
 void ds_chain_cpu_fini(struct cpu_state *cpu);
 /* A blocked thread is woken now from `cpu` (NULL: unknown CPU): fill its pending wake. */
 void ds_chain_wake(struct ds_model *model, struct ds_thread *thread, const struct cpu_state *cpu);
+/* chain-net.c: a NET_RX wakeup's segment, matched to its send now (doc/storage-network.md "Network"). */
+void ds_chain_net_wake(struct ds_model *model, struct ds_wake *w);
 /* A waited segment of `span` closed: append its entries to span->chain. */
 void ds_chain_explain_segment(struct ds_model *model, struct sa_span *span, guint index);
 /* true around the charge of one thread's spans (nothing changes the model meanwhile): walks are shared. */

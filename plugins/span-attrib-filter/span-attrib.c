@@ -158,6 +158,7 @@ static void report_warnings(struct span_attrib_iterator *it)
 			"on the hosts' clocks: their in-flight time was clipped to 0 (synchronize the hosts with "
 			"filter.deepspan.sync, doc/critical-path.md, \"Across hosts\").", it->chain->counters.in_flight_clipped);
 	}
+	ds_chain_net_report(sc, it->chain);
 	if (it->chain && it->chain->counters.history_expired) {
 		DS_LOG_INFO(sc, SPAN_ATTRIB_CLASS_NAME, "%" PRIu64 " chain entr(ies) are `unknown: history expired` "
 			"(raise chain-window to keep more history, doc/critical-path.md).", it->chain->counters.history_expired);

@@ -186,4 +186,7 @@ void span_attrib_forget_trace_classes(struct span_attrib_iterator *it);
 enum span_attrib_status span_attrib_handle_message(struct span_attrib_iterator *it,
 		const bt_message *msg);
 enum span_attrib_status span_attrib_flush(struct span_attrib_iterator *it);
+/* net-report.c: the network terminal's warnings at the end of the run (NULL chain: none). */
+void ds_chain_net_report(bt_self_component *sc, const struct ds_chain_ctx *chain);
+
 #endif /* DEEPSPAN_SPAN_ATTRIB_H */

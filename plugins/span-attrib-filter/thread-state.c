@@ -950,10 +950,17 @@ void ds_model_discarded(struct ds_model *model, int64_t ts)
 void ds_model_net_send(struct ds_model *model, int64_t ts, int64_t cpu_id, const struct ds_tcp_key *key)
 {
 	struct ds_thread *sender = ds_model_cpu_current(model, cpu_id);
+	const struct cpu_state *cpu = cpu_get(model, cpu_id);
+	const struct irq_context *top = cpu && cpu->irq_depth ? &cpu->irqs[cpu->irq_depth - 1] : NULL;
 
 	ts = model_time(model, ts);
+	model->net_seen = true;
 	if (model->chain) {
-		ds_chain_add_send(model->chain, model, ts, sender ? sender->tid : -1, key);
+		/* sent in interrupt context (ACK-clocked data, retransmission timer): not the interrupted thread's */
+		ds_chain_add_send(model->chain, model, ts, sender && !top ? sender->tid : -1, key);
+		if (top) {
+			ds_chain_net_sent_in_irq(model->chain, top->name, top->kind == DS_IRQ_SOFT);
+		}
 	}
 }
 
@@ -963,9 +970,11 @@ void ds_model_net_receive(struct ds_model *model, int64_t ts, int64_t cpu_id, co
 	const struct irq_context *top;
 
 	ts = model_time(model, ts);
+	model->net_seen = true;
 	if (!model->chain || !cpu || !cpu->irq_depth) {
 		return;
 	}
+	ds_chain_net_receive(model->chain, key, ts);
 	top = &cpu->irqs[cpu->irq_depth - 1];
 	if (top->kind != DS_IRQ_SOFT || !top->name) {
 		return;

@@ -12,6 +12,33 @@
 #include <string.h>
 #include <xxhash.h>
 
+/* The details of in-flight entries (doc/storage-network.md, "Network"). */
+#define SEGMENT_PREFIX "segment "
+#define RETRANSMIT_PREFIX "retransmission wait: segment "
+
+/*
+ * The network path an in-flight entry is charged to, `in flight A → B` or `retransmission wait A → B`
+ * (its frame and its culprit in sink.deepspan.metrics by="culprit"); false for another detail.
+ */
+static bool append_net_path(GString *out, const char *detail)
+{
+	const char *path, *end;
+
+	if (g_str_has_prefix(detail, RETRANSMIT_PREFIX)) {
+		g_string_append(out, "retransmission wait ");
+		path = detail + strlen(RETRANSMIT_PREFIX);
+	} else if (g_str_has_prefix(detail, SEGMENT_PREFIX)) {
+		g_string_append(out, "in flight ");
+		path = detail + strlen(SEGMENT_PREFIX);
+	} else {
+		return false;
+	}
+	/* `A → B`, without ` (retransmitted)` and the like */
+	end = strstr(path, " (");
+	g_string_append_len(out, path, end ? end - path : (gssize) strlen(path));
+	return true;
+}
+
 /* `process/comm`, or `comm` when they are the same (or the process is unknown). */
 static void append_thread(GString *out, const char *process, const char *comm)
 {
@@ -162,7 +189,14 @@ static void append_note(GString *out, struct ds_span_store *store,
 		}
 		break;
 	case DS_CHAIN_IN_FLIGHT:
-		g_string_append_printf(out, "spent%s in flight (%s)", slot, detail);
+		if (g_str_has_prefix(detail, RETRANSMIT_PREFIX)) {
+			g_string_append_printf(out, "waited%s for the retransmission of a lost segment %s", slot,
+				detail + strlen(RETRANSMIT_PREFIX));
+		} else if (g_str_has_prefix(detail, SEGMENT_PREFIX)) {
+			g_string_append_printf(out, "spent%s in flight %s", slot, detail + strlen(SEGMENT_PREFIX));
+		} else {
+			g_string_append_printf(out, "spent%s in flight (%s)", slot, detail);
+		}
 		break;
 	default:
 		if (e->depth > 0) {
@@ -220,6 +254,10 @@ static void make_labels(struct ds_span_store *store, GString *scratch,
 		out->ran_comm = ds_strings_intern(store->strings, scratch->str);
 	}
 	g_string_truncate(scratch, 0);
+	if (e->kind == DS_CHAIN_IN_FLIGHT && append_net_path(scratch, detail)) {
+		out->ran_comm = ds_strings_intern(store->strings, scratch->str);
+	}
+	g_string_truncate(scratch, 0);
 	append_note(scratch, store, chain, count, i);
 	out->note = ds_strings_intern(store->strings, scratch->str);
 	g_string_truncate(scratch, 0);
@@ -233,9 +271,14 @@ static void make_labels(struct ds_span_store *store, GString *scratch,
 		out->frame = ds_strings_intern(store->strings, scratch->str);
 		return;
 	}
-	append_thread(scratch, ds_store_string(store, e->process),
-		ds_store_string(store, e->comm));
-	g_string_append_printf(scratch, " [%s]", ds_state_title(e->state));
+	if (e->kind == DS_CHAIN_IN_FLIGHT && out->ran_comm) {
+		/* a segment in flight is no thread's: the frame names the network path */
+		g_string_append(scratch, ds_store_string(store, out->ran_comm));
+	} else {
+		append_thread(scratch, ds_store_string(store, e->process),
+			ds_store_string(store, e->comm));
+		g_string_append_printf(scratch, " [%s]", ds_state_title(e->state));
+	}
 	out->frame = ds_strings_intern(store->strings, scratch->str);
 	if (!none) {
 		g_string_truncate(scratch, 0);

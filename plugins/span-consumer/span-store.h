@@ -82,7 +82,8 @@ struct ds_chain_entry {
 	uint32_t step;		/* interned: second frame under `frame` (depth > 0: the detail without tids), 0 = none */
 	uint32_t detail;	/* interned: the detail as written (with tids) */
 	uint32_t note;		/* interned: the entry's clause for explain.txt (span-reader.c) */
-	uint32_t ran_comm;	/* wait-cpu: interned comm of `ran instead: comm/tid` ("idle"), else 0 */
+	uint32_t ran_comm;	/* wait-cpu: interned comm of `ran instead: comm/tid` ("idle"); in-flight: the
+				 * network path `in flight A → B` / `retransmission wait A → B`; else 0 */
 	int64_t ran_tid;	/* wait-cpu: its tid, -1 when none (idle) */
 	uint32_t host;		/* interned */
 	uint32_t process;	/* interned */

@@ -14,6 +14,8 @@
 
 static struct ds_chain_ctx *ctx;
 
+static struct ds_tcp_key key_of(uint32_t seq);
+
 static struct ds_model *model_on(const char *host)
 {
 	struct ds_model *m = ds_model_create(DS_STATE_RULE_DEFAULT, true);
@@ -225,6 +227,12 @@ static void test_irq_timer_terminals(void)
 	ds_model_syscall_exit(m, 42, 0);
 	ds_model_syscall_entry(m, 50, 0, "recvfrom");
 	sw(m, 50, 0, 100, "app", BLOCKED, 0, "swapper/0");
+	/* the host records network events (else the wakeup is unknown: test_net_no_events) */
+	{
+		struct ds_tcp_key other = key_of(99);
+
+		ds_model_net_send(m, 55, 1, &other);
+	}
 	ds_model_irq_entry(m, 60, 3, DS_IRQ_SOFT, "NET_RX");
 	ds_model_wakeup_target(m, 61, 3, 100, "app", 0);
 	ds_model_irq_exit(m, 62, 3, DS_IRQ_SOFT);
@@ -499,6 +507,215 @@ static void test_end_of_trace(void)
 	ds_model_destroy(b);
 }
 
+/*
+ * Network terminal (doc/storage-network.md, "Network"): a server on beta blocked in recvfrom from 1 on, the
+ * client on alpha running from 0 (sendto from 5).  net_wait wakes the server at `wake` on beta's CPU `wake_cpu`
+ * (the server last ran on CPU 0) from the NET_RX softirq that received `rx` at wake - 1.
+ */
+static void net_wait(struct ds_model *a, struct ds_model *b, const struct ds_tcp_key *rx,
+		int64_t wake, int64_t wake_cpu)
+{
+	ds_model_irq_entry(b, wake - 2, wake_cpu, DS_IRQ_SOFT, "NET_RX");
+	ds_model_net_receive(b, wake - 1, wake_cpu, rx);
+	ds_model_wakeup_target(b, wake, wake_cpu, 200, "server", 0);
+	ds_model_irq_exit(b, wake, wake_cpu, DS_IRQ_SOFT);
+	sw(b, wake, 0, 0, "swapper/0", 0, 200, "server");
+	ds_model_syscall_exit(b, wake + 1, 0);
+	(void) a;
+}
+
+static void net_start(struct ds_model *a, struct ds_model *b, struct sa_span **span)
+{
+	sw(a, 0, 0, 0, "swapper/0", 0, 100, "client");
+	sw(b, 0, 0, 0, "swapper/0", 0, 200, "server");
+	*span = span_on(b, 200, 0);
+	ds_model_syscall_entry(b, 1, 0, "recvfrom");
+	sw(b, 1, 0, 200, "server", BLOCKED, 0, "swapper/0");
+	ds_model_syscall_entry(a, 5, 0, "sendto");
+}
+
+/* The first send is lost; the retransmission (from a timer softirq on an idle CPU) is the one received. */
+static void test_net_retransmission(void)
+{
+	struct ds_model *a = model_on("alpha"), *b = model_on("beta");
+	struct ds_tcp_key k = key_of(21);
+	struct sa_span *span;
+
+	net_start(a, b, &span);
+	ds_model_net_send(a, 6, 0, &k);
+	ds_model_syscall_exit(a, 7, 0);
+	ds_model_syscall_entry(a, 8, 0, "recvfrom");
+	sw(a, 8, 0, 100, "client", BLOCKED, 0, "swapper/0");
+	ds_model_irq_entry(a, 29, 0, DS_IRQ_SOFT, "TIMER");
+	ds_model_net_send(a, 30, 0, &k);
+	ds_model_irq_exit(a, 31, 0, DS_IRQ_SOFT);
+	net_wait(a, b, &k, 36, 0);
+	sa_span_finish(b, span, 50);
+	check_chain(span, "retransmission: partition");
+	expect(span, DS_CHAIN_NETWORK, "recvfrom \u2190 alpha/client/100", 0, 1, 36,
+		"retransmission: the sender is the thread of the first send");
+	expect(span, DS_CHAIN_RUNNING, "-", 1, 1, 5, "retransmission: the sender before its send (user)");
+	expect(span, DS_CHAIN_RUNNING, "sendto", 1, 5, 6, "retransmission: the sender in sendto");
+	expect(span, DS_CHAIN_IN_FLIGHT, "retransmission wait: segment alpha \u2192 beta", 1, 6, 30,
+		"retransmission: first send to the retransmission");
+	UNIT_EQ_STR(entry(span, (guint) find(span, DS_CHAIN_IN_FLIGHT,
+		"retransmission wait: segment alpha \u2192 beta"))->host, "alpha",
+		"retransmission: the wait is charged to the sender's host");
+	expect(span, DS_CHAIN_IN_FLIGHT, "segment alpha \u2192 beta (retransmitted)", 1, 30, 35,
+		"retransmission: in flight from the retransmission");
+	expect(span, DS_CHAIN_SOFTIRQ, "after arrival: softirq:NET_RX", 1, 35, 36,
+		"retransmission: after arrival");
+	sa_span_free(span);
+	ds_model_destroy(a);
+	ds_model_destroy(b);
+}
+
+/*
+ * A spurious retransmission: the first copy (sent at 6) arrives at 10 and wakes the server; the second copy
+ * (sent at 20) arrives at 25 and wakes it again.  Each receive uses the last send before it.
+ */
+static void test_net_received_twice(void)
+{
+	struct ds_model *a = model_on("alpha"), *b = model_on("beta");
+	struct ds_tcp_key k = key_of(31);
+	uint64_t twice = ctx->counters.received_twice;
+	struct sa_span *span;
+
+	net_start(a, b, &span);
+	ds_model_net_send(a, 6, 0, &k);
+	ds_model_syscall_exit(a, 7, 0);
+	ds_model_syscall_entry(a, 8, 0, "recvfrom");
+	sw(a, 8, 0, 100, "client", BLOCKED, 0, "swapper/0");
+	net_wait(a, b, &k, 11, 1);
+	ds_model_syscall_entry(b, 15, 0, "recvfrom");
+	sw(b, 15, 0, 200, "server", BLOCKED, 0, "swapper/0");
+	ds_model_irq_entry(a, 19, 0, DS_IRQ_SOFT, "TIMER");
+	ds_model_net_send(a, 20, 0, &k);
+	ds_model_irq_exit(a, 21, 0, DS_IRQ_SOFT);
+	net_wait(a, b, &k, 26, 1);
+	sa_span_finish(b, span, 50);
+	check_chain(span, "received twice: partition");
+	expect(span, DS_CHAIN_IN_FLIGHT, "segment alpha \u2192 beta", 1, 6, 10,
+		"received twice: the first copy is in flight from the first send (not the later one)");
+	expect(span, DS_CHAIN_IN_FLIGHT, "retransmission wait: segment alpha \u2192 beta", 1, 15, 20,
+		"received twice: the second wait waited for the retransmission");
+	expect(span, DS_CHAIN_IN_FLIGHT, "segment alpha \u2192 beta (retransmitted) (received twice)", 1, 20, 25,
+		"received twice: the second copy is in flight from the retransmission, and named");
+	UNIT_EQ_UINT(ctx->counters.received_twice - twice, 1, "received twice: counted once");
+	UNIT_EQ_UINT(ctx->counters.in_flight_clipped, 0, "received twice: nothing clipped");
+	sa_span_free(span);
+	ds_model_destroy(a);
+	ds_model_destroy(b);
+}
+
+/* A receive whose key was never sent; a receive before its send (clocks not synchronized). */
+static void test_net_no_send_and_clocks(void)
+{
+	struct ds_model *a = model_on("alpha"), *b = model_on("beta");
+	struct ds_tcp_key lost = key_of(41), early = key_of(42);
+	uint64_t clipped = ctx->counters.in_flight_clipped;
+	uint64_t before_sent = ctx->counters.received_before_sent, unmatched = ctx->counters.no_matching_send;
+	struct sa_span *span;
+
+	net_start(a, b, &span);
+	net_wait(a, b, &lost, 10, 0);
+	ds_model_syscall_entry(b, 15, 0, "recvfrom");
+	sw(b, 15, 0, 200, "server", BLOCKED, 0, "swapper/0");
+	/* beta's clock is ahead: the receive at 25 is before the send at 28 on alpha's clock */
+	ds_model_net_send(a, 28, 0, &early);
+	net_wait(a, b, &early, 26, 0);
+	sa_span_finish(b, span, 50);
+	check_chain(span, "no send, clocks: partition");
+	expect(span, DS_CHAIN_SOFTIRQ, "recvfrom \u2190 softirq:NET_RX (no matching send)", 0, 1, 10,
+		"no send: said so");
+	expect(span, DS_CHAIN_NETWORK, "recvfrom \u2190 alpha/client/100", 0, 15, 26,
+		"clocks: still the network entry");
+	expect(span, DS_CHAIN_SOFTIRQ, "after arrival: softirq:NET_RX", 1, 25, 26, "clocks: after arrival kept");
+	UNIT_CHECK(find(span, DS_CHAIN_IN_FLIGHT, "segment alpha \u2192 beta") < 0, "clocks: no in-flight leaf");
+	UNIT_EQ_UINT(ctx->counters.in_flight_clipped - clipped, 1, "clocks: the clipped segment is counted");
+	/* the key received at 9 without a send is sent at 40 on alpha: alpha's clock is ahead */
+	ds_model_net_send(a, 40, 0, &lost);
+	UNIT_EQ_UINT(ctx->counters.received_before_sent - before_sent, 1, "clocks: a send after its receive is counted");
+	ds_model_net_send(a, 41, 0, &lost);
+	UNIT_EQ_UINT(ctx->counters.received_before_sent - before_sent, 1, "clocks: counted once per receive");
+	UNIT_EQ_UINT(ctx->counters.no_matching_send - unmatched, 1, "no send: the wakeup is counted");
+	sa_span_free(span);
+	ds_model_destroy(a);
+	ds_model_destroy(b);
+}
+
+/* The receive and the wakeup on CPU 1 of beta, the server waking on CPU 0: the segment is still found. */
+static void test_net_other_cpu(void)
+{
+	struct ds_model *a = model_on("alpha"), *b = model_on("beta");
+	struct ds_tcp_key k = key_of(51);
+	struct sa_span *span;
+
+	net_start(a, b, &span);
+	ds_model_net_send(a, 6, 0, &k);
+	ds_model_syscall_exit(a, 7, 0);
+	net_wait(a, b, &k, 12, 1);
+	sa_span_finish(b, span, 50);
+	check_chain(span, "other cpu: partition");
+	expect(span, DS_CHAIN_IN_FLIGHT, "segment alpha \u2192 beta", 1, 6, 11, "other cpu: in flight");
+	expect(span, DS_CHAIN_SOFTIRQ, "after arrival: softirq:NET_RX", 1, 11, 12, "other cpu: after arrival");
+	sa_span_free(span);
+	ds_model_destroy(a);
+	ds_model_destroy(b);
+}
+
+/* A segment sent from a softirq that interrupts a thread: the thread did not send it. */
+static void test_net_sent_in_softirq(void)
+{
+	struct ds_model *a = model_on("alpha"), *b = model_on("beta");
+	struct ds_tcp_key k = key_of(61);
+	struct sa_span *span;
+
+	net_start(a, b, &span);
+	ds_model_irq_entry(a, 6, 0, DS_IRQ_SOFT, "NET_RX");
+	ds_model_net_send(a, 7, 0, &k);
+	ds_model_irq_exit(a, 8, 0, DS_IRQ_SOFT);
+	net_wait(a, b, &k, 12, 0);
+	sa_span_finish(b, span, 50);
+	check_chain(span, "sent in softirq: partition");
+	expect(span, DS_CHAIN_NETWORK, "recvfrom \u2190 alpha/softirq:NET_RX", 0, 1, 12,
+		"sent in softirq: the network entry names the softirq");
+	expect(span, DS_CHAIN_UNKNOWN, "unknown: sent from softirq:NET_RX on alpha, no thread", 1, 1, 7,
+		"sent in softirq: the sender part is unknown, not the interrupted client's");
+	expect(span, DS_CHAIN_IN_FLIGHT, "segment alpha \u2192 beta", 1, 7, 11, "sent in softirq: in flight");
+	sa_span_free(span);
+	ds_model_destroy(a);
+	ds_model_destroy(b);
+}
+
+/* A host that recorded no network events: a NET_RX wakeup is `unknown`, with the reason, and counted. */
+static void test_net_no_events(void)
+{
+	struct ds_model *b = model_on("gamma");
+	uint64_t before = ctx->counters.no_net_events;
+	struct sa_span *span;
+
+	ctx->counters.first_no_net_host[0] = '\0';
+
+	sw(b, 0, 0, 0, "swapper/0", 0, 200, "server");
+	span = span_on(b, 200, 0);
+	ds_model_syscall_entry(b, 1, 0, "recvfrom");
+	sw(b, 1, 0, 200, "server", BLOCKED, 0, "swapper/0");
+	ds_model_irq_entry(b, 8, 1, DS_IRQ_SOFT, "NET_RX");
+	ds_model_wakeup_target(b, 10, 1, 200, "server", 0);
+	ds_model_irq_exit(b, 10, 1, DS_IRQ_SOFT);
+	sw(b, 10, 0, 0, "swapper/0", 0, 200, "server");
+	sa_span_finish(b, span, 20);
+	check_chain(span, "no net events: partition");
+	expect(span, DS_CHAIN_UNKNOWN,
+		"unknown: recvfrom \u2190 softirq:NET_RX, no network events recorded on gamma", 0, 1, 10,
+		"no net events: unknown with the reason");
+	UNIT_EQ_UINT(ctx->counters.no_net_events - before, 1, "no net events: counted");
+	UNIT_EQ_STR(ctx->counters.first_no_net_host, "gamma", "no net events: the host is named");
+	sa_span_free(span);
+	ds_model_destroy(b);
+}
+
 /* The send index keeps the window only, and names a retransmission. */
 static void test_send_index(void)
 {
@@ -538,6 +755,12 @@ int main(void)
 	test_depth_limit();
 	test_end_of_trace();
 	test_send_index();
+	test_net_retransmission();
+	test_net_received_twice();
+	test_net_no_send_and_clocks();
+	test_net_other_cpu();
+	test_net_sent_in_softirq();
+	test_net_no_events();
 	ds_chain_ctx_destroy(ctx);
 	return unit_finish();
 }
