@@ -334,7 +334,8 @@ static void test_chain_walk(void)
 	add_piece(wk, 900, SIM_ST_USER, -1);
 	add_piece(wk, 2000, SIM_ST_WAIT_CPU, 1);
 	add_piece(wk, 3000, SIM_ST_BLOCKED, -1)->waker = (struct sim_waker) { .kind = SIM_WAKER_SOFTIRQ,
-		.name = "NET_RX", .net_known = true, .host = 1, .tid = 200, .t_s = 3200, .t_r = 3600 };
+		.name = "NET_RX", .net_known = true, .host = 1, .tid = 200, .t_s = 3200, .t_r = 3600,
+		.t_f = 3200 };
 	add_piece(wk, 4000, SIM_ST_USER, -1);
 	add_piece(s, 100, SIM_ST_USER, -1);
 	run = (struct sim_cpu_run) { .begin = 1500, .tid = 102, .comm = "hog" };
