@@ -149,7 +149,7 @@ static const bool kind_needs_fields[DS_KEV_COUNT] = {
 	[DS_KEV_SCHED_PROCESS_FORK] = true, [DS_KEV_SCHED_PROCESS_FREE] = true,
 	[DS_KEV_IRQ_ENTRY] = true, [DS_KEV_SOFTIRQ_ENTRY] = true,
 	[DS_KEV_STATEDUMP_PROCESS_STATE] = true, [DS_KEV_STATEDUMP_PID_NS] = true,
-	[DS_KEV_BLOCK_RQ_COMPLETE] = true,
+	[DS_KEV_BLOCK_RQ_COMPLETE] = true, [DS_KEV_BLOCK_RQ_ISSUE] = true,
 };
 
 static void dispatch_kernel(struct host *host, const struct ds_kernel_event *ev, int64_t ns, int64_t cpu)
@@ -213,6 +213,9 @@ static void dispatch_kernel(struct host *host, const struct ds_kernel_event *ev,
 	case DS_KEV_BLOCK_RQ_COMPLETE:
 		ds_model_block_complete(m, ns, cpu, ev->dev);
 		break;
+	case DS_KEV_BLOCK_RQ_ISSUE:
+		ds_model_block_issue(m, ns, ev->tid, ev->dev, ev->nr_sector);
+		break;
 	default:
 		/* exit, softirq raise, block events: no state change of their own */
 		break;
@@ -269,6 +272,15 @@ static void span_start(struct span_attrib_iterator *it, struct host *host,
 		it->counters.spans_invalid_vtid++;
 	} else {
 		it->counters.spans_without_thread++;
+	}
+	if (ds_model_host_context(host->model)) {
+		/* Host context (doc/host-context.md): the spans whose parent is not open on this host carry it. */
+		struct sa_span parent_key = { .trace_id_high = ev->trace_id_high, .trace_id_low = ev->trace_id_low,
+			.span_id = ev->parent_span_id };
+
+		if (ev->parent_span_id == 0 || !g_hash_table_contains(host->spans, &parent_key)) {
+			sa_span_open_host_window(host->model, span, ns);
+		}
 	}
 	g_hash_table_add(host->spans, span);
 }

@@ -7,12 +7,17 @@ noinst_LTLIBRARIES += plugins/span-attrib-filter/libspan-attrib-state.la
 plugins_span_attrib_filter_libspan_attrib_state_la_SOURCES = \
 	plugins/span-attrib-filter/thread-state.c plugins/span-attrib-filter/thread-state.h \
 	plugins/span-attrib-filter/model-priv.h \
-	plugins/span-attrib-filter/chain.c plugins/span-attrib-filter/chain.h
+	plugins/span-attrib-filter/chain.c plugins/span-attrib-filter/chain.h \
+	plugins/span-attrib-filter/host-context.c plugins/span-attrib-filter/host-context.h
 plugins_babeltrace_plugin_deepspan_la_LIBADD += plugins/span-attrib-filter/libspan-attrib-state.la
 
 check_PROGRAMS += tests/unit/test_thread_state
 tests_unit_test_thread_state_SOURCES = tests/unit/test_thread_state.c tests/unit/unit.h
 tests_unit_test_thread_state_LDADD = plugins/span-attrib-filter/libspan-attrib-state.la $(UNIT_LDADD)
+
+check_PROGRAMS += tests/unit/test_host_context
+tests_unit_test_host_context_SOURCES = tests/unit/test_host_context.c tests/unit/unit.h
+tests_unit_test_host_context_LDADD = plugins/span-attrib-filter/libspan-attrib-state.la $(UNIT_LDADD)
 
 check_PROGRAMS += tests/unit/test_chain
 tests_unit_test_chain_SOURCES = tests/unit/test_chain.c tests/unit/unit.h
@@ -27,10 +32,11 @@ plugins_babeltrace_plugin_deepspan_la_SOURCES += \
 	plugins/span-attrib-filter/inputs.c \
 	plugins/span-attrib-filter/hosts.c \
 	plugins/span-attrib-filter/output.c \
+	plugins/span-attrib-filter/host-context-output.c \
 	plugins/span-attrib-filter/syscall-table-x86_64.c plugins/span-attrib-filter/syscall-table-x86_64.h
 EXTRA_DIST += plugins/span-attrib-filter/gen-syscall-table-x86_64
 
-dist_docpages_DATA += doc/span-attrib.md doc/critical-path.md
+dist_docpages_DATA += doc/span-attrib.md doc/critical-path.md doc/host-context.md
 
 check_PROGRAMS += tests/unit/test_syscall_table
 # The table is compiled into the test itself (it is also a libtool object of the plugin).

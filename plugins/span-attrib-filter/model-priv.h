@@ -8,6 +8,7 @@
 
 #include "thread-state.h"
 #include "chain.h"
+#include "host-context.h"
 
 #define IRQ_STACK_DEPTH 8
 
@@ -38,6 +39,7 @@ struct cpu_state {
 	int64_t rx_ts;
 	bool blk_valid;			/* a block request completed in the hard irq running now */
 	uint64_t blk_dev;
+	struct ds_hc_counter *hc_irq;	/* borrowed; host context: the handler counter charged now, NULL none */
 };
 
 struct ds_model {
@@ -53,6 +55,7 @@ struct ds_model {
 	struct ds_chain_ctx *chain;	/* borrowed; shared by the models of every host */
 	char *host;			/* owned; host name for the chain entries ("-" when not set) */
 	const char *net_rx_name;	/* borrowed; the NET_RX softirq name pointer once seen */
+	struct ds_host_context *hc;	/* owned; host context (host-context.h), NULL: off */
 };
 
 /* How a blocked piece ended. */

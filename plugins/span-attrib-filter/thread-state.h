@@ -69,6 +69,9 @@ struct sa_span;
 struct ds_thread_history;
 struct ds_tcp_key;
 struct ds_chain_ctx;
+struct ds_hc_counter;
+struct ds_hc_window;
+struct ds_host_context;
 
 struct ds_thread {
 	int64_t tid;
@@ -87,6 +90,8 @@ struct ds_thread {
 	const char *unknown_reason;	/* borrowed static; why the state is Unknown ("no event yet", ...) */
 	int64_t forked_by;		/* tid of the thread whose sched_process_fork created it, -1 unknown */
 	struct ds_thread_history *chain;	/* owned; NULL when chains are off (chain.h) */
+	struct ds_hc_counter *hc_cpu;	/* borrowed; host context: the process CPU counter charged now, NULL none */
+	struct ds_hc_counter *hc_runq;	/* borrowed; host context: the run-queue counter charged now, NULL none */
 };
 
 /* An interrupt context kind on a CPU. */
@@ -106,6 +111,18 @@ void ds_model_destroy(struct ds_model *model);
  * segments.  `ctx` (borrowed) is shared by the models of every host; `host` is copied.
  */
 void ds_model_set_chain(struct ds_model *model, struct ds_chain_ctx *ctx, const char *host);
+
+/*
+ * Turns host context on (host-context.h, doc/host-context.md): call right after ds_model_create(), before any
+ * event.  The model then keeps the host's counters; spans get windows with sa_span_open_host_window().
+ */
+void ds_model_set_host_context(struct ds_model *model);
+/* The host's counters, NULL when host context is off. */
+struct ds_host_context *ds_model_host_context(struct ds_model *model);
+/* Host context: block_rq_issue of `nr_sector` sectors on `dev` submitted by thread `tid` (-1 unknown). */
+void ds_model_block_issue(struct ds_model *model, int64_t ts, int64_t tid, uint64_t dev, uint64_t nr_sector);
+/* Name of process `pid`: the comm of its thread-group leader when known, else `fallback`. */
+const char *ds_model_process_name(struct ds_model *model, int64_t pid, const char *fallback);
 
 /* The thread `tid` (> 0), created Unknown when absent and `create`; NULL otherwise (or tid <= 0). */
 struct ds_thread *ds_model_thread(struct ds_model *model, int64_t tid, bool create);
@@ -210,6 +227,7 @@ struct sa_span {
 	struct ds_model *model;		/* borrowed; the model it was created on */
 	GArray *chain;			/* owned; struct ds_chain_entry (chain.h); NULL when chains are off */
 	guint chain_done;		/* segments explained so far */
+	struct ds_hc_window *hc;	/* owned; host context window, NULL when the span carries none */
 };
 
 /* A new span beginning at `begin`, detached (idle state Unknown). */
@@ -224,7 +242,10 @@ void sa_span_attach(struct ds_model *model, struct sa_span *span, struct ds_thre
 void sa_span_detach(struct ds_model *model, struct sa_span *span, int64_t ts,
 		enum ds_state idle_state, const char *idle_detail);
 
-/* Ends the span at `end` (detaching it). */
+/* Ends the span at `end` (detaching it; closing its host context window). */
 void sa_span_finish(struct ds_model *model, struct sa_span *span, int64_t end);
+
+/* Host context on: the span carries the host's context over [begin, end) (window opened at `ts`). */
+void sa_span_open_host_window(struct ds_model *model, struct sa_span *span, int64_t ts);
 
 #endif /* DEEPSPAN_SPAN_ATTRIB_THREAD_STATE_H */
