@@ -33,7 +33,6 @@ unsigned int ds_host_kind_of_label(const char *label);
 struct ds_host_acc {
 	GArray *runs;		/* owned: struct ds_host_run, one per request handed in */
 	GArray *items;		/* owned: struct ds_host_sum, the runs' sums */
-	GHashTable *scratch;	/* owned: one request's row key -> index + 1 in `items` */
 	bool any;		/* some span carried host context */
 };
 
