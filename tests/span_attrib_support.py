@@ -256,7 +256,7 @@ def payload_dict(event):
             out[name] = [{"begin": int(e["begin"]), "end": int(e["end"]),
                           "state": list(e["state"].labels)[0] if e["state"].labels else int(e["state"]),
                           "detail": str(e["detail"])} for e in field]
-        elif name == "chain":
+        elif name in ("chain", "host_context"):
             out[name] = [chain_entry_dict(e) for e in field]
         elif isinstance(field, bt2._StringFieldConst):
             out[name] = str(field)

@@ -96,7 +96,7 @@ def test_stdout_default(bt2_plugin, capfd, spans):
 
 
 @pytest.mark.parametrize("params, text", [
-    ({"by": "host"}, "parameter `by`"),
+    ({"by": "hosts"}, "parameter `by`"),
     ({"format": "xml"}, "parameter `format`"),
     ({"output": ""}, "parameter `output`: expected a file path"),
     ({"output": "/nonexistent-dir/x.csv"}, "parameter `output`: cannot write `/nonexistent-dir/x.csv`"),

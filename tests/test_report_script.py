@@ -60,7 +60,7 @@ def test_dry_run_prints_the_graph(hotrod):
 @pytest.mark.parametrize("args, text", [
     ([], "no trace directory given"),
     (["/nonexistent-deepspan"], "/nonexistent-deepspan is not a directory"),
-    (["--metrics", "latency", "."], "--metrics: expected operation, request, syscall, thread or culprit, got 'latency'"),
+    (["--metrics", "latency", "."], "--metrics: expected operation, request, syscall, thread, culprit, disk or host, got 'latency'"),
     (["--colour", "."], "unknown option --colour"),
     (["-o"], "-o needs a directory"),
 ])

@@ -60,10 +60,14 @@ def _member_names(bt2_plugin, params):
 
 
 def test_chain_member_present_only_with_follow_wakeups(bt2_plugin):
-    assert _member_names(bt2_plugin, {"layers": False})[-1] == "chain"
-    # the layers members follow `chain` (doc/storage-network.md, "Page cache")
+    names = _member_names(bt2_plugin, {"layers": False, "host-context": False})
+    assert names[-1] == "chain"
     names = _member_names(bt2_plugin, {})
+    # `chain` right after `truncated`; the layers members follow `chain` (doc/storage-network.md, "Page cache"),
+    # then the host context (doc/host-context.md)
+    assert names[names.index("truncated") + 1] == "chain"
     assert names[names.index("chain") + 1:][:4] == ["cache_hits", "cache_misses", "cache_hit_time", "cache_miss_time"]
+    assert names[-2:] == ["host_window", "host_context"]
     assert "chain" not in _member_names(bt2_plugin, {"follow-wakeups": False})
     assert "chain" not in _member_names(bt2_plugin, {"segments": False})
 

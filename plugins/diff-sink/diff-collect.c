@@ -13,6 +13,7 @@ bool ds_diff_collector_init(struct ds_diff_collector *collector, enum ds_mode mo
 	collector->mode = mode;
 	collector->records = g_array_new(FALSE, FALSE, sizeof(struct ds_request_record));
 	collector->entries = g_array_new(FALSE, FALSE, sizeof(struct ds_attribution_entry));
+	ds_host_acc_init(&collector->host);
 	return ds_spill_open(&collector->spill, dir);
 }
 
@@ -27,6 +28,7 @@ void ds_diff_collector_fini(struct ds_diff_collector *collector)
 	if (collector->spill.buffer) {
 		ds_spill_close(&collector->spill);
 	}
+	ds_host_acc_fini(&collector->host);
 	memset(collector, 0, sizeof(*collector));
 }
 
@@ -46,4 +48,5 @@ void ds_diff_collect_request(void *data, const struct ds_span_store *store,
 			collector->entries, &record);
 	}
 	g_array_append_val(collector->records, record);
+	ds_host_acc_add_request(&collector->host, store, requests, index);
 }

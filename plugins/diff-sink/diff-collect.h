@@ -12,6 +12,7 @@
 #include <glib.h>
 
 #include "span-consumer/attribution.h"
+#include "span-consumer/host-context.h"
 #include "span-consumer/request-spill.h"
 #include "span-consumer/request-tree.h"
 
@@ -20,6 +21,7 @@ struct ds_diff_collector {
 	GArray *records;	/* owned: struct ds_request_record, in completion order */
 	GArray *entries;	/* owned: scratch struct ds_attribution_entry */
 	struct ds_spill spill;
+	struct ds_host_acc host;	/* host context sums, one run per record (doc/host-context.md) */
 };
 
 /* Opens the spill in `dir`; false with errno set when it cannot be created. */

@@ -26,6 +26,7 @@ struct run {
 	struct ds_aggregate agg;
 	struct ds_explanation explanation;
 	struct ds_input_facts facts;
+	GArray *host_rows;	/* owned: struct ds_host_row, NULL when no span carries host context */
 };
 
 static FILE *open_output(struct run *run, const char *name)
@@ -108,6 +109,7 @@ static bool write_text_outputs(struct run *run)
 	}
 	ds_explain_write(file, &run->agg, &run->explanation, &run->selection,
 		&run->facts, ds_mode_names[run->agg.mode], run->config->top, false);
+	ds_host_write_text(file, run->host_rows, &run->stream->strings, run->config->top);
 	return close_output(run, file, "explain.txt");
 }
 
@@ -127,6 +129,7 @@ static bool write_report(struct run *run)
 		.saturation = run->config->saturation,
 		.top = run->config->top,
 		.waterfalls = run->config->waterfalls,
+		.host_rows = run->host_rows,
 	};
 
 	if (!file) {
@@ -379,6 +382,18 @@ bool ds_diff_run(const struct ds_diff_config *config, struct ds_diff_collector *
 	}
 	ds_aggregate_finish(&run.agg);
 	ds_explain(&run.agg, &run.explanation);
+	if (collector->host.any) {
+		bool host_overflow;
+
+		run.host_rows = ds_host_rows(&collector->host, &stream->strings, &run.selection, &host_overflow);
+		if (host_overflow) {
+			BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(self_comp,
+				"%s: a host context sum of the groups exceeds 2^64 - 1 (ns or bytes): the "
+				"`host_context` values of the spans are corrupt; re-run filter.deepspan.span-attrib "
+				"or set its host-context=false (doc/host-context.md).", class_name);
+			goto end;
+		}
+	}
 	if (config->mode == DS_MODE_CRITICAL_PATH && !run.explanation.exact) {
 		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(self_comp,
 			"%s: internal check failed: the critical-path leaves do not sum to "
@@ -404,6 +419,9 @@ bool ds_diff_run(const struct ds_diff_config *config, struct ds_diff_collector *
 	DS_LOG_INFO(self_comp, class_name, "analysis and output: %.1f ms",
 		(double) (g_get_monotonic_time() - start_us) / 1e3);
 end:
+	if (run.host_rows) {
+		g_array_free(run.host_rows, TRUE);
+	}
 	ds_explanation_fini(&run.explanation);
 	ds_aggregate_fini(&run.agg);
 	ds_selection_fini(&run.selection);

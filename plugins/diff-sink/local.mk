@@ -7,7 +7,8 @@ plugins_babeltrace_plugin_deepspan_la_SOURCES += \
 	plugins/diff-sink/flamegraph-svg.c plugins/diff-sink/flamegraph-svg.h \
 	plugins/diff-sink/flamegraph-script.h \
 	plugins/diff-sink/report-html.c plugins/diff-sink/report-html.h \
-	plugins/diff-sink/waterfall-svg.c
+	plugins/diff-sink/waterfall-svg.c \
+	plugins/diff-sink/host-report.c plugins/diff-sink/host-report.h
 
 # The analysis core, also linked into the unit tests (no babeltrace2 objects needed).
 noinst_LTLIBRARIES += plugins/diff-sink/libdeepspan-diff.la

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "report-html.h"
+#include "host-report.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -367,6 +368,7 @@ void ds_write_report_html(FILE *file, const struct ds_report *r)
 		"  document.documentElement.setAttribute('data-ready', '1');\n"
 		"})();\n</script>\n", file);
 	write_tables(file, r);
+	ds_write_host_html(file, r->host_rows, r->strings, r->top);
 	write_waterfalls(file, r);
 	fputs("</body></html>\n", file);
 }

@@ -29,6 +29,7 @@ struct ds_report {
 	double saturation;
 	unsigned int top;
 	unsigned int waterfalls;
+	const GArray *host_rows;		/* struct ds_host_row (span-consumer/host-context.h); NULL: none */
 };
 
 void ds_write_report_html(FILE *file, const struct ds_report *report);

@@ -10,7 +10,8 @@ noinst_LTLIBRARIES += plugins/metrics-sink/libdeepspan-metrics.la
 plugins_metrics_sink_libdeepspan_metrics_la_SOURCES = \
 	plugins/metrics-sink/duration-list.c plugins/metrics-sink/duration-list.h \
 	plugins/metrics-sink/table.c plugins/metrics-sink/table.h \
-	plugins/metrics-sink/metrics-build.c plugins/metrics-sink/metrics-build.h
+	plugins/metrics-sink/metrics-build.c plugins/metrics-sink/metrics-build.h \
+	plugins/metrics-sink/metrics-host.c
 plugins_babeltrace_plugin_deepspan_la_LIBADD += plugins/metrics-sink/libdeepspan-metrics.la
 
 dist_docpages_DATA += doc/metrics.md

@@ -13,7 +13,7 @@
 #include "span-consumer/sanitize.h"
 
 const char *const ds_metrics_by_names[] = {
-	"operation", "request", "syscall", "thread", "culprit", "disk", NULL,
+	"operation", "request", "syscall", "thread", "culprit", "disk", "host", NULL,
 };
 
 static const char *const operation_columns[] = {
@@ -43,6 +43,11 @@ static const char *const thread_columns[] = {
 
 static const char *const culprit_columns[] = {
 	"host", "process", "comm", "tid", "state", "kind", "b_mean", "a_mean", "b_minus_a", NULL,
+};
+
+static const char *const host_columns[] = {
+	"host", "kind", "name", "pid", "device", "unit", "b_rate", "a_rate", "b_minus_a",
+	"b_total", "a_total", "b_window", "a_window", NULL,
 };
 
 /* A thread time is charged to (doc/metrics.md, "By culprit"). */
@@ -150,6 +155,7 @@ bool ds_metrics_acc_init(struct ds_metrics_acc *acc, enum ds_metrics_by by,
 	acc->culprits = g_ptr_array_new();
 	acc->request_times = g_hash_table_new(g_direct_hash, g_direct_equal);
 	acc->visited = g_ptr_array_new();
+	ds_host_acc_init(&acc->host);
 	return by != DS_METRICS_BY_OPERATION || ds_spill_open(&acc->spill, spill_dir);
 }
 
@@ -169,6 +175,7 @@ void ds_metrics_acc_fini(struct ds_metrics_acc *acc)
 		g_hash_table_destroy(acc->culprit_ids);
 		g_hash_table_destroy(acc->request_times);
 		g_ptr_array_free(acc->visited, TRUE);
+		ds_host_acc_fini(&acc->host);
 	}
 	if (acc->selected) {
 		ds_selection_fini(&acc->selection);
@@ -310,6 +317,7 @@ void ds_metrics_add_span(void *data, const struct ds_span_store *store,
 	case DS_METRICS_BY_REQUEST:
 	case DS_METRICS_BY_CULPRIT:
 	case DS_METRICS_BY_DISK:
+	case DS_METRICS_BY_HOST:
 		break;
 	}
 }
@@ -465,6 +473,14 @@ void ds_metrics_add_request(void *data, const struct ds_span_store *store,
 
 	if (acc->by == DS_METRICS_BY_CULPRIT) {
 		add_culprit_request(acc, store, requests, index);
+		return;
+	}
+	if (acc->by == DS_METRICS_BY_HOST) {
+		ds_request_record_make(store, requests, index, &row.record);
+		acc->truncated_requests += row.record.truncated;
+		acc->invalid_requests += row.record.invalid;
+		g_array_append_val(acc->records, row.record);
+		ds_host_acc_add_request(&acc->host, store, requests, index);
 		return;
 	}
 	ds_request_record_make(store, requests, index, &row.record);
@@ -759,6 +775,8 @@ static const char *const *columns_of(const struct ds_metrics_acc *acc)
 		return thread_columns;
 	case DS_METRICS_BY_CULPRIT:
 		return culprit_columns;
+	case DS_METRICS_BY_HOST:
+		return host_columns;
 	default:
 		return acc->has_cache ? operation_cache_columns : operation_columns;
 	}
@@ -776,6 +794,9 @@ bool ds_metrics_write(struct ds_metrics_acc *acc, struct ds_table *table)
 	}
 	if (acc->by == DS_METRICS_BY_CULPRIT) {
 		return write_culprit_rows(acc, table);
+	}
+	if (acc->by == DS_METRICS_BY_HOST) {
+		return ds_metrics_write_host_rows(acc, table);
 	}
 	buckets = sorted_buckets(acc);
 	for (i = 0; i < buckets->len; i++) {

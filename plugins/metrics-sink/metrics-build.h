@@ -12,6 +12,7 @@
 #include <glib.h>
 
 #include "span-consumer/groups.h"
+#include "span-consumer/host-context.h"
 #include "span-consumer/request-spill.h"
 #include "span-consumer/request-tree.h"
 #include "span-consumer/span-store.h"
@@ -24,6 +25,7 @@ enum ds_metrics_by {
 	DS_METRICS_BY_THREAD,
 	DS_METRICS_BY_CULPRIT,
 	DS_METRICS_BY_DISK,	/* written by disk-table.c from the deepspan:disk events */
+	DS_METRICS_BY_HOST,
 };
 
 extern const char *const ds_metrics_by_names[];
@@ -45,6 +47,7 @@ struct ds_metrics_acc {
 	GPtrArray *visited;	/* owned: the spans entered while attributing one request (borrowed) */
 	struct ds_selection selection;	/* owned: groups A and B, set by ds_metrics_write() */
 	bool selected;			/* `selection` is set */
+	struct ds_host_acc host;	/* table by host (doc/metrics.md, "By host"): runs parallel to `records` */
 	uint64_t truncated_requests;	/* in no group */
 	uint64_t invalid_spans;		/* left out: bounds out of range (span-store.h) */
 	uint64_t invalid_requests;	/* left out of the request table: an invalid span */
@@ -71,6 +74,9 @@ void ds_metrics_add_request(void *data, const struct ds_span_store *store,
  * spill file failed (acc->spill.error) or a total overflowed (acc->overflow).
  */
 bool ds_metrics_write(struct ds_metrics_acc *acc, struct ds_table *table);
+
+/* metrics-host.c: the rows of the table by host (selects the groups). */
+bool ds_metrics_write_host_rows(struct ds_metrics_acc *acc, struct ds_table *table);
 
 /* The group selection of the table by culprit, after ds_metrics_write() (NULL otherwise). */
 const struct ds_selection *ds_metrics_selection(const struct ds_metrics_acc *acc);

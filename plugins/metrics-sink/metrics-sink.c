@@ -80,11 +80,11 @@ static bool read_params(struct metrics_sink *sink, const bt_value *map)
 	if (sink->by == DS_METRICS_BY_DISK) {
 		sink->disk = ds_disk_table_create();
 	}
-	if (sink->by != DS_METRICS_BY_CULPRIT &&
+	if (sink->by != DS_METRICS_BY_CULPRIT && sink->by != DS_METRICS_BY_HOST &&
 			(sink->acc.groups[0].given || sink->acc.groups[1].given)) {
 		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(sink->self_comp,
 			"%s: parameter `%s` only applies to the table by culprit: add by=\"culprit\" "
-			"or remove it (doc/metrics.md, \"By culprit\").", CLASS_NAME,
+			"(or by=\"host\") or remove it (doc/metrics.md, \"By culprit\", \"By host\").", CLASS_NAME,
 			sink->acc.groups[0].given ? "group-a" : "group-b");
 		return false;
 	}
@@ -140,7 +140,7 @@ bt_component_class_initialize_method_status metrics_component_initialize(
 		sink->by == DS_METRICS_BY_SYSCALL);
 	stream_config.grace = sink->grace;
 	stream_config.build_requests = sink->by == DS_METRICS_BY_REQUEST ||
-		sink->by == DS_METRICS_BY_CULPRIT;
+		sink->by == DS_METRICS_BY_CULPRIT || sink->by == DS_METRICS_BY_HOST;
 	stream_config.data = &sink->acc;
 	ds_request_stream_init(&sink->stream, &stream_config);
 	if (stream_config.build_requests) {

@@ -8,7 +8,7 @@
 BT_PLUGIN_SINK_COMPONENT_CLASS_WITH_ID(deepspan, metrics, "metrics",
 	metrics_component_consume);
 BT_PLUGIN_SINK_COMPONENT_CLASS_DESCRIPTION_WITH_ID(deepspan, metrics,
-	"Metric tables of deepspan:span events: per operation, request, syscall, thread or culprit.");
+	"Metric tables of deepspan:span events: per operation, request, syscall, thread, culprit or host.");
 BT_PLUGIN_SINK_COMPONENT_CLASS_HELP_WITH_ID(deepspan, metrics,
 	"Reads deepspan:span events (filter.deepspan.span-attrib) on input port `in` and "
 	"writes one table.\n"
@@ -24,14 +24,18 @@ BT_PLUGIN_SINK_COMPONENT_CLASS_HELP_WITH_ID(deepspan, metrics,
 	"            \"thread\": per host, pid and tid: spans, span time and time per state;\n"
 	"            \"culprit\": per host, process, comm, tid, state and kind that the slow "
 	"requests' critical paths (and their chains) end on: mean ns per request in group B and "
-	"in group A (doc/metrics.md, \"By culprit\").\n"
+	"in group A (doc/metrics.md, \"By culprit\");\n"
+	"            \"host\": per host, what ran during group B's requests versus group A's: CPU and "
+	"run-queue time per process, time per irq/softirq handler, disk bytes per process and "
+	"device, as rates per second of the groups' request time, largest increase first "
+	"(doc/host-context.md).\n"
 	"  format  string, default \"text\": \"text\" (aligned columns), \"csv\", \"json\", "
 	"\"markdown\".\n"
 	"  output  string, default \"-\" (stdout): file path to write the table to.\n"
-	"  group-a, group-b  maps (by=culprit only), default A = at or under the median latency "
+	"  group-a, group-b  maps (by=culprit and by=host only), default A = at or under the median latency "
 	"of the most frequent root operation, B = its slowest 1%: the groups, as in "
 	"sink.deepspan.diff.\n"
-	"  grace   duration, default \"1s\" (by=request, by=culprit): a request is complete once spans more "
+	"  grace   duration, default \"1s\" (by=request, by=culprit, by=host): a request is complete once spans more "
 	"than this later have been read (see sink.deepspan.diff).\n"
 	"\n"
 	"Durations are nanoseconds in every format (means with one decimal).");

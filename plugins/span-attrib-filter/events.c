@@ -235,9 +235,12 @@ static void dispatch_kernel(struct host *host, const struct ds_kernel_event *ev,
 	case DS_KEV_STATEDUMP_PID_NS:
 		ds_model_statedump_pid_ns(m, ev->tid, ev->vpid, ev->vtid, ev->ns_level);
 		break;
+	case DS_KEV_BLOCK_RQ_ISSUE:
+		ds_model_block_issue(m, ns, ev->tid, ev->dev, ev->nr_sector);	/* host context */
+		dispatch_block(m, ev, ns, cpu);	/* layers */
+		break;
 	case DS_KEV_BLOCK_RQ_COMPLETE:
 	case DS_KEV_BLOCK_RQ_INSERT:
-	case DS_KEV_BLOCK_RQ_ISSUE:
 	case DS_KEV_BLOCK_RQ_REQUEUE:
 	case DS_KEV_BLOCK_BIO_BACKMERGE:
 	case DS_KEV_BLOCK_BIO_FRONTMERGE:
@@ -305,6 +308,15 @@ static void span_start(struct span_attrib_iterator *it, struct host *host,
 		it->counters.spans_invalid_vtid++;
 	} else {
 		it->counters.spans_without_thread++;
+	}
+	if (ds_model_host_context(host->model)) {
+		/* Host context (doc/host-context.md): the spans whose parent is not open on this host carry it. */
+		struct sa_span parent_key = { .trace_id_high = ev->trace_id_high, .trace_id_low = ev->trace_id_low,
+			.span_id = ev->parent_span_id };
+
+		if (ev->parent_span_id == 0 || !g_hash_table_contains(host->spans, &parent_key)) {
+			sa_span_open_host_window(host->model, span, ns);
+		}
 	}
 	g_hash_table_add(host->spans, span);
 }

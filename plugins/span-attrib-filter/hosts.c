@@ -142,6 +142,9 @@ struct host *host_for_trace(struct span_attrib_iterator *it, const bt_trace *tra
 		if (it->comp->layers) {
 			ds_model_set_layers(host->model, it->comp->chain_window);
 		}
+		if (it->comp->host_context) {
+			ds_model_set_host_context(host->model);
+		}
 		host->spans = g_hash_table_new_full(span_key_hash, span_key_equal, NULL, span_destroy);
 		host->last_ns = INT64_MIN;
 		g_hash_table_insert(it->hosts, host->name, host);

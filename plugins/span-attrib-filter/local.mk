@@ -9,7 +9,8 @@ plugins_span_attrib_filter_libspan_attrib_state_la_SOURCES = \
 	plugins/span-attrib-filter/model-priv.h \
 	plugins/span-attrib-filter/chain.c plugins/span-attrib-filter/chain.h \
 	plugins/span-attrib-filter/block.c plugins/span-attrib-filter/block.h \
-	plugins/span-attrib-filter/chain-net.c
+	plugins/span-attrib-filter/chain-net.c \
+	plugins/span-attrib-filter/host-context.c plugins/span-attrib-filter/host-context.h
 plugins_babeltrace_plugin_deepspan_la_LIBADD += plugins/span-attrib-filter/libspan-attrib-state.la
 
 check_PROGRAMS += tests/unit/test_thread_state
@@ -19,6 +20,10 @@ tests_unit_test_thread_state_LDADD = plugins/span-attrib-filter/libspan-attrib-s
 check_PROGRAMS += tests/unit/test_block
 tests_unit_test_block_SOURCES = tests/unit/test_block.c tests/unit/unit.h
 tests_unit_test_block_LDADD = plugins/span-attrib-filter/libspan-attrib-state.la $(UNIT_LDADD)
+
+check_PROGRAMS += tests/unit/test_host_context
+tests_unit_test_host_context_SOURCES = tests/unit/test_host_context.c tests/unit/unit.h
+tests_unit_test_host_context_LDADD = plugins/span-attrib-filter/libspan-attrib-state.la $(UNIT_LDADD)
 
 check_PROGRAMS += tests/unit/test_chain
 tests_unit_test_chain_SOURCES = tests/unit/test_chain.c tests/unit/unit.h
@@ -36,10 +41,11 @@ plugins_babeltrace_plugin_deepspan_la_SOURCES += \
 	plugins/span-attrib-filter/families.c \
 	plugins/span-attrib-filter/disk-output.c \
 	plugins/span-attrib-filter/net-report.c \
+	plugins/span-attrib-filter/host-context-output.c \
 	plugins/span-attrib-filter/syscall-table-x86_64.c plugins/span-attrib-filter/syscall-table-x86_64.h
 EXTRA_DIST += plugins/span-attrib-filter/gen-syscall-table-x86_64
 
-dist_docpages_DATA += doc/span-attrib.md doc/critical-path.md doc/storage-network.md
+dist_docpages_DATA += doc/span-attrib.md doc/critical-path.md doc/storage-network.md doc/host-context.md
 
 check_PROGRAMS += tests/unit/test_syscall_table
 # The table is compiled into the test itself (it is also a libtool object of the plugin).

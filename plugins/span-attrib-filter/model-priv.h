@@ -8,6 +8,7 @@
 
 #include "thread-state.h"
 #include "chain.h"
+#include "host-context.h"
 
 #define IRQ_STACK_DEPTH 8
 
@@ -39,6 +40,7 @@ struct cpu_state {
 	bool blk_valid;			/* a block request completed in the hard irq running now */
 	uint64_t blk_dev;
 	uint64_t blk_seq;		/* layers: 1 + seq of its completion record (block.h), 0 unknown */
+	struct ds_hc_counter *hc_irq;	/* borrowed; host context: the handler counter charged now, NULL none */
 };
 
 struct ds_model {
@@ -57,6 +59,7 @@ struct ds_model {
 	/* layers (NULL: off; doc/storage-network.md) */
 	struct ds_block *block;		/* owned; the host's block requests */
 	bool net_seen;			/* a net_dev_queue or net_if_receive_skb was seen on this host */
+	struct ds_host_context *hc;	/* owned; host context (host-context.h), NULL: off */
 };
 
 /* How a blocked piece ended. */

@@ -230,6 +230,10 @@ static enum span_attrib_status output_init(struct span_attrib_iterator *it, stru
 	}
 	out->event_class = bt_event_class_create(out->stream_class);
 	payload = out->event_class ? payload_create(out->trace_class, it->chain != NULL, it->comp->layers) : NULL;
+	if (payload && it->comp->host_context &&
+			hc_output_append_members(out->trace_class, payload, &out->hc_member)) {
+		BT_FIELD_CLASS_PUT_REF_AND_RESET(payload);
+	}
 	if (!payload || bt_event_class_set_name(out->event_class, "deepspan:span") ||
 			bt_event_class_set_payload_field_class(out->event_class, payload)) {
 		goto end;
@@ -455,7 +459,9 @@ enum span_attrib_status output_emit_span(struct span_attrib_iterator *it, struct
 		goto error;
 	}
 	if (fill_payload(bt_event_borrow_payload_field(bt_message_event_borrow_event(msg)), host, span, it->chain != NULL,
-			it->comp->layers)) {
+			it->comp->layers) ||
+			(it->comp->host_context && hc_output_fill(bt_event_borrow_payload_field(
+				bt_message_event_borrow_event(msg)), out->hc_member, host, span))) {
 		BT_MESSAGE_PUT_REF_AND_RESET(msg);
 		goto error;
 	}

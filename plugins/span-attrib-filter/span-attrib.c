@@ -16,7 +16,8 @@
 	BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT((self_comp), __VA_ARGS__)
 
 static const char *const known_params[] = {
-	"pass-through", "segments", "state-rule", "follow-wakeups", "chain-depth", "chain-window", "layers", NULL,
+	"pass-through", "segments", "state-rule", "follow-wakeups", "chain-depth", "chain-window", "layers",
+	"host-context", NULL,
 };
 static const char *const state_rules[] = { "default", "tracecompass", NULL };
 
@@ -33,7 +34,8 @@ static int parse_params(struct span_attrib_component *comp, const bt_value *para
 			ds_params_get_bool(&p, "follow-wakeups", comp->segments, &comp->follow_wakeups) ||
 			ds_params_get_uint(&p, "chain-depth", 8, 1, DS_CHAIN_MAX_DEPTH, &depth) ||
 			ds_params_get_duration(&p, "chain-window", 2000000000, &comp->chain_window) ||
-			ds_params_get_bool(&p, "layers", true, &comp->layers)) {
+			ds_params_get_bool(&p, "layers", true, &comp->layers) ||
+			ds_params_get_bool(&p, "host-context", true, &comp->host_context)) {
 		return -1;
 	}
 	comp->state_rule = rule == 1 ? DS_STATE_RULE_TRACECOMPASS : DS_STATE_RULE_DEFAULT;

@@ -42,6 +42,7 @@ struct span_attrib_component {
 	unsigned int chain_depth;
 	int64_t chain_window;		/* ns */
 	bool layers;			/* block requests and page cache (doc/storage-network.md) */
+	bool host_context;		/* doc/host-context.md */
 };
 
 /* Per-host output: a trace of its own (env domain=deepspan, hostname) holding one stream. */
@@ -54,6 +55,7 @@ struct host_output {
 	bt_trace *trace;			/* owned */
 	bt_stream *stream;			/* owned */
 	bool begun;				/* stream beginning message emitted */
+	uint64_t hc_member;			/* index of `host_window` (host context on), then `host_context` */
 };
 
 /* A clock class's mapping from cycles to ns from origin. */
@@ -171,6 +173,10 @@ enum span_attrib_status output_emit_span(struct span_attrib_iterator *it, struct
 enum span_attrib_status output_end_streams(struct span_attrib_iterator *it);
 void output_fini(struct host_output *out);
 void queue_push(struct span_attrib_iterator *it, bt_message *msg);
+
+/* host-context-output.c: the members after every other (doc/host-context.md, "Encoding"); -1: out of memory. */
+int hc_output_append_members(bt_trace_class *tc, bt_field_class *payload, uint64_t *index);
+int hc_output_fill(bt_field *payload, uint64_t index, const struct host *host, const struct sa_span *span);
 
 
 

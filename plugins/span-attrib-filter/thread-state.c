@@ -70,6 +70,10 @@ void sa_span_free(struct sa_span *span)
 	if (span->chain) {
 		g_array_free(span->chain, TRUE);
 	}
+	if (span->hc) {
+		ds_hc_window_fini(span->hc);
+		g_free(span->hc);
+	}
 	g_array_free(span->syscalls, TRUE);
 	g_free(span);
 }
@@ -227,6 +231,18 @@ void sa_span_finish(struct ds_model *model, struct sa_span *span, int64_t end)
 	if (span->chain) {
 		explain_closed(span, true);
 	}
+	if (span->hc) {
+		ds_hc_window_close(span->hc, end);
+	}
+}
+
+void sa_span_open_host_window(struct ds_model *model, struct sa_span *span, int64_t ts)
+{
+	if (!model->hc || span->hc) {
+		return;
+	}
+	span->hc = g_new0(struct ds_hc_window, 1);
+	ds_hc_window_open(model->hc, span->hc, ts);
 }
 
 enum ds_prev_state ds_prev_state_classify(enum ds_state_rule rule, int64_t s)
@@ -339,6 +355,7 @@ void ds_model_destroy(struct ds_model *model)
 	g_free(model->cpus);
 	g_free(model->host);
 	ds_block_destroy(model->block);
+	ds_host_context_destroy(model->hc);
 	g_free(model);
 }
 
@@ -349,6 +366,17 @@ void ds_model_set_chain(struct ds_model *model, struct ds_chain_ctx *ctx, const 
 	model->host = g_strdup(host && host[0] ? host : "-");
 }
 
+void ds_model_set_host_context(struct ds_model *model)
+{
+	if (!model->hc) {
+		model->hc = ds_host_context_create();
+	}
+}
+
+struct ds_host_context *ds_model_host_context(struct ds_model *model)
+{
+	return model->hc;
+}
 
 unsigned int ds_model_thread_count(const struct ds_model *model)
 {
@@ -455,6 +483,85 @@ static enum ds_state effective_state(struct ds_model *model, const struct ds_thr
 	}
 }
 
+/* Host context: the process of a thread (its pid, the tid while the pid is unknown). */
+static int64_t hc_pid(const struct ds_thread *thread)
+{
+	return thread->pid >= 0 ? thread->pid : thread->tid;
+}
+
+/* Host context: the thread's effective state becomes `state` at `ts`. */
+static void hc_thread_state(struct ds_model *model, struct ds_thread *thread, enum ds_state state, int64_t ts)
+{
+	bool runs = state == DS_STATE_USER || state == DS_STATE_SYSCALL;
+	bool waits = state == DS_STATE_WAIT_CPU;
+
+	if (thread->hc_cpu && !runs) {
+		ds_hc_change(model->hc, thread->hc_cpu, ts, -1, 0);
+		thread->hc_cpu = NULL;
+	} else if (!thread->hc_cpu && runs) {
+		thread->hc_cpu = ds_hc_counter_get(model->hc, DS_HC_CPU, hc_pid(thread), NULL, 0, thread->comm, ts);
+		ds_hc_change(model->hc, thread->hc_cpu, ts, 1, 0);
+	}
+	if (thread->hc_runq && !waits) {
+		ds_hc_change(model->hc, thread->hc_runq, ts, -1, 0);
+		thread->hc_runq = NULL;
+	} else if (!thread->hc_runq && waits) {
+		thread->hc_runq = ds_hc_counter_get(model->hc, DS_HC_RUN_QUEUE, hc_pid(thread), NULL, 0,
+			thread->comm, ts);
+		ds_hc_change(model->hc, thread->hc_runq, ts, 1, 0);
+	}
+}
+
+/* Host context: the innermost interrupt context of `cpu` may have changed at `ts`. */
+static void hc_cpu_irq(struct ds_model *model, struct cpu_state *cpu, int64_t ts)
+{
+	static const enum ds_hc_kind kind_of[] = {
+		[DS_IRQ_HARD] = DS_HC_IRQ, [DS_IRQ_SOFT] = DS_HC_SOFTIRQ, [DS_IRQ_VECTOR] = DS_HC_VECTOR,
+	};
+	struct ds_hc_counter *now = NULL;
+
+	if (!model->hc) {
+		return;
+	}
+	if (cpu->irq_depth) {
+		const struct irq_context *top = &cpu->irqs[cpu->irq_depth - 1];
+
+		now = ds_hc_counter_get(model->hc, kind_of[top->kind], -1, top->name ? top->name : "?", 0, NULL, ts);
+	}
+	if (now == cpu->hc_irq) {
+		return;
+	}
+	if (cpu->hc_irq) {
+		ds_hc_change(model->hc, cpu->hc_irq, ts, -1, 0);
+	}
+	if (now) {
+		ds_hc_change(model->hc, now, ts, 1, 0);
+	}
+	cpu->hc_irq = now;
+}
+
+void ds_model_block_issue(struct ds_model *model, int64_t ts, int64_t tid, uint64_t dev, uint64_t nr_sector)
+{
+	struct ds_thread *thread;
+	struct ds_hc_counter *counter;
+
+	ts = model_time(model, ts);
+	if (!model->hc) {
+		return;
+	}
+	thread = ds_model_thread(model, tid, false);
+	counter = ds_hc_counter_get(model->hc, DS_HC_DISK, thread ? hc_pid(thread) : (tid > 0 ? tid : -1), NULL, dev,
+		thread ? thread->comm : NULL, ts);
+	ds_hc_change(model->hc, counter, ts, 0, nr_sector * 512);
+}
+
+const char *ds_model_process_name(struct ds_model *model, int64_t pid, const char *fallback)
+{
+	const struct ds_thread *leader = ds_model_thread(model, pid, false);
+
+	return leader && leader->comm[0] ? leader->comm : fallback;
+}
+
 /* Charges the attached spans with the state that ends at `ts`, then takes the new effective state. */
 static void thread_refresh(struct ds_model *model, struct ds_thread *thread, int64_t ts)
 {
@@ -478,6 +585,9 @@ static void thread_refresh(struct ds_model *model, struct ds_thread *thread, int
 		sa_span_charge(span, ts, thread->state, &thread->detail, thread->tid);
 	}
 	ds_chain_share_walks(model, false);
+	if (model->hc && state != thread->state) {
+		hc_thread_state(model, thread, state, ts);
+	}
 	thread->state = state;
 	thread->detail = detail;
 	thread->since = ts;
@@ -493,6 +603,7 @@ static void cpu_clear_interrupts(struct ds_model *model, struct cpu_state *cpu, 
 	if (cpu->current) {
 		thread_refresh(model, cpu->current, ts);
 	}
+	hc_cpu_irq(model, cpu, ts);
 }
 
 /* Marks `thread` no longer running on its CPU (another thread was seen there, or it left). */
@@ -738,6 +849,9 @@ void ds_model_process_free(struct ds_model *model, int64_t ts, int64_t tid)
 		return;
 	}
 	detach_all(model, thread, ts);
+	if (model->hc) {
+		hc_thread_state(model, thread, DS_STATE_UNKNOWN, ts);
+	}
 	for (i = 0; i < model->cpu_count; i++) {
 		if (model->cpus[i].current == thread) {
 			model->cpus[i].current = NULL;
@@ -825,6 +939,7 @@ void ds_model_irq_entry(struct ds_model *model, int64_t ts, int64_t cpu_id,
 	if (cpu->current) {
 		thread_refresh(model, cpu->current, ts);
 	}
+	hc_cpu_irq(model, cpu, ts);
 }
 
 void ds_model_irq_exit(struct ds_model *model, int64_t ts, int64_t cpu_id, enum ds_irq_kind kind)
@@ -846,6 +961,7 @@ void ds_model_irq_exit(struct ds_model *model, int64_t ts, int64_t cpu_id, enum 
 	if (cpu->current) {
 		thread_refresh(model, cpu->current, ts);
 	}
+	hc_cpu_irq(model, cpu, ts);
 }
 
 void ds_model_timer_entry(struct ds_model *model, int64_t cpu_id)
@@ -924,6 +1040,7 @@ void ds_model_discarded(struct ds_model *model, int64_t ts)
 		model->cpus[i].rx_valid = false;
 		model->cpus[i].blk_valid = false;
 		model->cpus[i].blk_seq = 0;
+		hc_cpu_irq(model, &model->cpus[i], ts);
 		if (model->chain) {
 			ds_chain_cpu_run(model, &model->cpus[i], ts, -1, NULL);
 		}

@@ -70,6 +70,9 @@ struct sa_span;
 struct ds_thread_history;
 struct ds_tcp_key;
 struct ds_chain_ctx;
+struct ds_hc_counter;
+struct ds_hc_window;
+struct ds_host_context;
 
 struct ds_thread {
 	int64_t tid;
@@ -90,6 +93,8 @@ struct ds_thread {
 	struct ds_thread_history *chain;	/* owned; NULL when chains are off (chain.h) */
 	bool read_open;			/* layers: the open syscall is of the read family */
 	bool read_missed;		/* layers: it issued block I/O or waited on a block completion */
+	struct ds_hc_counter *hc_cpu;	/* borrowed; host context: the process CPU counter charged now, NULL none */
+	struct ds_hc_counter *hc_runq;	/* borrowed; host context: the run-queue counter charged now, NULL none */
 };
 
 /* An interrupt context kind on a CPU. */
@@ -109,6 +114,18 @@ void ds_model_destroy(struct ds_model *model);
  * segments.  `ctx` (borrowed) is shared by the models of every host; `host` is copied.
  */
 void ds_model_set_chain(struct ds_model *model, struct ds_chain_ctx *ctx, const char *host);
+
+/*
+ * Turns host context on (host-context.h, doc/host-context.md): call right after ds_model_create(), before any
+ * event.  The model then keeps the host's counters; spans get windows with sa_span_open_host_window().
+ */
+void ds_model_set_host_context(struct ds_model *model);
+/* The host's counters, NULL when host context is off. */
+struct ds_host_context *ds_model_host_context(struct ds_model *model);
+/* Host context: block_rq_issue of `nr_sector` sectors on `dev` submitted by thread `tid` (-1 unknown). */
+void ds_model_block_issue(struct ds_model *model, int64_t ts, int64_t tid, uint64_t dev, uint64_t nr_sector);
+/* Name of process `pid`: the comm of its thread-group leader when known, else `fallback`. */
+const char *ds_model_process_name(struct ds_model *model, int64_t pid, const char *fallback);
 
 /* The thread `tid` (> 0), created Unknown when absent and `create`; NULL otherwise (or tid <= 0). */
 struct ds_thread *ds_model_thread(struct ds_model *model, int64_t tid, bool create);
@@ -231,6 +248,7 @@ struct sa_span {
 	/* layers: read-family syscalls ended while attached (doc/storage-network.md, "Page cache") */
 	uint64_t cache_hits, cache_misses;
 	uint64_t cache_hit_time, cache_miss_time;	/* ns, clipped to the time attached */
+	struct ds_hc_window *hc;	/* owned; host context window, NULL when the span carries none */
 };
 
 /* A new span beginning at `begin`, detached (idle state Unknown). */
@@ -245,7 +263,10 @@ void sa_span_attach(struct ds_model *model, struct sa_span *span, struct ds_thre
 void sa_span_detach(struct ds_model *model, struct sa_span *span, int64_t ts,
 		enum ds_state idle_state, const char *idle_detail);
 
-/* Ends the span at `end` (detaching it). */
+/* Ends the span at `end` (detaching it; closing its host context window). */
 void sa_span_finish(struct ds_model *model, struct sa_span *span, int64_t end);
+
+/* Host context on: the span carries the host's context over [begin, end) (window opened at `ts`). */
+void sa_span_open_host_window(struct ds_model *model, struct sa_span *span, int64_t ts);
 
 #endif /* DEEPSPAN_SPAN_ATTRIB_THREAD_STATE_H */

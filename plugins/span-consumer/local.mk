@@ -16,5 +16,6 @@ plugins_span_consumer_libdeepspan_span_consumer_la_SOURCES = \
 	plugins/span-consumer/attribution-record.c plugins/span-consumer/attribution-record.h \
 	plugins/span-consumer/attribution.c plugins/span-consumer/attribution.h \
 	plugins/span-consumer/sanitize.c plugins/span-consumer/sanitize.h \
-	plugins/span-consumer/groups.c plugins/span-consumer/groups.h
+	plugins/span-consumer/groups.c plugins/span-consumer/groups.h \
+	plugins/span-consumer/host-context.c plugins/span-consumer/host-context.h
 plugins_babeltrace_plugin_deepspan_la_LIBADD += plugins/span-consumer/libdeepspan-span-consumer.la

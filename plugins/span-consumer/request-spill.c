@@ -116,6 +116,8 @@ void ds_spill_write_request(struct ds_spill *spill, const struct ds_span_store *
 		copy.syscalls = NULL;
 		copy.syscall_count = 0;
 		copy.chain = NULL;
+		copy.host_items = NULL;	/* not spilled: the host tables are summed when the request completes */
+		copy.host_item_count = 0;
 		ds_spill_append(spill, &copy, sizeof(copy));
 		if (span->segment_count) {
 			ds_spill_append(spill, span->segments,

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "span-reader.h"
 #include "chain-labels.h"
+#include "host-context.h"
 
 #include <ctype.h>
 #include <inttypes.h>
@@ -17,6 +18,7 @@ enum member {
 	M_USER, M_SYSCALL, M_BLOCKED, M_WAIT_CPU, M_INTERRUPTED, M_UNKNOWN,
 	M_SYSCALLS, M_SEGMENTS, M_TRUNCATED, M_CHAIN,
 	M_CACHE_HITS, M_CACHE_MISSES, M_CACHE_HIT_TIME, M_CACHE_MISS_TIME,	/* layers (doc/storage-network.md) */
+	M_HOST_WINDOW, M_HOST_CONTEXT,	/* doc/host-context.md */
 	M_COUNT,
 };
 
@@ -54,6 +56,8 @@ static const struct member_spec member_specs[M_COUNT] = {
 	[M_CACHE_MISSES] = { "cache_misses", KIND_INT, false },
 	[M_CACHE_HIT_TIME] = { "cache_hit_time", KIND_INT, false },
 	[M_CACHE_MISS_TIME] = { "cache_miss_time", KIND_INT, false },
+	[M_HOST_WINDOW] = { "host_window", KIND_INT, false },
+	[M_HOST_CONTEXT] = { "host_context", KIND_ARRAY, false },
 };
 
 /* Members of one array element structure. */
@@ -68,6 +72,7 @@ enum {
 	CH_SEGMENT, CH_PARENT, CH_DEPTH, CH_BEGIN, CH_END, CH_HOST, CH_TID,
 	CH_COMM, CH_PROCESS, CH_CPU, CH_STATE, CH_KIND, CH_DETAIL, CH_COUNT,
 };
+enum { HC_KIND, HC_PID, HC_NAME, HC_DEVICE, HC_VALUE, HC_COUNT };
 
 struct ds_span_layout {
 	uint64_t index[M_COUNT];	/* member index or NO_MEMBER */
@@ -79,6 +84,8 @@ struct ds_span_layout {
 	uint8_t state_of_value[256];	/* segment `state` value -> enum ds_state */
 	uint8_t chain_state_of_value[256];	/* chain `state` value -> enum ds_state */
 	uint8_t kind_of_value[256];	/* chain `kind` value -> enum ds_chain_kind */
+	struct element_layout host_item;
+	uint8_t host_kind_of_value[256];	/* host_context `kind` value -> enum ds_host_kind */
 };
 
 static void free_layout(gpointer data)
@@ -428,6 +435,20 @@ static struct ds_span_layout *resolve_layout(struct ds_span_reader *reader,
 					goto error;
 				}
 				resolve_state_values(layout, element_fcs[SEG_STATE]);
+			}
+			if (m == M_HOST_CONTEXT) {
+				static const char *const host_names[HC_COUNT] = {
+					"kind", "pid", "name", "device", "value" };
+				static const enum member_kind host_kinds[HC_COUNT] = {
+					KIND_INT, KIND_INT, KIND_STRING, KIND_STRING, KIND_INT };
+
+				if (!resolve_element(reader, fc, "host_context", host_names,
+						host_kinds, HC_COUNT, &layout->host_item, element_fcs)) {
+					goto error;
+				}
+				resolve_enum_values(layout->host_kind_of_value,
+					element_fcs[HC_KIND], ds_host_kind_of_label, DS_HOST_KIND_COUNT,
+					DS_HOST_KIND_COUNT);
 			}
 			if (m == M_CHAIN) {
 				if (!resolve_element(reader, fc, "chain", chain_names,
@@ -834,6 +855,43 @@ invalid:
 	reader->invalid_chains++;
 }
 
+/* The span's host context (doc/host-context.md); entries of an unknown kind are left out. */
+static void read_host_context(const struct ds_span_layout *layout, const bt_field *payload,
+		struct ds_span *span, struct ds_span_store *store)
+{
+	const struct element_layout *el = &layout->host_item;
+	const bt_field *array = member_at(payload, layout->index[M_HOST_CONTEXT]);
+	uint64_t n = bt_field_array_get_length(array), i;
+	struct ds_host_item *items;
+	uint32_t kept = 0;
+
+	span->host_window = layout->index[M_HOST_WINDOW] != NO_MEMBER ?
+		read_uint(member_at(payload, layout->index[M_HOST_WINDOW]), layout->is_signed[M_HOST_WINDOW]) : 0;
+	if (!span->host_window || !n || n > UINT32_MAX) {
+		return;
+	}
+	items = ds_arena_alloc(&store->host_items, n);
+	for (i = 0; i < n; i++) {
+		const bt_field *e = bt_field_array_borrow_element_field_by_index_const(array, i);
+		uint64_t kind = read_uint(member_at(e, el->index[HC_KIND]), el->is_signed[HC_KIND]);
+		struct ds_host_item *item = &items[kept];
+
+		item->kind = kind < 256 ? layout->host_kind_of_value[kind] : DS_HOST_KIND_COUNT;
+		if (item->kind >= DS_HOST_KIND_COUNT) {
+			continue;
+		}
+		item->pid = read_int(member_at(e, el->index[HC_PID]), el->is_signed[HC_PID]);
+		item->value = read_uint(member_at(e, el->index[HC_VALUE]), el->is_signed[HC_VALUE]);
+		item->name = ds_strings_intern(store->strings,
+			bt_field_string_get_value(member_at(e, el->index[HC_NAME])));
+		item->device = ds_strings_intern(store->strings,
+			bt_field_string_get_value(member_at(e, el->index[HC_DEVICE])));
+		kept++;
+	}
+	span->host_items = items;
+	span->host_item_count = kept;
+}
+
 static struct ds_span_layout *layout_of(struct ds_span_reader *reader,
 		const bt_event_class *event_class, bool *error)
 {
@@ -976,6 +1034,9 @@ enum ds_span_read_status ds_span_reader_read(struct ds_span_reader *reader,
 			read_chain(layout, member_at(payload, layout->index[M_CHAIN]),
 				&span, store, reader);
 		}
+	}
+	if (layout->index[M_HOST_CONTEXT] != NO_MEMBER && !span.invalid) {
+		read_host_context(layout, payload, &span, store);
 	}
 	span.input = input;
 	span.parent = DS_NO_SPAN;

@@ -191,6 +191,7 @@ void ds_span_store_init(struct ds_span_store *store, struct ds_strings *strings)
 	ds_arena_init(&store->segments, sizeof(struct ds_segment));
 	ds_arena_init(&store->syscalls, sizeof(struct ds_syscall_total));
 	ds_arena_init(&store->chains, sizeof(struct ds_chain_entry));
+	ds_arena_init(&store->host_items, sizeof(struct ds_host_item));
 	store->strings = strings;
 }
 
@@ -204,6 +205,7 @@ void ds_span_store_fini(struct ds_span_store *store)
 	ds_arena_fini(&store->segments);
 	ds_arena_fini(&store->syscalls);
 	ds_arena_fini(&store->chains);
+	ds_arena_fini(&store->host_items);
 	store->strings = NULL;
 }
 
@@ -244,6 +246,12 @@ uint32_t ds_store_copy_span(struct ds_span_store *store, const struct ds_span *s
 		memcpy(chain, span->chain, span->chain_count * sizeof(struct ds_chain_entry));
 		copy.chain = chain;
 	}
+	if (span->host_item_count) {
+		struct ds_host_item *items = ds_arena_alloc(&store->host_items, span->host_item_count);
+
+		memcpy(items, span->host_items, span->host_item_count * sizeof(struct ds_host_item));
+		copy.host_items = items;
+	}
 	return ds_store_append_span(store, &copy);
 }
 
@@ -253,6 +261,7 @@ void ds_span_store_reset(struct ds_span_store *store)
 	ds_arena_reset(&store->segments);
 	ds_arena_reset(&store->syscalls);
 	ds_arena_reset(&store->chains);
+	ds_arena_reset(&store->host_items);
 }
 
 const char *ds_chain_kind_tag(unsigned int kind)

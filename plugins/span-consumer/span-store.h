@@ -95,6 +95,15 @@ struct ds_chain_entry {
 	bool leaf;		/* no entry's parent */
 };
 
+/* One `host_context` entry of a span (doc/host-context.md, "Encoding"). */
+struct ds_host_item {
+	uint32_t name;		/* interned: process or handler name */
+	uint32_t device;	/* interned: "M:N" (disk) or "-" */
+	int64_t pid;		/* -1 for handlers */
+	uint64_t value;		/* ns, or bytes for disk */
+	uint8_t kind;		/* enum ds_host_kind (host-context.h) */
+};
+
 struct ds_span {
 	uint64_t trace_id_high;
 	uint64_t trace_id_low;
@@ -112,6 +121,9 @@ struct ds_span {
 	const struct ds_segment *segments;	/* borrowed from ds_span_store.segments */
 	const struct ds_syscall_total *syscalls;	/* borrowed from ds_span_store.syscalls */
 	const struct ds_chain_entry *chain;	/* borrowed from ds_span_store.chains; NULL = no chain */
+	const struct ds_host_item *host_items;	/* borrowed from ds_span_store.host_items; NULL = none */
+	uint32_t host_item_count;
+	uint64_t host_window;	/* ns its host context covers; 0 = it carries none */
 	uint32_t segment_count;
 	uint32_t syscall_count;
 	uint32_t chain_count;
@@ -158,6 +170,7 @@ struct ds_span_store {
 	struct ds_arena segments;	/* struct ds_segment runs, one per span */
 	struct ds_arena syscalls;	/* struct ds_syscall_total runs, one per span */
 	struct ds_arena chains;		/* struct ds_chain_entry runs, one per span with a chain */
+	struct ds_arena host_items;	/* struct ds_host_item runs, one per span with host context */
 	struct ds_strings *strings;	/* borrowed: shared by the stores of a sink */
 };
 
