@@ -268,6 +268,18 @@ def payload_dict(event):
 STATES = ("user", "syscall", "blocked", "wait_cpu", "interrupted", "unknown")
 
 
+# One thread running one span (1000 -> 2000 ns) on host "h": the smallest input with a deepspan:span output.
+ONE_SPAN_SCRIPT = [
+    (1000, "h", "k0", "sched_switch", dict(prev_comm="swapper/0", prev_tid=0, prev_prio=0, prev_state=0,
+                                           next_comm="app", next_tid=7, next_prio=0)),
+    (1000, "h", "u", "deepspan_ust:span_start",
+     dict(trace_id_high=0, trace_id_low=1, span_id=1, parent_span_id=0, service="s", operation="o",
+          kind=0, vpid=7, vtid=7, procname="app")),
+    (2000, "h", "u", "deepspan_ust:span_end",
+     dict(trace_id_high=0, trace_id_low=1, span_id=1, status=1, vpid=7, vtid=7, procname="app")),
+]
+
+
 def run_script(plugin, script, params=None, fields=None, clock=None, logging_level=bt2.LoggingLevel.WARNING,
                kernel_cpu_id=True):
     """Runs script source -> span-attrib(params) -> collector; returns (message summaries, span payloads)."""
@@ -296,3 +308,27 @@ def run_script(plugin, script, params=None, fields=None, clock=None, logging_lev
     del graph, src, flt, sink, out, m
     gc.collect()
     return summary, spans
+
+
+def run_kernel_trace_with_script(plugin, kernel_dir, script, params):
+    """Runs a CTF kernel trace and a scripted UST trace through filter.utils.muxer -> span-attrib(params);
+    returns the deepspan:span payloads."""
+    graph = bt2.Graph()
+    ctf = bt2.find_plugin("ctf").source_component_classes["fs"]
+    utils = bt2.find_plugin("utils")
+    src_k = graph.add_component(ctf, "kernel", params={"inputs": [str(kernel_dir)]})
+    src_u = graph.add_component(Source, "spans", obj={"script": script})
+    mux = graph.add_component(utils.filter_component_classes["muxer"], "mux")
+    flt = graph.add_component(plugin.filter_component_classes["span-attrib"], "sa", params=params)
+    out = []
+    sink = graph.add_component(Collector, "sink", obj=out)
+    for i, port in enumerate(list(src_k.output_ports.values()) + [src_u.output_ports["out"]]):
+        graph.connect_ports(port, mux.input_ports[f"in{i}"])
+    graph.connect_ports(mux.output_ports["out"], flt.input_ports["in0"])
+    graph.connect_ports(flt.output_ports["out"], sink.input_ports["in"])
+    graph.run()
+    spans = [payload_dict(m.event) for m in out
+             if type(m) is bt2._EventMessageConst and m.event.name == "deepspan:span"]
+    del graph, src_k, src_u, mux, flt, sink, out
+    gc.collect()
+    return spans

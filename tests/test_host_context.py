@@ -13,7 +13,6 @@ sink.deepspan.metrics by="host", and the diff sink's "What changed on the machin
 """
 import collections
 import csv
-import gc
 import io
 import json
 import re
@@ -23,7 +22,7 @@ import pytest
 
 from chain_support import scenario_spans
 from conftest import run_babeltrace2
-from span_attrib_support import Collector, Source, payload_dict
+from span_attrib_support import ONE_SPAN_SCRIPT, run_kernel_trace_with_script, run_script
 from span_fixtures import error_text
 
 TIME_KINDS = ("cpu", "irq", "softirq", "vector", "run-queue")
@@ -66,7 +65,7 @@ def test_bad_metrics_by_lists_host(bt2_plugin):
         graph.add_component(bt2_plugin.sink_component_classes["metrics"], "m", params={"by": "hosts"})
     message = error_text(exc.value)
     assert "parameter `by`: expected one of the strings" in message
-    assert '"culprit", "host"' in message and "hosts" in message
+    assert '"culprit", "disk", "host"' in message and "hosts" in message
 
 
 def test_groups_apply_to_the_host_table(bt2_plugin):
@@ -83,26 +82,7 @@ def test_groups_apply_to_the_host_table(bt2_plugin):
 # ---- encoding ----
 
 def _member_names(bt2_plugin, params):
-    script = [(1000, "h", "k0", "sched_switch", dict(prev_comm="swapper/0", prev_tid=0, prev_prio=0, prev_state=0,
-                                                     next_comm="app", next_tid=7, next_prio=0)),
-              (1000, "h", "u", "deepspan_ust:span_start",
-               dict(trace_id_high=0, trace_id_low=1, span_id=1, parent_span_id=0, service="s", operation="o",
-                    kind=0, vpid=7, vtid=7, procname="app")),
-              (2000, "h", "u", "deepspan_ust:span_end",
-               dict(trace_id_high=0, trace_id_low=1, span_id=1, status=1, vpid=7, vtid=7, procname="app"))]
-    graph = bt2.Graph()
-    src = graph.add_component(Source, "src", obj={"script": script, "fields": {}, "clock": {}})
-    flt = graph.add_component(bt2_plugin.filter_component_classes["span-attrib"], "sa",
-                              params=dict({"pass-through": False}, **params))
-    out = []
-    sink = graph.add_component(Collector, "sink", obj=out)
-    graph.connect_ports(src.output_ports["out"], flt.input_ports["in0"])
-    graph.connect_ports(flt.output_ports["out"], sink.input_ports["in"])
-    graph.run()
-    spans = [payload_dict(m.event) for m in out if type(m) is bt2._EventMessageConst]
-    del graph, src, flt, sink, out
-    gc.collect()
-    return spans[0]
+    return run_script(bt2_plugin, ONE_SPAN_SCRIPT, dict({"pass-through": False}, **params))[1][0]
 
 
 def test_members_last_and_absent_when_off(bt2_plugin):
@@ -265,24 +245,7 @@ def test_cat_kern_ust_window_matches_independent_sums(shared_traces, bt2_plugin)
                for tid in tids]
     script += [(end, "wilbrod", "u", "deepspan_ust:span_end",
                 dict(trace_id_high=0, trace_id_low=1, span_id=1, status=1, vpid=tids[0], vtid=tids[0], procname="p"))]
-    graph = bt2.Graph()
-    ctf = bt2.find_plugin("ctf").source_component_classes["fs"]
-    utils = bt2.find_plugin("utils")
-    src_k = graph.add_component(ctf, "kernel", params={"inputs": [str(kernel_dir)]})
-    src_u = graph.add_component(Source, "spans", obj={"script": script})
-    mux = graph.add_component(utils.filter_component_classes["muxer"], "mux")
-    flt = graph.add_component(bt2_plugin.filter_component_classes["span-attrib"], "sa",
-                              params={"segments": False, "pass-through": False})
-    out = []
-    sink = graph.add_component(Collector, "sink", obj=out)
-    for i, port in enumerate(list(src_k.output_ports.values()) + [src_u.output_ports["out"]]):
-        graph.connect_ports(port, mux.input_ports[f"in{i}"])
-    graph.connect_ports(mux.output_ports["out"], flt.input_ports["in0"])
-    graph.connect_ports(flt.output_ports["out"], sink.input_ports["in"])
-    graph.run()
-    spans = [payload_dict(m.event) for m in out if type(m) is bt2._EventMessageConst]
-    del graph, src_k, src_u, mux, flt, sink, out
-    gc.collect()
+    spans = run_kernel_trace_with_script(bt2_plugin, kernel_dir, script, {"segments": False, "pass-through": False})
     window = [s for s in spans if s["span_id"] == 1][0]
     threads = [s for s in spans if s["span_id"] != 1]
     assert window["host_window"] == end - begin

@@ -9,7 +9,7 @@ import pytest
 
 from chain_support import chain_problems, ctf_spans, leaves, scenario_spans
 from conftest import make_scenario_trace, run_babeltrace2
-from span_attrib_support import Collector, Source, payload_dict
+from span_attrib_support import ONE_SPAN_SCRIPT, Collector, Source, payload_dict, run_script
 from span_fixtures import error_text
 
 STATES = ("user", "syscall", "blocked", "wait_cpu", "interrupted", "unknown")
@@ -37,26 +37,7 @@ def test_bad_chain_parameters(bt2_plugin, params, texts):
 
 
 def _member_names(bt2_plugin, params):
-    script = [(1000, "h", "k0", "sched_switch", dict(prev_comm="swapper/0", prev_tid=0, prev_prio=0, prev_state=0,
-                                                     next_comm="app", next_tid=7, next_prio=0)),
-              (1000, "h", "u", "deepspan_ust:span_start",
-               dict(trace_id_high=0, trace_id_low=1, span_id=1, parent_span_id=0, service="s", operation="o",
-                    kind=0, vpid=7, vtid=7, procname="app")),
-              (2000, "h", "u", "deepspan_ust:span_end",
-               dict(trace_id_high=0, trace_id_low=1, span_id=1, status=1, vpid=7, vtid=7, procname="app"))]
-    graph = bt2.Graph()
-    src = graph.add_component(Source, "src", obj={"script": script, "fields": {}, "clock": {}})
-    flt = graph.add_component(bt2_plugin.filter_component_classes["span-attrib"], "sa",
-                              params=dict({"pass-through": False}, **params))
-    out = []
-    sink = graph.add_component(Collector, "sink", obj=out)
-    graph.connect_ports(src.output_ports["out"], flt.input_ports["in0"])
-    graph.connect_ports(flt.output_ports["out"], sink.input_ports["in"])
-    graph.run()
-    names = [list(m.event.payload_field.keys()) for m in out if type(m) is bt2._EventMessageConst]
-    del graph, src, flt, sink, out
-    gc.collect()
-    return names[0]
+    return list(run_script(bt2_plugin, ONE_SPAN_SCRIPT, dict({"pass-through": False}, **params))[1][0])
 
 
 def test_chain_member_present_only_with_follow_wakeups(bt2_plugin):

@@ -8,7 +8,7 @@ import bt2
 import pytest
 
 from conftest import run_babeltrace2
-from span_attrib_support import Collector, Source, payload_dict
+from span_attrib_support import Source, run_kernel_trace_with_script
 
 NS = 1_000_000_000
 
@@ -94,25 +94,7 @@ def test_cat_kern_ust_running_time_matches_sched_switch(shared_traces, bt2_plugi
     script += [(end, "wilbrod", "u", "deepspan_ust:span_end",
                 dict(trace_id_high=0, trace_id_low=1, span_id=tid, status=1, vpid=tid, vtid=tid, procname="p"))
                for tid in tids]
-    graph = bt2.Graph()
-    ctf = bt2.find_plugin("ctf").source_component_classes["fs"]
-    utils = bt2.find_plugin("utils")
-    src_k = graph.add_component(ctf, "kernel", params={"inputs": [str(kernel_dir)]})
-    src_u = graph.add_component(Source, "spans", obj={"script": script})
-    mux = graph.add_component(utils.filter_component_classes["muxer"], "mux")
-    flt = graph.add_component(bt2_plugin.filter_component_classes["span-attrib"], "sa",
-                              params={"segments": False, "pass-through": False})
-    out = []
-    sink = graph.add_component(Collector, "sink", obj=out)
-    for i, port in enumerate(list(src_k.output_ports.values()) + [src_u.output_ports["out"]]):
-        graph.connect_ports(port, mux.input_ports[f"in{i}"])
-    graph.connect_ports(mux.output_ports["out"], flt.input_ports["in0"])
-    graph.connect_ports(flt.output_ports["out"], sink.input_ports["in"])
-    graph.run()
-    spans = [payload_dict(m.event) for m in out
-             if type(m) is bt2._EventMessageConst and m.event.name == "deepspan:span"]
-    del graph, src_k, src_u, mux, flt, sink, out
-    gc.collect()
+    spans = run_kernel_trace_with_script(bt2_plugin, kernel_dir, script, {"segments": False, "pass-through": False})
     expected = _running_time(switches, frees, discards, begin, end)
     assert len(spans) == len(tids)
     mismatches = []

@@ -12,58 +12,19 @@
 
 enum { HC_KIND, HC_PID, HC_NAME, HC_DEVICE, HC_VALUE };
 
-/* Appends member `name` of a new field class `fc` (reference moved into the structure). */
-static int append(bt_field_class *structure, const char *name, bt_field_class *fc)
-{
-	int ret = -1;
-
-	if (fc && bt_field_class_structure_append_member(structure, name, fc) ==
-			BT_FIELD_CLASS_STRUCTURE_APPEND_MEMBER_STATUS_OK) {
-		ret = 0;
-	}
-	bt_field_class_put_ref(fc);
-	return ret;
-}
-
-static bt_field_class *kind_enum_create(bt_trace_class *tc)
-{
-	bt_field_class *fc = bt_field_class_enumeration_unsigned_create(tc);
-	unsigned int kind;
-
-	if (!fc) {
-		return NULL;
-	}
-	bt_field_class_integer_set_field_value_range(fc, 8);
-	for (kind = 0; kind < DS_HC_KIND_COUNT; kind++) {
-		bt_integer_range_set_unsigned *ranges = bt_integer_range_set_unsigned_create();
-		bool ok = ranges &&
-			bt_integer_range_set_unsigned_add_range(ranges, kind, kind) ==
-				BT_INTEGER_RANGE_SET_ADD_RANGE_STATUS_OK &&
-			bt_field_class_enumeration_unsigned_add_mapping(fc, ds_hc_kind_name(kind), ranges) ==
-				BT_FIELD_CLASS_ENUMERATION_ADD_MAPPING_STATUS_OK;
-
-		bt_integer_range_set_unsigned_put_ref(ranges);
-		if (!ok) {
-			BT_FIELD_CLASS_PUT_REF_AND_RESET(fc);
-			break;
-		}
-	}
-	return fc;
-}
-
 int hc_output_append_members(bt_trace_class *tc, bt_field_class *payload, uint64_t *index)
 {
 	bt_field_class *entry = bt_field_class_structure_create(tc);
 	int err;
 
 	*index = bt_field_class_structure_get_member_count(payload);
-	err = !entry || append(entry, "kind", kind_enum_create(tc)) ||
-		append(entry, "pid", bt_field_class_integer_signed_create(tc)) ||
-		append(entry, "name", bt_field_class_string_create(tc)) ||
-		append(entry, "device", bt_field_class_string_create(tc)) ||
-		append(entry, "value", bt_field_class_integer_unsigned_create(tc)) ||
-		append(payload, "host_window", bt_field_class_integer_unsigned_create(tc)) ||
-		append(payload, "host_context", bt_field_class_array_dynamic_create(tc, entry, NULL));
+	err = !entry || output_fc_append(entry, "kind", output_enum_create(tc, DS_HC_KIND_COUNT, ds_hc_kind_name)) ||
+		output_fc_append(entry, "pid", bt_field_class_integer_signed_create(tc)) ||
+		output_fc_append(entry, "name", bt_field_class_string_create(tc)) ||
+		output_fc_append(entry, "device", bt_field_class_string_create(tc)) ||
+		output_fc_append(entry, "value", bt_field_class_integer_unsigned_create(tc)) ||
+		output_fc_append(payload, "host_window", bt_field_class_integer_unsigned_create(tc)) ||
+		output_fc_append(payload, "host_context", bt_field_class_array_dynamic_create(tc, entry, NULL));
 	bt_field_class_put_ref(entry);
 	return err ? -1 : 0;
 }

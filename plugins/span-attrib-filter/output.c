@@ -52,7 +52,7 @@ void output_fini(struct host_output *out)
 }
 
 /* Appends member `name` of a new field class `fc` (reference moved into the structure). */
-static int append(bt_field_class *structure, const char *name, bt_field_class *fc)
+int output_fc_append(bt_field_class *structure, const char *name, bt_field_class *fc)
 {
 	int ret = -1;
 
@@ -65,7 +65,7 @@ static int append(bt_field_class *structure, const char *name, bt_field_class *f
 }
 
 /* An 8-bit unsigned enumeration mapping 0..count-1 to their names. */
-static bt_field_class *enum_create(bt_trace_class *tc, int count, const char *(*name)(unsigned int))
+bt_field_class *output_enum_create(bt_trace_class *tc, int count, const char *(*name)(unsigned int))
 {
 	bt_field_class *fc = bt_field_class_enumeration_unsigned_create(tc);
 	int state;
@@ -98,7 +98,7 @@ static const char *state_name(unsigned int state)
 
 static bt_field_class *state_enum_create(bt_trace_class *tc)
 {
-	return enum_create(tc, DS_STATE_COUNT, state_name);
+	return output_enum_create(tc, DS_STATE_COUNT, state_name);
 }
 
 /* The structure of one `chain` entry (C_* order). */
@@ -106,20 +106,20 @@ static bt_field_class *chain_entry_create(bt_trace_class *tc)
 {
 	bt_field_class *entry = bt_field_class_structure_create(tc);
 
-	if (!entry || append(entry, "segment", bt_field_class_integer_unsigned_create(tc)) ||
-			append(entry, "parent", bt_field_class_integer_signed_create(tc)) ||
-			append(entry, "depth", bt_field_class_integer_unsigned_create(tc)) ||
-			append(entry, "begin", bt_field_class_integer_signed_create(tc)) ||
-			append(entry, "end", bt_field_class_integer_signed_create(tc)) ||
-			append(entry, "host", bt_field_class_string_create(tc)) ||
-			append(entry, "pid", bt_field_class_integer_signed_create(tc)) ||
-			append(entry, "tid", bt_field_class_integer_signed_create(tc)) ||
-			append(entry, "comm", bt_field_class_string_create(tc)) ||
-			append(entry, "process", bt_field_class_string_create(tc)) ||
-			append(entry, "cpu", bt_field_class_integer_signed_create(tc)) ||
-			append(entry, "state", state_enum_create(tc)) ||
-			append(entry, "kind", enum_create(tc, DS_CHAIN_KIND_COUNT, ds_chain_kind_name)) ||
-			append(entry, "detail", bt_field_class_string_create(tc))) {
+	if (!entry || output_fc_append(entry, "segment", bt_field_class_integer_unsigned_create(tc)) ||
+			output_fc_append(entry, "parent", bt_field_class_integer_signed_create(tc)) ||
+			output_fc_append(entry, "depth", bt_field_class_integer_unsigned_create(tc)) ||
+			output_fc_append(entry, "begin", bt_field_class_integer_signed_create(tc)) ||
+			output_fc_append(entry, "end", bt_field_class_integer_signed_create(tc)) ||
+			output_fc_append(entry, "host", bt_field_class_string_create(tc)) ||
+			output_fc_append(entry, "pid", bt_field_class_integer_signed_create(tc)) ||
+			output_fc_append(entry, "tid", bt_field_class_integer_signed_create(tc)) ||
+			output_fc_append(entry, "comm", bt_field_class_string_create(tc)) ||
+			output_fc_append(entry, "process", bt_field_class_string_create(tc)) ||
+			output_fc_append(entry, "cpu", bt_field_class_integer_signed_create(tc)) ||
+			output_fc_append(entry, "state", state_enum_create(tc)) ||
+			output_fc_append(entry, "kind", output_enum_create(tc, DS_CHAIN_KIND_COUNT, ds_chain_kind_name)) ||
+			output_fc_append(entry, "detail", bt_field_class_string_create(tc))) {
 		BT_FIELD_CLASS_PUT_REF_AND_RESET(entry);
 	}
 	return entry;
@@ -137,38 +137,38 @@ static bt_field_class *payload_create(bt_trace_class *tc, bool with_chain, bool 
 	size_t i;
 
 	for (i = 0; !err && i < G_N_ELEMENTS(u64_ids); i++) {
-		err = append(payload, u64_ids[i], bt_field_class_integer_unsigned_create(tc));
+		err = output_fc_append(payload, u64_ids[i], bt_field_class_integer_unsigned_create(tc));
 	}
 	for (i = 0; !err && i < G_N_ELEMENTS(strings); i++) {
-		err = append(payload, strings[i], bt_field_class_string_create(tc));
+		err = output_fc_append(payload, strings[i], bt_field_class_string_create(tc));
 	}
 	for (i = 0; !err && i < G_N_ELEMENTS(s64s); i++) {
-		err = append(payload, s64s[i], bt_field_class_integer_signed_create(tc));
+		err = output_fc_append(payload, s64s[i], bt_field_class_integer_signed_create(tc));
 	}
 	for (i = 0; !err && i < DS_STATE_COUNT; i++) {
-		err = append(payload, ds_state_name(i), bt_field_class_integer_unsigned_create(tc));
+		err = output_fc_append(payload, ds_state_name(i), bt_field_class_integer_unsigned_create(tc));
 	}
-	err = err || append(syscall, "name", bt_field_class_string_create(tc)) ||
-		append(syscall, "count", bt_field_class_integer_unsigned_create(tc)) ||
-		append(syscall, "duration", bt_field_class_integer_unsigned_create(tc)) ||
-		append(segment, "begin", bt_field_class_integer_signed_create(tc)) ||
-		append(segment, "end", bt_field_class_integer_signed_create(tc)) ||
-		append(segment, "state", state_enum_create(tc)) ||
-		append(segment, "detail", bt_field_class_string_create(tc));
+	err = err || output_fc_append(syscall, "name", bt_field_class_string_create(tc)) ||
+		output_fc_append(syscall, "count", bt_field_class_integer_unsigned_create(tc)) ||
+		output_fc_append(syscall, "duration", bt_field_class_integer_unsigned_create(tc)) ||
+		output_fc_append(segment, "begin", bt_field_class_integer_signed_create(tc)) ||
+		output_fc_append(segment, "end", bt_field_class_integer_signed_create(tc)) ||
+		output_fc_append(segment, "state", state_enum_create(tc)) ||
+		output_fc_append(segment, "detail", bt_field_class_string_create(tc));
 	if (!err) {
-		err = append(payload, "syscalls", bt_field_class_array_dynamic_create(tc, syscall, NULL)) ||
-			append(payload, "segments", bt_field_class_array_dynamic_create(tc, segment, NULL)) ||
+		err = output_fc_append(payload, "syscalls", bt_field_class_array_dynamic_create(tc, syscall, NULL)) ||
+			output_fc_append(payload, "segments", bt_field_class_array_dynamic_create(tc, segment, NULL)) ||
 			/* true: still open at the end of the input, ended at the last event time */
-			append(payload, "truncated", bt_field_class_bool_create(tc));
+			output_fc_append(payload, "truncated", bt_field_class_bool_create(tc));
 	}
 	if (!err && with_chain) {
 		bt_field_class *entry = chain_entry_create(tc);
 
-		err = !entry || append(payload, "chain", bt_field_class_array_dynamic_create(tc, entry, NULL));
+		err = !entry || output_fc_append(payload, "chain", bt_field_class_array_dynamic_create(tc, entry, NULL));
 		bt_field_class_put_ref(entry);
 	}
 	for (i = 0; !err && with_layers && i < G_N_ELEMENTS(layer_members); i++) {
-		err = append(payload, layer_members[i], bt_field_class_integer_unsigned_create(tc));
+		err = output_fc_append(payload, layer_members[i], bt_field_class_integer_unsigned_create(tc));
 	}
 	bt_field_class_put_ref(syscall);
 	bt_field_class_put_ref(segment);

@@ -175,6 +175,10 @@ void output_fini(struct host_output *out);
 void queue_push(struct span_attrib_iterator *it, bt_message *msg);
 
 /* host-context-output.c: the members after every other (doc/host-context.md, "Encoding"); -1: out of memory. */
+/* output.c: appends member `name` of a new field class `fc` (reference moved into the structure); 0 or -1. */
+int output_fc_append(bt_field_class *structure, const char *name, bt_field_class *fc);
+/* output.c: an unsigned enumeration class mapping 0..count-1 to name(i); NULL on error. */
+bt_field_class *output_enum_create(bt_trace_class *tc, int count, const char *(*name)(unsigned int));
 int hc_output_append_members(bt_trace_class *tc, bt_field_class *payload, uint64_t *index);
 int hc_output_fill(bt_field *payload, uint64_t index, const struct host *host, const struct sa_span *span);
 
