@@ -9,6 +9,7 @@ Source options (obj): "clock": {"none": True} gives every stream no clock (no sn
 "kernel_cpu_id": False gives kernel packets no cpu_id member.
 """
 import gc
+import re
 
 import bt2
 
@@ -332,3 +333,20 @@ def run_kernel_trace_with_script(plugin, kernel_dir, script, params):
     del graph, src_k, src_u, mux, flt, sink, out
     gc.collect()
     return spans
+
+
+def strip_details_members(text, member_regex):
+    """sink.text.details output without the members whose name matches `member_regex` (their class
+    description and every value), and without the member counts of structures."""
+    out, skip = [], None
+    for line in text.splitlines():
+        indent = len(line) - len(line.lstrip())
+        if skip is not None:
+            if line.strip() and indent > skip:
+                continue
+            skip = None
+        if re.match(r"\s*(%s): " % member_regex, line):
+            skip = indent
+            continue
+        out.append(line)
+    return re.sub(r"Structure \(\d+ members\)", "Structure", "\n".join(out))

@@ -15,14 +15,13 @@ import collections
 import csv
 import io
 import json
-import re
 
 import bt2
 import pytest
 
 from chain_support import scenario_spans
 from conftest import run_babeltrace2
-from span_attrib_support import ONE_SPAN_SCRIPT, run_kernel_trace_with_script, run_script
+from span_attrib_support import ONE_SPAN_SCRIPT, run_kernel_trace_with_script, run_script, strip_details_members
 from span_fixtures import error_text
 
 TIME_KINDS = ("cpu", "irq", "softirq", "vector", "run-queue")
@@ -101,18 +100,7 @@ def test_members_last_and_absent_when_off(bt2_plugin):
 
 def _strip_host(text):
     """sink.text.details output without the host context members (class description and values)."""
-    out, skip = [], None
-    for line in text.splitlines():
-        indent = len(line) - len(line.lstrip())
-        if skip is not None:
-            if line.strip() and indent > skip:
-                continue
-            skip = None
-        if re.match(r"\s*host_(window|context): ", line):
-            skip = indent
-            continue
-        out.append(line)
-    return re.sub(r"Structure \(\d+ members\)", "Structure", "\n".join(out))
+    return strip_details_members(text, "host_window|host_context")
 
 
 def test_host_context_false_changes_nothing_else():

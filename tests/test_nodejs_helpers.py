@@ -168,6 +168,17 @@ def read_spans(trace_dir, *filter_args, extra=()):
     return spans, events, proc.stdout
 
 
+def capture_with_server(out, label, requests, concurrency, env, port):
+    """Runs the demo capture with `env` (the server's port and NODE_PATH), reads its spans and the filter's
+    stats; returns {"load", "spans", "stats", "port"}."""
+    trace_dir, load = capture(out, requests, concurrency, env=env)
+    stats_path = out / "stats.json"
+    spans, _, _ = read_spans(trace_dir, "-p", f'stats="{stats_path}"')
+    stats = json.loads(stats_path.read_text())
+    print(f"nodejs-ctx counts ({label}): {json.dumps(stats)}")
+    return {"load": load, "spans": spans, "stats": stats, "port": port}
+
+
 NPM_CACHE = pathlib.Path(os.environ.get("DEEPSPAN_NPM_CACHE",
                                         pathlib.Path.home() / ".cache" / "deepspan-npm"))
 

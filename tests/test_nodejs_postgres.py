@@ -7,12 +7,11 @@ would be written outside its request: doc/nodejs.md, Limits).  Every query must 
 `TCP 127.0.0.1:PORT` (named by the server's address and port, like the Redis calls) under users'
 server span, so its time is on the request's critical path; the HTTP tree stays whole.
 """
-import json
 
 import pytest
 
-from test_nodejs_helpers import (PostgresServer, capture, capture_unavailable, npm_modules,
-                                 postgres_unavailable, read_spans)
+from test_nodejs_helpers import (PostgresServer, capture_unavailable, capture_with_server, npm_modules,
+                                 postgres_unavailable)
 
 REQUESTS = 30
 CONCURRENCY = 4
@@ -29,14 +28,8 @@ def pg_demo(tmp_path_factory, plugin_dir):
         pytest.skip(reason)
     out = tmp_path_factory.mktemp("nodejs-postgres")
     with PostgresServer() as postgres:
-        trace_dir, load = capture(out, REQUESTS, CONCURRENCY,
-                                  env={"DEMO_PG_PORT": str(postgres.port), "NODE_PATH": str(modules)})
-        port = postgres.port
-    stats_path = out / "stats.json"
-    spans, _, _ = read_spans(trace_dir, "-p", f'stats="{stats_path}"')
-    stats = json.loads(stats_path.read_text())
-    print(f"nodejs-ctx counts (postgres): {json.dumps(stats)}")
-    return {"load": load, "spans": spans, "stats": stats, "port": port}
+        return capture_with_server(out, "postgres", REQUESTS, CONCURRENCY,
+                                   {"DEMO_PG_PORT": str(postgres.port), "NODE_PATH": str(modules)}, postgres.port)
 
 
 def test_postgres_load_completed(pg_demo):

@@ -4,12 +4,11 @@ installed from the npm registry into the test cache) against a Debian redis-serv
 recorded with LTTng.  Every INCR must be a client span `TCP 127.0.0.1:PORT` under users' server
 span, so its time is on the request's critical path; the HTTP tree stays whole.
 """
-import json
 import shutil
 
 import pytest
 
-from test_nodejs_helpers import RedisServer, capture, capture_unavailable, npm_modules, read_spans
+from test_nodejs_helpers import RedisServer, capture_unavailable, capture_with_server, npm_modules
 
 REQUESTS = 30
 CONCURRENCY = 4
@@ -27,14 +26,8 @@ def redis_demo(tmp_path_factory, plugin_dir):
         pytest.skip(reason)
     out = tmp_path_factory.mktemp("nodejs-redis")
     with RedisServer(out) as redis:
-        trace_dir, load = capture(out, REQUESTS, CONCURRENCY,
-                                  env={"DEMO_REDIS_PORT": str(redis.port), "NODE_PATH": str(modules)})
-        port = redis.port
-    stats_path = out / "stats.json"
-    spans, _, _ = read_spans(trace_dir, "-p", f'stats="{stats_path}"')
-    stats = json.loads(stats_path.read_text())
-    print(f"nodejs-ctx counts (redis): {json.dumps(stats)}")
-    return {"load": load, "spans": spans, "stats": stats, "port": port}
+        return capture_with_server(out, "redis", REQUESTS, CONCURRENCY,
+                                   {"DEMO_REDIS_PORT": str(redis.port), "NODE_PATH": str(modules)}, redis.port)
 
 
 def test_redis_load_completed(redis_demo):

@@ -2,14 +2,13 @@
 """filter.deepspan.span-attrib's chains (doc/critical-path.md): parameters, the `chain` member's invariants on
 the scenario and on the real traces, follow-wakeups=false unchanged, a saved trace read back."""
 import gc
-import re
 
 import bt2
 import pytest
 
 from chain_support import chain_problems, ctf_spans, leaves, scenario_spans
 from conftest import make_scenario_trace, run_babeltrace2
-from span_attrib_support import ONE_SPAN_SCRIPT, Collector, Source, payload_dict, run_script
+from span_attrib_support import ONE_SPAN_SCRIPT, Collector, Source, payload_dict, run_script, strip_details_members
 from span_fixtures import error_text
 
 STATES = ("user", "syscall", "blocked", "wait_cpu", "interrupted", "unknown")
@@ -61,18 +60,7 @@ def _details(trace, *params):
 
 def _strip_chain(text):
     """sink.text.details output without the `chain` member (its class description and every value)."""
-    out, skip = [], None
-    for line in text.splitlines():
-        indent = len(line) - len(line.lstrip())
-        if skip is not None:
-            if line.strip() and indent > skip:
-                continue
-            skip = None
-        if re.match(r"\s*chain: ", line):
-            skip = indent
-            continue
-        out.append(line)
-    return re.sub(r"Structure \(\d+ members\)", "Structure", "\n".join(out))
+    return strip_details_members(text, "chain")
 
 
 def test_follow_wakeups_false_changes_nothing_else(tmp_path):
