@@ -106,7 +106,8 @@ def test_layers_false_is_the_output_without_layers(bt2_plugin, capfd):
     assert "no kernel events of the" not in capfd.readouterr().err
     layer_members = ("cache_hits", "cache_misses", "cache_hit_time", "cache_miss_time")
     assert not any(m in off[0] for m in layer_members)
-    assert list(off[0])[-1] == "chain"
+    # the host context members (doc/host-context.md) follow the layers ones: without layers, they follow `chain`
+    assert list(off[0])[-3:] == ["chain", "host_window", "host_context"]
     # the disk wait is today's single leaf
     disk = [e for e in off[0]["chain"] if e["kind"] == "disk"]
     assert [(e["begin"], e["end"], e["detail"], e["depth"]) for e in disk] == [
@@ -115,9 +116,9 @@ def test_layers_false_is_the_output_without_layers(bt2_plugin, capfd):
     rest_on = {k: v for k, v in on[0].items() if k not in layer_members + ("chain",)}
     rest_off = {k: v for k, v in off[0].items() if k != "chain"}
     assert rest_on == rest_off
-    # chains off and layers off: no chain, no layers member
-    _, plain = run_script(bt2_plugin, contention_script(), params={"layers": False, "follow-wakeups": False},
-                          fields=FIELDS)
+    # chains, layers and host context off: no member after `truncated`
+    _, plain = run_script(bt2_plugin, contention_script(),
+                          params={"layers": False, "follow-wakeups": False, "host-context": False}, fields=FIELDS)
     assert list(plain[0])[-1] == "truncated"
 
 
