@@ -80,6 +80,51 @@ static void append_without_tids(GString *out, const char *detail)
 	}
 }
 
+/* `text` up to and including the first " read" / " write" word in it; false when it has none. */
+static bool append_through_operation(GString *out, const char *text)
+{
+	const char *op = strstr(text, " read");
+	const char *write = strstr(text, " write");
+
+	if (write && (!op || write < op)) {
+		op = write;
+	}
+	if (!op) {
+		return false;
+	}
+	op += op[1] == 'r' ? strlen(" read") : strlen(" write");
+	g_string_append_len(out, text, op - text);
+	return true;
+}
+
+/*
+ * A disk entry's detail as a frame (doc/storage-network.md, "Reading it"): without what differs from one
+ * request to the next (sector, size, durations, counts), so that the disk waits of many requests are one
+ * frame: "pread64 ← disk 259:0 read", "queued behind writes of backup.sh", "device 259:0: read".
+ */
+static void append_disk_frame(GString *out, const char *detail)
+{
+	const char *behind = strstr(detail, " behind ");
+	const char *of = behind ? strstr(behind, ") of ") : NULL;
+	const char *scheduler = strstr(detail, " in the I/O scheduler");
+
+	if (g_str_has_prefix(detail, "queued ") && behind && of) {
+		const char *what = strchr(behind + strlen(" behind "), ' ');	/* after the count */
+		const char *what_end = what ? strchr(what + 1, ' ') : NULL;
+
+		g_string_append(out, "queued behind");
+		if (what && what_end && what_end < of) {
+			g_string_append_len(out, what, what_end - what);
+		}
+		g_string_append(out, " of ");
+		append_without_tids(out, of + strlen(") of "));
+	} else if (g_str_has_prefix(detail, "queued ") && scheduler) {
+		g_string_append(out, "queued in the I/O scheduler");
+	} else if (!append_through_operation(out, detail)) {
+		append_without_tids(out, detail);
+	}
+}
+
 /*
  * The detail of entry `i` as a frame: without tids, and for a wait, the
  * waker (its first child's thread) by process and thread name.
@@ -96,6 +141,10 @@ static void append_frame_detail(GString *out, struct ds_span_store *store,
 			arrow = at;
 		}
 	}
+	if (chain[i].kind == DS_CHAIN_DISK) {
+		append_disk_frame(out, detail);
+		return;
+	}
 	if (!arrow) {
 		append_without_tids(out, detail);
 		return;
@@ -111,6 +160,25 @@ static const char *after_arrow(const char *detail)
 	const char *arrow = strstr(detail, " \xe2\x86\x90 ");
 
 	return arrow ? arrow + 5 : NULL;
+}
+
+/*
+ * The clause of a part of a disk wait (doc/storage-network.md, "Storage"): "was queued \x01 behind 412 writes
+ * (96 MiB) of backup.sh/3120", "spent \x01 in device 259:0: read 16 KiB", "spent \x01 before the request was
+ * queued".
+ */
+static void append_disk_part(GString *out, const char *detail, const char *slot)
+{
+	const char *behind = strstr(detail, " behind ");
+	const char *scheduler = strstr(detail, " in the I/O scheduler");
+
+	if (g_str_has_prefix(detail, "queued ") && (behind || scheduler)) {
+		g_string_append_printf(out, "was queued%s%s", slot, behind ? behind : scheduler);
+	} else if (g_str_has_prefix(detail, "device ")) {
+		g_string_append_printf(out, "spent%s in %s", slot, detail);
+	} else {
+		g_string_append_printf(out, "spent%s %s", slot, detail);
+	}
 }
 
 /*
@@ -164,8 +232,12 @@ static void append_note(GString *out, struct ds_span_store *store,
 		}
 		break;
 	case DS_CHAIN_DISK:
-		g_string_append_printf(out, "%sblocked%s%s%.*s on %s", was, slot, in, n, detail,
-			cause ? cause : "a disk");
+		if (e->depth > 0 && !cause) {
+			append_disk_part(out, detail, slot);
+		} else {
+			g_string_append_printf(out, "%sblocked%s%s%.*s on %s", was, slot, in, n, detail,
+				cause ? cause : "a disk");
+		}
 		break;
 	case DS_CHAIN_WAIT_CPU:
 		g_string_append_printf(out, "waited%s for ", slot);
