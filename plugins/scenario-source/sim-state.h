@@ -71,6 +71,12 @@ struct sim_waker {
 	int64_t t_r;			/* NET_RX: local ts (receiver host) of its net_if_receive_skb;
 					 * DISK: local ts of the block_rq_complete */
 	int64_t t_f;			/* NET_RX: local ts (sender host) of its first send (< t_s: retransmitted) */
+	int64_t t_i;			/* DISK: local ts of the block_rq_insert (= t_s: direct issue) */
+	uint32_t ahead_count;		/* DISK: requests issued on the device while it queued */
+	uint32_t ahead_top_count, ahead_top_writes;	/* DISK: of the top submitter (most bytes) */
+	int32_t ahead_top_tid;
+	uint64_t ahead_top_bytes;
+	const char *ahead_top_comm;	/* borrowed */
 };
 
 /* A maximal piece of constant state of a thread, from `begin` to the next piece's begin. */
