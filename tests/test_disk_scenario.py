@@ -50,10 +50,11 @@ def test_truth_queues_the_slow_reads_behind_backup(tmp_path, plugin_dir, seed, h
     assert queued == len(slow)
 
 
-@pytest.mark.parametrize("seed, hosts", [(5, 2), (6, 3), (7, 2)])
-def test_span_attrib_disk_contention_equals_the_truth(tmp_path, bt2_plugin, seed, hosts):
+@pytest.mark.parametrize("cause, seed, hosts", [("disk-contention", 5, 2), ("disk-contention", 6, 3),
+                                                ("disk-contention", 7, 2), ("cache-miss", 8, 3)])
+def test_span_attrib_disk_contention_equals_the_truth(tmp_path, bt2_plugin, cause, seed, hosts):
     truth_path = tmp_path / "truth.json"
-    params = {"requests": 40, "seed": seed, "hosts": hosts, "cause": "disk-contention", "clock": "none",
+    params = {"requests": 40, "seed": seed, "hosts": hosts, "cause": cause, "clock": "none",
               "slow-ratio": 0.2, "truth-chains": True, "truth": str(truth_path)}
     ours = producer_chains(bt2_plugin, params)
     truth = json.loads(truth_path.read_text())
@@ -95,3 +96,45 @@ def test_report_metrics_culprit_names_backup_first(tmp_path, plugin_dir):
     assert proc.returncode == 0, proc.stderr[-3000:]
     rows = list(csv.DictReader(io.StringIO(proc.stdout)))
     assert rows and rows[0]["comm"] == "backup.sh", rows[:3]
+
+
+# ---- cause cache-miss: per span page cache hits / misses against the truth ----
+
+CACHE = ("cache_hits", "cache_misses", "cache_hit_time", "cache_miss_time")
+
+
+@pytest.mark.parametrize("cause, seed, hosts", [("cache-miss", 1, 2), ("cache-miss", 2, 3), ("cache-miss", 9, 3),
+                                                ("disk", 4, 2), ("disk-contention", 5, 3)])
+def test_span_attrib_cache_members_equal_the_truth(tmp_path, bt2_plugin, cause, seed, hosts):
+    """The mysql worker reads the same file (pread64) in every request: a hit (no block I/O) except for the slow
+    requests, whose read misses (block_rq_insert/issue, D state, disk irq).  Every span's cache_* members equal
+    the simulator's per-span counts and ns (doc/span-attrib.md), and the misses are exactly the slow requests'."""
+    from test_storage_layers import _scenario_spans
+    truth_path = tmp_path / "truth.json"
+    spans = _scenario_spans(bt2_plugin, {"requests": 60, "seed": seed, "hosts": hosts, "cause": cause,
+                                         "clock": "none", "slow-ratio": 0.2, "truth": str(truth_path)})
+    truth = json.loads(truth_path.read_text())
+    ours = {key(s): s for s in spans}
+    slow = slow_requests(truth)
+    assert slow
+    problems, misses = [], 0
+    for span in all_spans(truth):
+        mine = ours.get(key(span))
+        if mine is None:
+            problems.append(("missing span", key(span)))
+            continue
+        if [span[k] for k in CACHE] != [mine[k] for k in CACHE]:
+            problems.append((key(span), span["service"], span["operation"], [span[k] for k in CACHE],
+                             [mine[k] for k in CACHE]))
+        if span["service"] == "mysql":
+            is_slow = (span["trace_id_high"], span["trace_id_low"]) in slow
+            assert (span["cache_hits"], span["cache_misses"]) == ((0, 1) if is_slow else (1, 0)), span
+            misses += span["cache_misses"]
+    assert not problems, problems[:5]
+    assert misses == len(slow)
+    if cause == "cache-miss":
+        # no writer on the device: a miss queues at most behind another slow request's read
+        queued = [leaf["detail"] for s in spans for leaf in s["chain"] if leaf["detail"].startswith("queued ")]
+        # (the request in service when a read was inserted is not "ahead" of it: issued before)
+        assert all(re.fullmatch(r"queued \S+ \S+ (in the I/O scheduler|behind \d+ reads \(\d+ KiB\) of mysqld/\d+)", d)
+                   for d in queued), queued

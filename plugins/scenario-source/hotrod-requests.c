@@ -294,6 +294,11 @@ void hr_build_program(struct sim *sim, struct hr_job *job, unsigned int call_ind
 			add_op(job, op_compute(sim, 150000));
 			add_op(job, (struct hr_op) { .kind = HR_OP_DISK_READ,
 				.ns = sim_rng_range(&hr_state(sim)->rng, 90000, 160000), .count = 1 });
+		} else if (cause == SIM_CAUSE_CACHE_MISS) {
+			/* the same file as every request's read, not in the page cache this time: a seek on the
+			 * device (queued behind nothing: an idle disk) */
+			add_op(job, (struct hr_op) { .kind = HR_OP_DISK_READ,
+				.ns = sim_rng_range(&hr_state(sim)->rng, 6000000, 14000000), .count = 1 });
 		} else if (cause == SIM_CAUSE_DISK) {
 			add_op(job, (struct hr_op) { .kind = HR_OP_DISK_READ,
 				.ns = sim_rng_range(&hr_state(sim)->rng, 15000000, 30000000) });

@@ -568,6 +568,7 @@ void sim_disk_read(struct sim *sim, struct sim_thread *t, uint32_t bytes, int64_
 	rec->v[5] = RWBS_READ_SYNC;
 	rec->s[0] = t->comm;
 	t->io_done = false;
+	t->book.syscall_block_io = true;
 	work = irq_work_new(sim, SIM_IRQ_DISK);
 	if (!work) {
 		return;
@@ -642,6 +643,7 @@ void sim_disk_submit(struct sim *sim, struct sim_thread *t, uint32_t bytes, bool
 	rec->v[4] = t->tid;
 	rec->v[5] = write ? RWBS_WRITE : RWBS_READ_SYNC;
 	rec->s[0] = t->comm;
+	t->book.syscall_block_io = true;
 	if (!work) {
 		return;
 	}
