@@ -21,7 +21,7 @@ def scenario_error(params):
     ("slow-ratio=1.5", "parameter `slow-ratio`"),
     ('cause="gremlins"', 'parameter `cause`: expected one of the strings "none", "lock", "cpu", "disk", '
                          '"irq", "mixed", "lock-hog", "lock-sleep", "lock-remote", "handoff", "deadlock", '
-                         '"net-delay", "net-retransmit", got string "gremlins"'),
+                         '"net-delay", "net-retransmit", "disk-contention", "cache-miss", got string "gremlins"'),
     ("truth-chains=3", "parameter `truth-chains`: expected a boolean"),
     ('span-schema="otel"', "parameter `span-schema`"),
     ('preset="nodejs2"', "parameter `preset`"),

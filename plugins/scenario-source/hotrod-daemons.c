@@ -224,6 +224,59 @@ struct sim_step hr_hog_fn(struct sim *sim, struct sim_thread *t)
 	SIM_CO_END(t);
 }
 
+/*
+ * disk-contention: backup.sh sleeps until asked for a burst, then writes a large file: one write(2) whose
+ * dirty pages go out as 120-280 block writes of 256 KiB, plugged and inserted at once into the device
+ * queue (block_rq_insert each); the device serves them in FIFO order, 70-110 us each.
+ */
+struct sim_step hr_backup_fn(struct sim *sim, struct sim_thread *t)
+{
+	struct sim_hotrod *hr = hr_state(sim);
+
+	SIM_CO_BEGIN(t);
+	for (;;) {
+		while (!hr->backup_pending[t->host]) {
+			SIM_CO_YIELD(t, step_block(SIM_PREV_STATE_SLEEPING));
+		}
+		hr->backup_pending[t->host]--;
+		{
+			uint64_t n = sim_rng_range(&hr->rng, 120, 280), k;
+			int64_t v[3] = { 7, (int64_t) hr_user_buffer(t), (int64_t) (n * 262144) };
+
+			sim_syscall_entry(sim, t, SIM_SYS_WRITE, v, NULL);
+			for (k = 0; k < n; k++) {
+				sim_disk_submit(sim, t, 262144, true, sim_rng_range(&hr->rng, 70000, 110000));
+			}
+			t->arg = (int64_t) (n * 262144);
+		}
+		SIM_CO_YIELD(t, step_run(30000));
+		{
+			int64_t x[1] = { t->arg };
+
+			sim_syscall_exit(sim, t, SIM_SYS_WRITE, x);
+		}
+	}
+	SIM_CO_END(t);
+}
+
+void hr_trigger_backup(struct sim *sim, struct sim_thread *t)
+{
+	struct sim_hotrod *hr = hr_state(sim);
+	struct sim_thread *backup = hr->backup[t->host];
+	struct hr_job *job = t->job;
+
+	if (!backup) {
+		return;
+	}
+	if (job) {
+		job->req->culprit = backup;
+	}
+	hr->backup_pending[t->host]++;
+	if (backup->run == SIM_T_BLOCKED) {
+		sim_timer_wake(sim, backup, 2000);
+	}
+}
+
 /* A periodic daemon: sleeps, then runs briefly (and, in user space, writes a log line). */
 struct sim_step hr_daemon_fn(struct sim *sim, struct sim_thread *t)
 {

@@ -53,11 +53,12 @@ enum hr_op_kind {
 	HR_OP_CALL,		/* client call to `service`/`operation` */
 	HR_OP_PAR_CALLS,	/* `count` parallel client calls on helper threads */
 	HR_OP_CACHED_READ,	/* pread64 served from the page cache */
-	HR_OP_DISK_READ,	/* pread64 waiting for the disk for about `ns` */
+	HR_OP_DISK_READ,	/* pread64 waiting for the disk for about `ns` (count 1: through the device queue) */
 	HR_OP_LOCK,		/* futex wait until the lock holder releases */
 	HR_OP_STORM,		/* an irq storm on the thread's CPU */
 	HR_OP_HOG,		/* wake the noisy neighbour on the route hosts for `ns` */
 	HR_OP_DEADLOCK,		/* cause deadlock: wait for the replica, which waits for this thread */
+	HR_OP_BACKUP,		/* disk-contention: wake backup.sh on this host for one burst of writes */
 };
 
 #define HR_LOCK_HOGS 3
@@ -175,6 +176,8 @@ struct sim_hotrod {
 	struct sim_thread *dl_worker;	/* borrowed: its mysql worker */
 	bool dl_drawn, dl_request, dl_reply;
 	uint64_t stuck;			/* requests that never complete (deadlock) */
+	struct sim_thread *backup[SIM_MAX_HOSTS];	/* borrowed: disk-contention: backup.sh on a mysql host */
+	unsigned int backup_pending[SIM_MAX_HOSTS];	/* bursts asked for, not yet submitted */
 };
 
 /* The preset's state (sim->preset_state, created by sim-hotrod.c). */
@@ -223,6 +226,9 @@ void hr_trigger_hog(struct sim *sim, int64_t duration);
 void hr_lock_trigger(struct sim *sim, struct sim_thread *waiter, struct hr_instance *inst, int64_t hold);
 struct sim_step hr_lock_hog_fn(struct sim *sim, struct sim_thread *t);
 struct sim_step hr_replica_fn(struct sim *sim, struct sim_thread *t);
+struct sim_step hr_backup_fn(struct sim *sim, struct sim_thread *t);
+/* disk-contention: backup.sh on the host of `t` submits a burst of writes; it is the request's culprit. */
+void hr_trigger_backup(struct sim *sim, struct sim_thread *t);
 void hr_dl_deliver(struct sim *sim, struct sim_conn *conn, int dir, void *msg, unsigned int cpu);
 
 /* hotrod-requests.c: the lock holder's remote call (lock-remote) */

@@ -288,7 +288,18 @@ void hr_build_program(struct sim *sim, struct hr_job *job, unsigned int call_ind
 		if (cause == SIM_CAUSE_DEADLOCK) {
 			add_op(job, (struct hr_op) { .kind = HR_OP_DEADLOCK });
 		}
-		if (cause == SIM_CAUSE_DISK) {
+		if (cause == SIM_CAUSE_DISK_CONTENTION) {
+			/* backup.sh's burst is queued on the device while the query is planned, then the read */
+			add_op(job, (struct hr_op) { .kind = HR_OP_BACKUP });
+			add_op(job, op_compute(sim, 150000));
+			add_op(job, (struct hr_op) { .kind = HR_OP_DISK_READ,
+				.ns = sim_rng_range(&hr_state(sim)->rng, 90000, 160000), .count = 1 });
+		} else if (cause == SIM_CAUSE_CACHE_MISS) {
+			/* the same file as every request's read, not in the page cache this time: a seek on the
+			 * device (queued behind nothing: an idle disk) */
+			add_op(job, (struct hr_op) { .kind = HR_OP_DISK_READ,
+				.ns = sim_rng_range(&hr_state(sim)->rng, 6000000, 14000000), .count = 1 });
+		} else if (cause == SIM_CAUSE_DISK) {
 			add_op(job, (struct hr_op) { .kind = HR_OP_DISK_READ,
 				.ns = sim_rng_range(&hr_state(sim)->rng, 15000000, 30000000) });
 		} else {
@@ -626,7 +637,9 @@ static void op_start(struct sim *sim, struct sim_thread *t, const struct hr_op *
 		v[1] = 16384;
 		v[2] = (int64_t) (sim_rng_next(&hr_state(sim)->rng) % 4096) * 16384;
 		sim_syscall_entry(sim, t, SIM_SYS_PREAD64, v, NULL);
-		if (op->kind == HR_OP_DISK_READ) {
+		if (op->kind == HR_OP_DISK_READ && op->count) {
+			sim_disk_submit(sim, t, 16384, false, op->ns);
+		} else if (op->kind == HR_OP_DISK_READ) {
 			sim_disk_read(sim, t, 16384, op->ns);
 		}
 	} else if (op->kind == HR_OP_LOCK) {
@@ -636,6 +649,8 @@ static void op_start(struct sim *sim, struct sim_thread *t, const struct hr_op *
 		sim_irq_storm(sim, t->host, t->cpu, op->count, 41000, 40000);
 	} else if (op->kind == HR_OP_HOG) {
 		hr_trigger_hog(sim, op->ns);
+	} else if (op->kind == HR_OP_BACKUP) {
+		hr_trigger_backup(sim, t);
 	}
 }
 

@@ -83,7 +83,7 @@ bool scn_params_parse(bt_self_component *self_comp, const bt_value *map,
 	static const char *const presets[] = { "hotrod", NULL };
 	static const char *const causes[] = { "none", "lock", "cpu", "disk", "irq", "mixed",
 		"lock-hog", "lock-sleep", "lock-remote", "handoff", "deadlock", "net-delay",
-		"net-retransmit", NULL };
+		"net-retransmit", "disk-contention", "cache-miss", NULL };
 	static const char *const schemas[] = { "deepspan_ust", "jaeger_ust", NULL };
 	struct ds_params params = ds_params_make(self_comp, map, SCN_CLASS_NAME);
 	unsigned int preset, cause, schema;

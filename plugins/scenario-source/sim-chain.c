@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "sim-chain.h"
 
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -113,6 +114,34 @@ static struct sim_chain_leaf *leaf(struct walk *w, const struct sim_thread *t, i
 static const char *syscall_label(const struct sim_piece *p)
 {
 	return p->syscall < 0 ? "-" : sim_syscall_name((enum sim_syscall) p->syscall);
+}
+
+/* As span-attrib's chain details (doc/storage-network.md "Storage"): "96 MiB", "16 KiB", "512 B". */
+static void format_bytes(uint64_t bytes, char *buf, size_t size)
+{
+	if (bytes >= 1024 * 1024) {
+		if (bytes % (1024 * 1024) == 0) {
+			snprintf(buf, size, "%" PRIu64 " MiB", bytes / (1024 * 1024));
+		} else {
+			snprintf(buf, size, "%.1f MiB", (double) bytes / (1024.0 * 1024.0));
+		}
+	} else if (bytes >= 1024 && bytes % 1024 == 0) {
+		snprintf(buf, size, "%" PRIu64 " KiB", bytes / 1024);
+	} else {
+		snprintf(buf, size, "%" PRIu64 " B", bytes);
+	}
+}
+
+/* "31.0 ms", "12.5 us", "800 ns". */
+static void format_duration(int64_t ns, char *buf, size_t size)
+{
+	if (ns >= 1000000) {
+		snprintf(buf, size, "%.1f ms", (double) ns / 1e6);
+	} else if (ns >= 1000) {
+		snprintf(buf, size, "%.1f us", (double) ns / 1e3);
+	} else {
+		snprintf(buf, size, "%" PRId64 " ns", ns);
+	}
 }
 
 static bool on_path(const struct walk *w, const struct sim_thread *t)
@@ -241,14 +270,38 @@ static void explain_blocked(struct walk *w, const struct sim_thread *t, const st
 		leaf(w, t, x, y, SIM_ST_BLOCKED, SIM_CHAIN_IRQ, depth, "%s \u2190 irq:%s", sys, wk->name);
 		return;
 	case SIM_WAKER_DISK: {
-		/* layers (doc/storage-network.md "Storage"): a direct issue, so no queue time; children of the disk
-		 * entry: before the issue (if it blocked first), device time, completion to wakeup */
-		int64_t a = to_span_clock(w, t->host, wk->t_s), c = to_span_clock(w, t->host, wk->t_r);
+		/* layers (doc/storage-network.md "Storage"): children of the disk entry: before the insert (if it
+		 * blocked first), queue time (insert to issue, charged to the top submitter served ahead; none for a
+		 * direct issue), device time, completion to wakeup */
+		int64_t i = to_span_clock(w, t->host, wk->t_i), a = to_span_clock(w, t->host, wk->t_s);
+		int64_t c = to_span_clock(w, t->host, wk->t_r);
 
-		a = a < x ? x : (a > y ? y : a);
+		i = i < x ? x : (i > y ? y : i);
+		a = a < i ? i : (a > y ? y : a);
 		c = c < a ? a : (c > y ? y : c);
-		if (a > x) {
-			leaf(w, t, x, a, SIM_ST_BLOCKED, SIM_CHAIN_DISK, depth + 1, "before the request was queued");
+		if (i > x) {
+			leaf(w, t, x, i, SIM_ST_BLOCKED, SIM_CHAIN_DISK, depth + 1, "before the request was queued");
+		}
+		if (a > i) {
+			const struct sim_thread *top = wk->ahead_count ? sim_thread_find(sim, t->host, wk->ahead_top_tid) :
+				NULL;
+			char queued[32], size[32], others[48] = "";
+
+			format_duration(a - i, queued, sizeof(queued));
+			if (top) {
+				format_bytes(wk->ahead_top_bytes, size, sizeof(size));
+				if (wk->ahead_count > wk->ahead_top_count) {
+					snprintf(others, sizeof(others), " (+%" PRIu32 " of others)",
+						wk->ahead_count - wk->ahead_top_count);
+				}
+				leaf(w, top, i, a, SIM_ST_BLOCKED, SIM_CHAIN_DISK, depth + 1,
+					"queued %s behind %" PRIu32 " %s (%s) of %s/%d%s", queued, wk->ahead_top_count,
+					wk->ahead_top_writes == wk->ahead_top_count ? "writes" :
+					(wk->ahead_top_writes ? "requests" : "reads"), size, top->comm, top->tid, others);
+			} else {
+				leaf(w, t, i, a, SIM_ST_BLOCKED, SIM_CHAIN_DISK, depth + 1, "queued %s in the I/O scheduler",
+					queued);
+			}
 		}
 		if (c > a) {
 			leaf(w, t, a, c, SIM_ST_BLOCKED, SIM_CHAIN_DISK, depth + 1, "device 259:0: read");

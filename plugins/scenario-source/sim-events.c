@@ -40,6 +40,9 @@ static const struct sim_event_desc event_descs[SIM_EV_COUNT] = {
 	[SIM_EV_BLOCK_RQ_ISSUE] = { "block_rq_issue", SIM_DOMAIN_KERNEL, {
 		F("dev", U32), F("sector", U64), F("nr_sector", U32), F("bytes", U32),
 		F("tid", S32), F("rwbs", U32), F("comm", STRING) } },
+	[SIM_EV_BLOCK_RQ_INSERT] = { "block_rq_insert", SIM_DOMAIN_KERNEL, {
+		F("dev", U32), F("sector", U64), F("nr_sector", U32), F("bytes", U32),
+		F("tid", S32), F("rwbs", U32), F("comm", STRING) } },
 	[SIM_EV_BLOCK_RQ_COMPLETE] = { "block_rq_complete", SIM_DOMAIN_KERNEL, {
 		F("dev", U32), F("sector", U64), F("nr_sector", U32), F("error", S32),
 		F("rwbs", U32) } },

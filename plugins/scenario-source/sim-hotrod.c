@@ -330,6 +330,23 @@ static bool create_chain_cause_threads(struct sim *sim)
 		conn->deliver = hr_dl_deliver;
 		hr->dl_conn = conn;
 	}
+	if (sim->cfg.cause == SIM_CAUSE_DISK_CONTENTION) {
+		for (i = 0; i < hr->ninst[HR_MYSQL]; i++) {
+			unsigned int h = hr->inst[HR_MYSQL][i].host;
+
+			if (hr->backup[h]) {
+				continue;
+			}
+			proc = sim_process_new(sim, h, "backup.sh", 1);
+			if (!proc) {
+				return false;
+			}
+			hr->backup[h] = spawn(sim, proc, "backup.sh", hr_backup_fn, HR_ROLE_HOG, NULL, 0);
+			if (!hr->backup[h]) {
+				return false;
+			}
+		}
+	}
 	return true;
 }
 

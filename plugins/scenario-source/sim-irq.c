@@ -17,6 +17,7 @@
 #define STORM_IRQ 17
 #define DISK_DEV ((259u << 20) | 0u)
 #define RWBS_READ_SYNC ((1u << 2) | (1u << 5))
+#define RWBS_WRITE (1u << 0)
 #define TCP_FLAG_ACK 0x10
 #define TCP_FLAG_PSH 0x08
 
@@ -233,6 +234,9 @@ static int64_t retransmit_step(struct sim *sim, struct sim_cpu *cpu, struct sim_
 	}
 }
 
+static void disk_issue(struct sim *sim, struct sim_host *host, struct sim_irq_work *work, unsigned int cpu,
+		struct sim_record *rec);
+
 static int64_t disk_step(struct sim *sim, struct sim_cpu *cpu, struct sim_irq_work *work)
 {
 	struct sim_record *rec;
@@ -247,10 +251,28 @@ static int64_t disk_step(struct sim *sim, struct sim_cpu *cpu, struct sim_irq_wo
 		rec->v[1] = (int64_t) work->sector;
 		rec->v[2] = work->bytes / 512;
 		rec->v[3] = 0;
-		rec->v[4] = RWBS_READ_SYNC;
+		rec->v[4] = work->write ? RWBS_WRITE : RWBS_READ_SYNC;
 		work->t_r = rec->ts;	/* chain truth: the completion (layers split) */
-		work->thread->io_done = true;
-		sim_wake(sim, work->thread, cpu->index);
+		if (work->thread) {
+			work->thread->io_done = true;
+			sim_wake(sim, work->thread, cpu->index);
+		}
+		if (work->queued) {
+			struct sim_host *host = &sim->host[cpu->host];
+			struct sim_irq_work *next = host->disk_head;
+
+			/* the device is free: blk-mq dispatches the next queued request from the completion */
+			host->disk_busy = false;
+			if (next) {
+				host->disk_head = next->next;
+				if (!host->disk_head) {
+					host->disk_tail = NULL;
+				}
+				next->next = NULL;
+				disk_issue(sim, host, next, cpu->index,
+					sim_emit_cpu(sim, cpu->host, cpu->index, SIM_EV_BLOCK_RQ_ISSUE));
+			}
+		}
 		return 600;
 	default:
 		emit_irq_exit(sim, cpu, DISK_IRQ);
@@ -546,6 +568,7 @@ void sim_disk_read(struct sim *sim, struct sim_thread *t, uint32_t bytes, int64_
 	rec->v[5] = RWBS_READ_SYNC;
 	rec->s[0] = t->comm;
 	t->io_done = false;
+	t->book.syscall_block_io = true;
 	work = irq_work_new(sim, SIM_IRQ_DISK);
 	if (!work) {
 		return;
@@ -554,9 +577,98 @@ void sim_disk_read(struct sim *sim, struct sim_thread *t, uint32_t bytes, int64_
 	work->bytes = bytes;
 	work->sector = host->next_sector;
 	work->t_s = rec->ts;	/* chain truth: the issue (a direct issue: no queue time) */
+	work->t_i = rec->ts;
 	work->duration = sim_rng_jitter(&sim->rng, 1800, 0.3);
 	host->next_sector += bytes / 512 + (uint64_t) sim_rng_range(&sim->rng, 8, 40000);
 	irq_raise(sim, t->host, t->cpu, work, sim_host_now(sim, t->host) + latency);
+}
+
+/* Charges the request `done` issued now to the waited reads still queued behind it (sum as span-attrib's). */
+static void disk_charge_ahead(struct sim_host *host, const struct sim_irq_work *done, int64_t ts)
+{
+	struct sim_irq_work *q;
+
+	for (q = host->disk_head; q; q = q->next) {
+		struct sim_disk_ahead *ah = &q->ahead;
+		unsigned int k;
+
+		if (!q->thread || ts < q->t_i) {
+			continue;
+		}
+		ah->count++;
+		for (k = 0; k < ah->nsubs && ah->subs[k].thread != done->submitter; k++) {
+		}
+		if (k == ah->nsubs && k < SIM_DISK_AHEAD_SUBMITTERS) {
+			ah->subs[k].thread = done->submitter;
+			ah->nsubs++;
+		}
+		if (k < ah->nsubs) {
+			ah->subs[k].count++;
+			ah->subs[k].writes += done->write ? 1 : 0;
+			ah->subs[k].bytes += done->bytes;
+		}
+	}
+}
+
+/* Fills the block_rq_issue `rec` of `work`, puts it on the device and schedules its completion irq. */
+static void disk_issue(struct sim *sim, struct sim_host *host, struct sim_irq_work *work, unsigned int cpu,
+		struct sim_record *rec)
+{
+	const struct sim_thread *cur = host->cpu[cpu].cur;
+
+	rec->v[0] = DISK_DEV;
+	rec->v[1] = (int64_t) work->sector;
+	rec->v[2] = work->bytes / 512;
+	rec->v[3] = work->bytes;
+	/* lttng-modules records the current task: the submitter itself, or whoever the completion irq interrupted */
+	rec->v[4] = cur ? cur->tid : 0;
+	rec->v[5] = work->write ? RWBS_WRITE : RWBS_READ_SYNC;
+	rec->s[0] = cur ? cur->comm : sim_intern(sim, "swapper");
+	work->t_s = rec->ts;
+	host->disk_busy = true;
+	disk_charge_ahead(host, work, rec->ts);
+	irq_raise(sim, host->index, cpu, work, rec->ts + work->service);
+}
+
+void sim_disk_submit(struct sim *sim, struct sim_thread *t, uint32_t bytes, bool write, int64_t service)
+{
+	struct sim_host *host = &sim->host[t->host];
+	struct sim_record *rec = sim_emit_thread(sim, t, SIM_EV_BLOCK_RQ_INSERT);
+	struct sim_irq_work *work = irq_work_new(sim, SIM_IRQ_DISK);
+
+	rec->v[0] = DISK_DEV;
+	rec->v[1] = (int64_t) host->next_sector;
+	rec->v[2] = bytes / 512;
+	rec->v[3] = bytes;
+	rec->v[4] = t->tid;
+	rec->v[5] = write ? RWBS_WRITE : RWBS_READ_SYNC;
+	rec->s[0] = t->comm;
+	t->book.syscall_block_io = true;
+	if (!work) {
+		return;
+	}
+	work->queued = true;
+	work->write = write;
+	work->submitter = t;
+	work->thread = write ? NULL : t;
+	work->bytes = bytes;
+	work->sector = host->next_sector;
+	work->t_i = rec->ts;
+	work->service = service;
+	work->duration = sim_rng_jitter(&sim->rng, 1800, 0.3);
+	if (!write) {
+		t->io_done = false;
+	}
+	/* writes of one burst are contiguous; a read lands elsewhere on the device */
+	host->next_sector += bytes / 512 + (write ? 0 : (uint64_t) sim_rng_range(&sim->rng, 8, 40000));
+	if (!host->disk_busy) {
+		disk_issue(sim, host, work, t->cpu, sim_emit_thread(sim, t, SIM_EV_BLOCK_RQ_ISSUE));
+	} else if (host->disk_tail) {
+		host->disk_tail->next = work;
+		host->disk_tail = work;
+	} else {
+		host->disk_head = host->disk_tail = work;
+	}
 }
 
 void sim_timer_wake(struct sim *sim, struct sim_thread *t, int64_t ns)

@@ -486,6 +486,25 @@ static void record_waker(struct sim *sim, struct sim_thread *t, unsigned int cpu
 		w->name = "nvme0q1";
 		w->t_s = irq->t_s;
 		w->t_r = irq->t_r;
+		w->t_i = irq->t_i;
+		w->ahead_count = irq->ahead.count;
+		if (irq->ahead.nsubs) {
+			unsigned int k, top = 0;
+
+			/* the top submitter: most bytes, then most requests (doc/storage-network.md "Storage") */
+			for (k = 1; k < irq->ahead.nsubs; k++) {
+				if (irq->ahead.subs[k].bytes > irq->ahead.subs[top].bytes ||
+						(irq->ahead.subs[k].bytes == irq->ahead.subs[top].bytes &&
+						 irq->ahead.subs[k].count > irq->ahead.subs[top].count)) {
+					top = k;
+				}
+			}
+			w->ahead_top_count = irq->ahead.subs[top].count;
+			w->ahead_top_writes = irq->ahead.subs[top].writes;
+			w->ahead_top_bytes = irq->ahead.subs[top].bytes;
+			w->ahead_top_tid = irq->ahead.subs[top].thread->tid;
+			w->ahead_top_comm = irq->ahead.subs[top].thread->comm;
+		}
 		break;
 	case SIM_IRQ_TIMER:
 	case SIM_IRQ_RETRANSMIT:

@@ -118,6 +118,18 @@ struct sim_conn {
 	void *owner;			/* borrowed: the workload's object */
 };
 
+/* The requests issued on a device while one queued, per submitter (as span-attrib's layers sum them). */
+#define SIM_DISK_AHEAD_SUBMITTERS 4
+struct sim_disk_ahead {
+	uint32_t count;			/* all requests issued ahead */
+	unsigned int nsubs;
+	struct {
+		const struct sim_thread *thread;	/* borrowed */
+		uint32_t count, writes;
+		uint64_t bytes;
+	} subs[SIM_DISK_AHEAD_SUBMITTERS];
+};
+
 struct sim_irq_work {
 	enum sim_irq_kind kind;
 	int step;
@@ -144,6 +156,13 @@ struct sim_irq_work {
 	uint32_t last_len;		/* retransmit: payload bytes of the lost segment */
 	unsigned int repeat;		/* storm: irqs still to raise after this one */
 	int64_t period;			/* storm: time between two irqs */
+	/* disk, device queue model (sim_disk_submit): */
+	bool queued;			/* went through the host's FIFO device queue */
+	bool write;
+	struct sim_thread *submitter;	/* borrowed: the thread that inserted it */
+	int64_t t_i;			/* local ts of the block_rq_insert (= t_s for a direct issue) */
+	int64_t service;		/* device time (issue to completion) */
+	struct sim_disk_ahead ahead;	/* chain truth: served ahead of it while it queued (waited reads) */
 	struct sim_irq_work *next;	/* borrowed: queue / free-list link */
 };
 
@@ -184,6 +203,9 @@ struct sim_host {
 	uint32_t ip;
 	uint64_t skb_counter;
 	uint64_t next_sector;
+	/* the one block device's FIFO queue (sim_disk_submit): */
+	struct sim_irq_work *disk_head, *disk_tail;	/* borrowed (irq works): inserted, not issued */
+	bool disk_busy;			/* a queued-model request is on the device */
 	struct sim_thread *dead;	/* borrowed: exited threads awaiting sched_process_free */
 };
 
@@ -253,6 +275,12 @@ void sim_tcp_inject(struct sim *sim, struct sim_conn *conn, int dir, uint32_t by
 
 /* Issues a block read for `t` (block_rq_issue); the disk irq wakes it after `latency`. */
 void sim_disk_read(struct sim *sim, struct sim_thread *t, uint32_t bytes, int64_t latency);
+/*
+ * Inserts a block request of `t` into its host's device queue (block_rq_insert); the device serves one
+ * request at a time in FIFO order (block_rq_issue when it is free, block_rq_complete `service` ns later,
+ * in the disk irq).  A read (`write` false) makes `t` wait: the irq wakes it (io_done).
+ */
+void sim_disk_submit(struct sim *sim, struct sim_thread *t, uint32_t bytes, bool write, int64_t service);
 /* Arms a timer that wakes `t` after `ns` (TIMER softirq). */
 void sim_timer_wake(struct sim *sim, struct sim_thread *t, int64_t ns);
 /* Raises `count` spurious irqs on `cpu` of `host`, `period` apart, each lasting `duration`. */

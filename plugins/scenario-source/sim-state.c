@@ -107,6 +107,7 @@ void sim_book_syscall_entry(struct sim_thread_book *book, enum sim_syscall sys, 
 {
 	book->syscall = sys;
 	book->syscall_entry = ts;
+	book->syscall_block_io = false;
 	sim_book_set(book, SIM_ST_SYSCALL, ts);
 }
 
@@ -117,6 +118,16 @@ static void charge_syscall(struct sim_thread_book *book, struct sim_span *span, 
 	span->syscalls[book->syscall].count++;
 	if (ts > from) {
 		span->syscalls[book->syscall].duration += ts - from;
+	}
+	if ((book->syscall == SIM_SYS_READ || book->syscall == SIM_SYS_PREAD64) && book->syscall_entry >= span->begin) {
+		/* a miss when the syscall issued a block request (doc/storage-network.md "Page cache") */
+		if (book->syscall_block_io) {
+			span->cache_misses++;
+			span->cache_miss_time += ts - book->syscall_entry;
+		} else {
+			span->cache_hits++;
+			span->cache_hit_time += ts - book->syscall_entry;
+		}
 	}
 }
 

@@ -47,6 +47,9 @@ struct sim_span {
 	struct sim_span *outer;		/* borrowed: enclosing open span of the same thread */
 	void *request;			/* borrowed: the workload's request */
 	bool chain_truth;		/* the truth writes its chain (doc/scenario.md "Chain truth") */
+	/* read-family syscalls (read, pread64) entered in the span: page cache hits / misses and their ns */
+	uint64_t cache_hits, cache_misses;
+	int64_t cache_hit_time, cache_miss_time;
 	struct sim_span *next_free;	/* free-list link */
 };
 
@@ -71,6 +74,12 @@ struct sim_waker {
 	int64_t t_r;			/* NET_RX: local ts (receiver host) of its net_if_receive_skb;
 					 * DISK: local ts of the block_rq_complete */
 	int64_t t_f;			/* NET_RX: local ts (sender host) of its first send (< t_s: retransmitted) */
+	int64_t t_i;			/* DISK: local ts of the block_rq_insert (= t_s: direct issue) */
+	uint32_t ahead_count;		/* DISK: requests issued on the device while it queued */
+	uint32_t ahead_top_count, ahead_top_writes;	/* DISK: of the top submitter (most bytes) */
+	int32_t ahead_top_tid;
+	uint64_t ahead_top_bytes;
+	const char *ahead_top_comm;	/* borrowed */
 };
 
 /* A maximal piece of constant state of a thread, from `begin` to the next piece's begin. */
@@ -90,6 +99,7 @@ struct sim_thread_book {
 	int64_t since;			/* local ts the state began */
 	enum sim_syscall syscall;	/* open syscall or SIM_SYS_NONE */
 	int64_t syscall_entry;		/* local ts of its entry */
+	bool syscall_block_io;		/* the open syscall issued a block request (a page cache miss) */
 	struct sim_span *spans;		/* borrowed: innermost open span (list via `outer`) */
 	GArray *history;		/* owned: struct sim_piece in time order (NULL: chain truth off) */
 	int64_t history_keep;		/* pieces ending this long before the newest are dropped */

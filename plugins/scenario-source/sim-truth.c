@@ -191,6 +191,13 @@ static void write_span(struct sim_truth *truth, const struct sim *sim, const str
 		ds_json_end_object(w);
 	}
 	ds_json_end_array(w);
+	if (sim->cfg.cause == SIM_CAUSE_DISK || sim->cfg.cause == SIM_CAUSE_DISK_CONTENTION ||
+			sim->cfg.cause == SIM_CAUSE_CACHE_MISS) {
+		ds_json_uint(w, "cache_hits", span->cache_hits);
+		ds_json_uint(w, "cache_misses", span->cache_misses);
+		ds_json_int(w, "cache_hit_time", span->cache_hit_time);
+		ds_json_int(w, "cache_miss_time", span->cache_miss_time);
+	}
 	if (span->chain_truth) {
 		write_chain(truth, sim, span, end);
 	}

@@ -18,7 +18,8 @@ static const char *const cause_names[] = {
 	[SIM_CAUSE_LOCK_HOG] = "lock-hog", [SIM_CAUSE_LOCK_SLEEP] = "lock-sleep",
 	[SIM_CAUSE_LOCK_REMOTE] = "lock-remote", [SIM_CAUSE_HANDOFF] = "handoff",
 	[SIM_CAUSE_DEADLOCK] = "deadlock", [SIM_CAUSE_NET_DELAY] = "net-delay",
-	[SIM_CAUSE_NET_RETRANSMIT] = "net-retransmit",
+	[SIM_CAUSE_NET_RETRANSMIT] = "net-retransmit", [SIM_CAUSE_DISK_CONTENTION] = "disk-contention",
+	[SIM_CAUSE_CACHE_MISS] = "cache-miss",
 };
 
 const char *sim_cause_name(enum sim_cause cause)

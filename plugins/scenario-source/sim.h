@@ -37,6 +37,8 @@ enum sim_cause {
 	SIM_CAUSE_DEADLOCK,	/* a mysql worker and a replica on another host wait for each other */
 	SIM_CAUSE_NET_DELAY,	/* the customer's reply to the frontend is delayed in flight (a slow path) */
 	SIM_CAUSE_NET_RETRANSMIT,	/* the customer's reply to the frontend is lost, retransmitted after an RTO */
+	SIM_CAUSE_DISK_CONTENTION,	/* the mysql read queues on the device behind backup.sh's burst of writes */
+	SIM_CAUSE_CACHE_MISS,	/* the mysql read of the same file misses the page cache (a slow device read) */
 	SIM_CAUSE_COUNT,
 };
 
