@@ -88,6 +88,23 @@ def test_diff_top_cause_names_backup(tmp_path, plugin_dir):
     assert "backup.sh" in top, top
 
 
+def test_diff_on_drifting_clocks_names_backup_in_one_frame(tmp_path, plugin_dir):
+    """With the hosts' default clocks (offsets and drift) and filter.deepspan.sync: the device's completion is
+    scheduled on the simulation's time, not on the host's local clock (the slow requests took ~20 s when it
+    was), and the queue frame is one frame whatever the count, size and duration of each request's queue."""
+    out = tmp_path / "diff"
+    run_babeltrace2("-c", "source.deepspan.scenario", "-p", 'cause="disk-contention",requests=200,hosts=3,seed=3',
+                    "-c", "filter.deepspan.sync",
+                    "-c", "filter.deepspan.span-attrib", "-p", "pass-through=false",
+                    "-c", "sink.deepspan.diff", "-p", f'output-dir="{out}"')
+    text = (out / "explain.txt").read_text()
+    latency_b = float(re.search(r"Group B: .* mean latency ([0-9.]+) ms", text).group(1))
+    assert 20 < latency_b < 200, text[:600]
+    top = top_cause(text)
+    assert top.endswith("> backup.sh [Waited blocked] > queued behind writes of backup.sh and others"), top
+    assert "behind" in top and not re.search(r"\d+ writes|MiB|/\d+", top), top
+
+
 def test_report_metrics_culprit_names_backup_first(tmp_path, plugin_dir):
     trace = make_scenario_trace(tmp_path / "trace", requests=200, hosts=3, seed=8, cause="disk-contention",
                                 clock="none")

@@ -627,7 +627,8 @@ static void disk_issue(struct sim *sim, struct sim_host *host, struct sim_irq_wo
 	work->t_s = rec->ts;
 	host->disk_busy = true;
 	disk_charge_ahead(host, work, rec->ts);
-	irq_raise(sim, host->index, cpu, work, rec->ts + work->service);
+	/* rec->ts is the host's local clock; the engine schedules on the simulation's own time */
+	irq_raise(sim, host->index, cpu, work, sim_host_now(sim, host->index) + work->service);
 }
 
 void sim_disk_submit(struct sim *sim, struct sim_thread *t, uint32_t bytes, bool write, int64_t service)

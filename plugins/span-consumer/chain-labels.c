@@ -116,8 +116,16 @@ static void append_disk_frame(GString *out, const char *detail)
 		if (what && what_end && what_end < of) {
 			g_string_append_len(out, what, what_end - what);
 		}
+		const char *others = strstr(of, " (+");	/* "(+2 of others)": a count */
+		char *submitter = g_strndup(of + strlen(") of "),
+			others ? (gsize) (others - of) - strlen(") of ") : strlen(of));
+
 		g_string_append(out, " of ");
-		append_without_tids(out, of + strlen(") of "));
+		append_without_tids(out, submitter);
+		g_free(submitter);
+		if (others) {
+			g_string_append(out, " and others");
+		}
 	} else if (g_str_has_prefix(detail, "queued ") && scheduler) {
 		g_string_append(out, "queued in the I/O scheduler");
 	} else if (!append_through_operation(out, detail)) {
