@@ -311,3 +311,40 @@ def test_disk_table_of_real_traces_equals_an_independent_sum(shared_traces, bt2_
         for i, column in enumerate(("requests", "writes", "bytes", "queue", "device_time")):
             got[(device, row["submitter"])][i] += int(row[column])
     assert dict(got) == expected
+
+
+@pytest.mark.parametrize("seed, hosts", [(3, 2)])
+def test_metrics_by_request_page_cache_columns(tmp_path, bt2_plugin, seed, hosts):
+    """cause=disk: sink.deepspan.metrics by="request" gives per request the sums of its spans' page-cache
+    members; the slow requests (truth) are the ones with a miss; with layers=false the columns are absent and
+    the rest of the table is the same."""
+    params = f'requests=60,seed={seed},hosts={hosts},cause="disk",clock="none",slow-ratio=0.2'
+    truth_path = tmp_path / "truth.json"
+    spans = _scenario_spans(bt2_plugin, {"requests": 60, "seed": seed, "hosts": hosts, "cause": "disk",
+                                         "clock": "none", "slow-ratio": 0.2, "truth": str(truth_path)})
+    truth = json.loads(truth_path.read_text())
+    slow = {"0x%016x%016x" % (r["trace_id_high"], r["trace_id_low"]) for r in truth["requests"] if r["slow"]}
+    expected = collections.defaultdict(lambda: [0, 0, 0])
+    for s in spans:
+        tid = "0x%016x%016x" % (s["trace_id_high"], s["trace_id_low"])
+        expected[tid][0] += s["cache_hits"]
+        expected[tid][1] += s["cache_misses"]
+        expected[tid][2] += s["cache_miss_time"]
+    text = run_babeltrace2("-c", "source.deepspan.scenario", "-p", params,
+                           "-c", "filter.deepspan.span-attrib", "-p", "pass-through=false",
+                           "-c", "sink.deepspan.metrics", "-p", 'by="request",format="csv"').stdout
+    header = text.splitlines()[0]
+    assert header.endswith(",unknown,cache_hits,cache_misses,cache_miss_time")
+    rows = list(csv.DictReader(io.StringIO(text)))
+    assert len(rows) == len(truth["requests"]) == len(expected)
+    for r in rows:
+        got = [int(r["cache_hits"]), int(r["cache_misses"]), int(r["cache_miss_time"])]
+        assert got == expected[r["trace_id"]]
+        assert (got[1] > 0) == (r["trace_id"] in slow)
+        assert got[0] + got[1] >= 1
+    assert all(int(r["cache_miss_time"]) > 0 for r in rows if r["trace_id"] in slow)
+    plain = run_babeltrace2("-c", "source.deepspan.scenario", "-p", params,
+                            "-c", "filter.deepspan.span-attrib", "-p", "pass-through=false,layers=false",
+                            "-c", "sink.deepspan.metrics", "-p", 'by="request",format="csv"').stdout
+    assert plain.splitlines()[0] == header[:-len(",cache_hits,cache_misses,cache_miss_time")]
+    assert [l.split(",")[:11] for l in plain.splitlines()] == [l.split(",")[:11] for l in text.splitlines()]
