@@ -348,3 +348,81 @@ def test_metrics_by_request_page_cache_columns(tmp_path, bt2_plugin, seed, hosts
                             "-c", "sink.deepspan.metrics", "-p", 'by="request",format="csv"').stdout
     assert plain.splitlines()[0] == header[:-len(",cache_hits,cache_misses,cache_miss_time")]
     assert [l.split(",")[:11] for l in plain.splitlines()] == [l.split(",")[:11] for l in text.splitlines()]
+
+
+def _chain_disk_sums(spans):
+    """Independent of the sink: per (host, device, comm, tid) of the waiting thread, the requests (device
+    leaves), queue time and device time of the disk entries of the spans' chains, each wait counted once
+    however many spans' chains show it."""
+    seen, sums = set(), collections.defaultdict(lambda: [0, 0, 0])
+    for s in spans:
+        chain = s["chain"]
+        for e in chain:
+            if e["kind"] != "disk" or e["parent"] < 0 or chain[e["parent"]]["kind"] != "disk":
+                continue
+            parent = chain[e["parent"]]
+            which = e["detail"].split(" ")[0]
+            if which not in ("device", "queued"):
+                continue
+            if (parent["host"], parent["tid"], e["begin"], e["end"], which) in seen:
+                continue
+            seen.add((parent["host"], parent["tid"], e["begin"], e["end"], which))
+            head = parent["detail"].split("\u2190 disk ")[1].split(" at sector ")[0]
+            device = head.rsplit(" read ", 1)[0] if " read " in head else head.rsplit(" write ", 1)[0]
+            row = sums[(parent["host"], device, parent["comm"], parent["tid"])]
+            if which == "device":
+                row[0] += 1
+                row[2] += e["end"] - e["begin"]
+            else:
+                row[1] += e["end"] - e["begin"]
+    return sums
+
+
+@pytest.mark.parametrize("seed, hosts", [(3, 2), (11, 3)])
+def test_metrics_by_disk_groups_b_and_a(tmp_path, bt2_plugin, seed, hosts):
+    """cause=disk: by="disk" with B = the slow requests (truth) and A = the others gives per device and
+    waiting thread the requests, queue and device time of each group's chains: B holds all the slow requests'
+    device time, A none, and both equal a sum over the spans' chains written here."""
+    params = f'requests=60,seed={seed},hosts={hosts},cause="disk",clock="none",slow-ratio=0.2'
+    truth_path = tmp_path / "truth.json"
+    spans = _scenario_spans(bt2_plugin, {"requests": 60, "seed": seed, "hosts": hosts, "cause": "disk",
+                                         "clock": "none", "slow-ratio": 0.2, "truth": str(truth_path)})
+    truth = json.loads(truth_path.read_text())
+    slow = {(r["trace_id_high"], r["trace_id_low"]) for r in truth["requests"] if r["slow"]}
+    roots = {(s["trace_id_high"], s["trace_id_low"]): s["end"] - s["begin"] for s in spans
+             if s["parent_span_id"] == 0}
+    slow_min = min(l for t, l in roots.items() if t in slow)
+    fast_max = max(l for t, l in roots.items() if t not in slow)
+    assert fast_max < slow_min
+    cut = (fast_max + slow_min) // 2
+    text = run_babeltrace2("-c", "source.deepspan.scenario", "-p", params,
+                           "-c", "filter.deepspan.span-attrib", "-p", "pass-through=false",
+                           "-c", "sink.deepspan.metrics", "-p",
+                           f'by="disk",format="csv",group-b={{min-duration={cut}}},'
+                           f'group-a={{max-duration={cut}}}').stdout
+    rows = list(csv.DictReader(io.StringIO(text)))
+    assert text.splitlines()[0].endswith(",device_mean,b_requests,a_requests,b_queue,a_queue,b_device_time,"
+                                         "a_device_time")
+    groups = {"b": [s for s in spans if (s["trace_id_high"], s["trace_id_low"]) in slow],
+              "a": [s for s in spans if (s["trace_id_high"], s["trace_id_low"]) not in slow]}
+    for g, members in groups.items():
+        expected = _chain_disk_sums(members)
+        got = {(r["host"], r["device"], r["submitter"], int(r["tid"])):
+               [int(r[f"{g}_requests"]), int(r[f"{g}_queue"]), int(r[f"{g}_device_time"])] for r in rows}
+        assert {k: v for k, v in got.items() if any(v)} == dict(expected)
+    # B: every slow request's read missed and its SQL SELECT span's device leaf is in B (a request waiting on
+    # another worker's read is charged that wait too, so B may hold more)
+    slow_device = sum(e["end"] - e["begin"] for s in groups["b"]
+                      if s["service"] == "mysql" and s["operation"] == "SQL SELECT"
+                      for e in s["chain"] if e["kind"] == "disk" and e["detail"].startswith("device "))
+    assert slow_device > 0
+    assert sum(int(r["b_device_time"]) for r in rows) >= slow_device
+    assert sum(int(r["b_requests"]) for r in rows) >= len(slow)
+    # A's reads hit the cache: its disk time is only waits on other requests' reads, far less per request
+    n_a = len(roots) - len(slow)
+    assert sum(int(r["a_device_time"]) for r in rows) * len(slow) < sum(int(r["b_device_time"]) for r in rows) * n_a
+    # the whole-trace columns are unchanged by the groups
+    whole = run_babeltrace2("-c", "source.deepspan.scenario", "-p", params,
+                            "-c", "filter.deepspan.span-attrib", "-p", "pass-through=false",
+                            "-c", "sink.deepspan.metrics", "-p", 'by="disk",format="csv"').stdout
+    assert [l.split(",")[:11] for l in whole.splitlines()] == [l.split(",")[:11] for l in text.splitlines()]

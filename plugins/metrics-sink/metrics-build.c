@@ -505,6 +505,14 @@ void ds_metrics_add_request(void *data, const struct ds_span_store *store,
 		add_culprit_request(acc, store, requests, index);
 		return;
 	}
+	if (acc->by == DS_METRICS_BY_DISK) {
+		ds_request_record_make(store, requests, index, &row.record);
+		acc->truncated_requests += row.record.truncated;
+		acc->invalid_requests += row.record.invalid;
+		g_array_append_val(acc->records, row.record);
+		ds_disk_table_add_request(acc->disk, store, requests, index);
+		return;
+	}
 	if (acc->by == DS_METRICS_BY_HOST) {
 		ds_request_record_make(store, requests, index, &row.record);
 		acc->truncated_requests += row.record.truncated;
@@ -793,6 +801,15 @@ static bool write_culprit_rows(struct ds_metrics_acc *acc, struct ds_table *tabl
 	g_hash_table_destroy(rows);
 	g_array_free(keys, TRUE);
 	return !acc->overflow;
+}
+
+void ds_metrics_select_groups(struct ds_metrics_acc *acc)
+{
+	if (!acc->selected) {
+		ds_select_groups(acc->strings, acc->records, acc->truncated_requests,
+			&acc->groups[0], &acc->groups[1], false, &acc->selection);
+		acc->selected = true;
+	}
 }
 
 const struct ds_selection *ds_metrics_selection(const struct ds_metrics_acc *acc)
