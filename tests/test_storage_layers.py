@@ -426,3 +426,37 @@ def test_metrics_by_disk_groups_b_and_a(tmp_path, bt2_plugin, seed, hosts):
                             "-c", "filter.deepspan.span-attrib", "-p", "pass-through=false",
                             "-c", "sink.deepspan.metrics", "-p", 'by="disk",format="csv"').stdout
     assert [l.split(",")[:11] for l in whole.splitlines()] == [l.split(",")[:11] for l in text.splitlines()]
+
+
+def test_diff_flame_graph_page_cache_of_the_groups(tmp_path, bt2_plugin):
+    """cause=disk: the top frame's tooltip of sink.deepspan.diff's flame graphs gives each group's page-cache
+    hits, misses and miss time, the sums over the spans of the group's requests; absent with layers=false."""
+    params = 'requests=60,seed=3,hosts=2,cause="disk",clock="none",slow-ratio=0.2'
+    truth_path = tmp_path / "truth.json"
+    spans = _scenario_spans(bt2_plugin, {"requests": 60, "seed": 3, "hosts": 2, "cause": "disk",
+                                         "clock": "none", "slow-ratio": 0.2, "truth": str(truth_path)})
+    truth = json.loads(truth_path.read_text())
+    slow = {(r["trace_id_high"], r["trace_id_low"]) for r in truth["requests"] if r["slow"]}
+    roots = {(s["trace_id_high"], s["trace_id_low"]): s["end"] - s["begin"] for s in spans
+             if s["parent_span_id"] == 0}
+    cut = (max(l for t, l in roots.items() if t not in slow) + min(l for t, l in roots.items() if t in slow)) // 2
+    groups = f'group-b={{min-duration={cut}}},group-a={{max-duration={cut}}}'
+    run_babeltrace2("-c", "source.deepspan.scenario", "-p", params,
+                    "-c", "filter.deepspan.span-attrib", "-p", "pass-through=false",
+                    "-c", "sink.deepspan.diff", "-p", f'output-dir="{tmp_path / "r"}",{groups}')
+    svg = (tmp_path / "r" / "diff.svg").read_text()
+    for name, members in (("A", [s for s in spans if (s["trace_id_high"], s["trace_id_low"]) not in slow]),
+                          ("B", [s for s in spans if (s["trace_id_high"], s["trace_id_low"]) in slow])):
+        hits = sum(s["cache_hits"] for s in members)
+        misses = sum(s["cache_misses"] for s in members)
+        line = [l for l in svg.splitlines() if l.startswith(f"Page cache {name}: ")]
+        assert len(line) == 1
+        assert line[0].startswith(f"Page cache {name}: {hits} hit{'' if hits == 1 else 's'}, "
+                                  f"{misses} miss{'' if misses == 1 else 'es'} (")
+    # the slow requests missed, the others hit (the truth of the cause)
+    assert "Page cache B: 0 hits, %d misses (" % len(slow) in svg
+    assert "Page cache A: %d hits, 0 misses (0 ns)" % (len(roots) - len(slow)) in svg
+    run_babeltrace2("-c", "source.deepspan.scenario", "-p", params,
+                    "-c", "filter.deepspan.span-attrib", "-p", "pass-through=false,layers=false",
+                    "-c", "sink.deepspan.diff", "-p", f'output-dir="{tmp_path / "p"}",{groups}')
+    assert "Page cache" not in (tmp_path / "p" / "diff.svg").read_text()
