@@ -107,7 +107,9 @@ def test_layers_false_is_the_output_without_layers(bt2_plugin, capfd):
     assert "no kernel events of the" not in capfd.readouterr().err
     layer_members = ("cache_hits", "cache_misses", "cache_hit_time", "cache_miss_time")
     assert not any(m in off[0] for m in layer_members)
-    assert list(off[0])[-1] == "chain"
+    # after the chain only the host-context members (their own parameter, doc/host-context.md)
+    names = list(off[0])
+    assert set(names[names.index("chain") + 1:]) <= {"host_context", "host_window"}
     # the disk wait is today's single leaf
     disk = [e for e in off[0]["chain"] if e["kind"] == "disk"]
     assert [(e["begin"], e["end"], e["detail"], e["depth"]) for e in disk] == [
@@ -117,8 +119,8 @@ def test_layers_false_is_the_output_without_layers(bt2_plugin, capfd):
     rest_off = {k: v for k, v in off[0].items() if k != "chain"}
     assert rest_on == rest_off
     # chains off and layers off: no chain, no layers member
-    _, plain = run_script(bt2_plugin, contention_script(), params={"layers": False, "follow-wakeups": False},
-                          fields=FIELDS)
+    _, plain = run_script(bt2_plugin, contention_script(),
+                          params={"layers": False, "follow-wakeups": False, "host-context": False}, fields=FIELDS)
     assert list(plain[0])[-1] == "truncated"
 
 
