@@ -313,3 +313,152 @@ def test_disk_table_of_real_traces_equals_an_independent_sum(shared_traces, bt2_
         for i, column in enumerate(("requests", "writes", "bytes", "queue", "device_time")):
             got[(device, row["submitter"])][i] += int(row[column])
     assert dict(got) == expected
+
+
+@pytest.mark.parametrize("seed, hosts", [(3, 2)])
+def test_metrics_by_request_page_cache_columns(tmp_path, bt2_plugin, seed, hosts):
+    """cause=disk: sink.deepspan.metrics by="request" gives per request the sums of its spans' page-cache
+    members; the slow requests (truth) are the ones with a miss; with layers=false the columns are absent and
+    the rest of the table is the same."""
+    params = f'requests=60,seed={seed},hosts={hosts},cause="disk",clock="none",slow-ratio=0.2'
+    truth_path = tmp_path / "truth.json"
+    spans = _scenario_spans(bt2_plugin, {"requests": 60, "seed": seed, "hosts": hosts, "cause": "disk",
+                                         "clock": "none", "slow-ratio": 0.2, "truth": str(truth_path)})
+    truth = json.loads(truth_path.read_text())
+    slow = {"0x%016x%016x" % (r["trace_id_high"], r["trace_id_low"]) for r in truth["requests"] if r["slow"]}
+    expected = collections.defaultdict(lambda: [0, 0, 0])
+    for s in spans:
+        tid = "0x%016x%016x" % (s["trace_id_high"], s["trace_id_low"])
+        expected[tid][0] += s["cache_hits"]
+        expected[tid][1] += s["cache_misses"]
+        expected[tid][2] += s["cache_miss_time"]
+    text = run_babeltrace2("-c", "source.deepspan.scenario", "-p", params,
+                           "-c", "filter.deepspan.span-attrib", "-p", "pass-through=false",
+                           "-c", "sink.deepspan.metrics", "-p", 'by="request",format="csv"').stdout
+    header = text.splitlines()[0]
+    assert header.endswith(",unknown,cache_hits,cache_misses,cache_miss_time")
+    rows = list(csv.DictReader(io.StringIO(text)))
+    assert len(rows) == len(truth["requests"]) == len(expected)
+    for r in rows:
+        got = [int(r["cache_hits"]), int(r["cache_misses"]), int(r["cache_miss_time"])]
+        assert got == expected[r["trace_id"]]
+        assert (got[1] > 0) == (r["trace_id"] in slow)
+        assert got[0] + got[1] >= 1
+    assert all(int(r["cache_miss_time"]) > 0 for r in rows if r["trace_id"] in slow)
+    plain = run_babeltrace2("-c", "source.deepspan.scenario", "-p", params,
+                            "-c", "filter.deepspan.span-attrib", "-p", "pass-through=false,layers=false",
+                            "-c", "sink.deepspan.metrics", "-p", 'by="request",format="csv"').stdout
+    assert plain.splitlines()[0] == header[:-len(",cache_hits,cache_misses,cache_miss_time")]
+    assert [l.split(",")[:11] for l in plain.splitlines()] == [l.split(",")[:11] for l in text.splitlines()]
+
+
+def _chain_disk_sums(spans):
+    """Independent of the sink: per (host, device, comm, tid) of the waiting thread, the requests (device
+    leaves), queue time and device time of the disk entries of the spans' chains, each wait counted once
+    however many spans' chains show it."""
+    seen, sums = set(), collections.defaultdict(lambda: [0, 0, 0])
+    for s in spans:
+        chain = s["chain"]
+        for e in chain:
+            if e["kind"] != "disk" or e["parent"] < 0 or chain[e["parent"]]["kind"] != "disk":
+                continue
+            parent = chain[e["parent"]]
+            which = e["detail"].split(" ")[0]
+            if which not in ("device", "queued"):
+                continue
+            if (parent["host"], parent["tid"], e["begin"], e["end"], which) in seen:
+                continue
+            seen.add((parent["host"], parent["tid"], e["begin"], e["end"], which))
+            head = parent["detail"].split("\u2190 disk ")[1].split(" at sector ")[0]
+            device = head.rsplit(" read ", 1)[0] if " read " in head else head.rsplit(" write ", 1)[0]
+            row = sums[(parent["host"], device, parent["comm"], parent["tid"])]
+            if which == "device":
+                row[0] += 1
+                row[2] += e["end"] - e["begin"]
+            else:
+                row[1] += e["end"] - e["begin"]
+    return sums
+
+
+@pytest.mark.parametrize("seed, hosts", [(3, 2), (11, 3)])
+def test_metrics_by_disk_groups_b_and_a(tmp_path, bt2_plugin, seed, hosts):
+    """cause=disk: by="disk" with B = the slow requests (truth) and A = the others gives per device and
+    waiting thread the requests, queue and device time of each group's chains: B holds all the slow requests'
+    device time, A none, and both equal a sum over the spans' chains written here."""
+    params = f'requests=60,seed={seed},hosts={hosts},cause="disk",clock="none",slow-ratio=0.2'
+    truth_path = tmp_path / "truth.json"
+    spans = _scenario_spans(bt2_plugin, {"requests": 60, "seed": seed, "hosts": hosts, "cause": "disk",
+                                         "clock": "none", "slow-ratio": 0.2, "truth": str(truth_path)})
+    truth = json.loads(truth_path.read_text())
+    slow = {(r["trace_id_high"], r["trace_id_low"]) for r in truth["requests"] if r["slow"]}
+    roots = {(s["trace_id_high"], s["trace_id_low"]): s["end"] - s["begin"] for s in spans
+             if s["parent_span_id"] == 0}
+    slow_min = min(l for t, l in roots.items() if t in slow)
+    fast_max = max(l for t, l in roots.items() if t not in slow)
+    assert fast_max < slow_min
+    cut = (fast_max + slow_min) // 2
+    text = run_babeltrace2("-c", "source.deepspan.scenario", "-p", params,
+                           "-c", "filter.deepspan.span-attrib", "-p", "pass-through=false",
+                           "-c", "sink.deepspan.metrics", "-p",
+                           f'by="disk",format="csv",group-b={{min-duration={cut}}},'
+                           f'group-a={{max-duration={cut}}}').stdout
+    rows = list(csv.DictReader(io.StringIO(text)))
+    assert text.splitlines()[0].endswith(",device_mean,b_requests,a_requests,b_queue,a_queue,b_device_time,"
+                                         "a_device_time")
+    groups = {"b": [s for s in spans if (s["trace_id_high"], s["trace_id_low"]) in slow],
+              "a": [s for s in spans if (s["trace_id_high"], s["trace_id_low"]) not in slow]}
+    for g, members in groups.items():
+        expected = _chain_disk_sums(members)
+        got = {(r["host"], r["device"], r["submitter"], int(r["tid"])):
+               [int(r[f"{g}_requests"]), int(r[f"{g}_queue"]), int(r[f"{g}_device_time"])] for r in rows}
+        assert {k: v for k, v in got.items() if any(v)} == dict(expected)
+    # B: every slow request's read missed and its SQL SELECT span's device leaf is in B (a request waiting on
+    # another worker's read is charged that wait too, so B may hold more)
+    slow_device = sum(e["end"] - e["begin"] for s in groups["b"]
+                      if s["service"] == "mysql" and s["operation"] == "SQL SELECT"
+                      for e in s["chain"] if e["kind"] == "disk" and e["detail"].startswith("device "))
+    assert slow_device > 0
+    assert sum(int(r["b_device_time"]) for r in rows) >= slow_device
+    assert sum(int(r["b_requests"]) for r in rows) >= len(slow)
+    # A's reads hit the cache: its disk time is only waits on other requests' reads, far less per request
+    n_a = len(roots) - len(slow)
+    assert sum(int(r["a_device_time"]) for r in rows) * len(slow) < sum(int(r["b_device_time"]) for r in rows) * n_a
+    # the whole-trace columns are unchanged by the groups
+    whole = run_babeltrace2("-c", "source.deepspan.scenario", "-p", params,
+                            "-c", "filter.deepspan.span-attrib", "-p", "pass-through=false",
+                            "-c", "sink.deepspan.metrics", "-p", 'by="disk",format="csv"').stdout
+    assert [l.split(",")[:11] for l in whole.splitlines()] == [l.split(",")[:11] for l in text.splitlines()]
+
+
+def test_diff_flame_graph_page_cache_of_the_groups(tmp_path, bt2_plugin):
+    """cause=disk: the top frame's tooltip of sink.deepspan.diff's flame graphs gives each group's page-cache
+    hits, misses and miss time, the sums over the spans of the group's requests; absent with layers=false."""
+    params = 'requests=60,seed=3,hosts=2,cause="disk",clock="none",slow-ratio=0.2'
+    truth_path = tmp_path / "truth.json"
+    spans = _scenario_spans(bt2_plugin, {"requests": 60, "seed": 3, "hosts": 2, "cause": "disk",
+                                         "clock": "none", "slow-ratio": 0.2, "truth": str(truth_path)})
+    truth = json.loads(truth_path.read_text())
+    slow = {(r["trace_id_high"], r["trace_id_low"]) for r in truth["requests"] if r["slow"]}
+    roots = {(s["trace_id_high"], s["trace_id_low"]): s["end"] - s["begin"] for s in spans
+             if s["parent_span_id"] == 0}
+    cut = (max(l for t, l in roots.items() if t not in slow) + min(l for t, l in roots.items() if t in slow)) // 2
+    groups = f'group-b={{min-duration={cut}}},group-a={{max-duration={cut}}}'
+    run_babeltrace2("-c", "source.deepspan.scenario", "-p", params,
+                    "-c", "filter.deepspan.span-attrib", "-p", "pass-through=false",
+                    "-c", "sink.deepspan.diff", "-p", f'output-dir="{tmp_path / "r"}",{groups}')
+    svg = (tmp_path / "r" / "diff.svg").read_text()
+    for name, members in (("A", [s for s in spans if (s["trace_id_high"], s["trace_id_low"]) not in slow]),
+                          ("B", [s for s in spans if (s["trace_id_high"], s["trace_id_low"]) in slow])):
+        hits = sum(s["cache_hits"] for s in members)
+        misses = sum(s["cache_misses"] for s in members)
+        line = [l for l in svg.splitlines() if l.startswith(f"Page cache {name}: ")]
+        assert len(line) == 1
+        assert line[0].startswith(f"Page cache {name}: {hits} hit{'' if hits == 1 else 's'}, "
+                                  f"{misses} miss{'' if misses == 1 else 'es'} (")
+    # the slow requests missed, the others hit (the truth of the cause)
+    assert "Page cache B: 0 hits, %d misses (" % len(slow) in svg
+    assert "Page cache A: %d hits, 0 misses (0 ns)" % (len(roots) - len(slow)) in svg
+    run_babeltrace2("-c", "source.deepspan.scenario", "-p", params,
+                    "-c", "filter.deepspan.span-attrib", "-p", "pass-through=false,layers=false",
+                    "-c", "sink.deepspan.diff", "-p", f'output-dir="{tmp_path / "p"}",{groups}')
+    assert "Page cache" not in (tmp_path / "p" / "diff.svg").read_text()

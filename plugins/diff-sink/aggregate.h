@@ -57,6 +57,11 @@ struct ds_aggregate {
 	GArray *replay_frames;	/* owned: uint32_t scratch, recorded handle -> frame */
 	uint64_t requests[2];	/* N_G */
 	int64_t latency_sum[2];	/* Σ latencies per group (ns) */
+	/* Page cache of the groups' requests (doc/diff.md, "Page cache"): sums set by the caller. */
+	bool has_cache;		/* a request's spans carried the page-cache members */
+	uint64_t cache_hits[2];
+	uint64_t cache_misses[2];
+	uint64_t cache_miss_time[2];	/* ns */
 	unsigned int group;	/* group being added */
 	bool overflow;		/* a sum left int64 (absurd span lengths): results not usable */
 	bool finished;

@@ -256,6 +256,12 @@ static void aggregate_groups(struct run *run)
 			ds_aggregate_add_recorded(&run->agg,
 				(const struct ds_attribution_entry *) (void *) entries->data,
 				entries->len, record->latency, g);
+			if (record->has_cache) {
+				run->agg.has_cache = true;
+				run->agg.cache_hits[g] += record->cache_hits;
+				run->agg.cache_misses[g] += record->cache_misses;
+				run->agg.cache_miss_time[g] += record->cache_miss_time;
+			}
 		}
 	}
 end:

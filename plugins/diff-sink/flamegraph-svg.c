@@ -101,6 +101,19 @@ static void describe_frame(struct svg_writer *w, const struct ds_frame *frame)
 	append_states(w->text, frame, DS_GROUP_A, agg->requests[DS_GROUP_A]);
 	g_string_append(w->text, "\nStates B: ");
 	append_states(w->text, frame, DS_GROUP_B, agg->requests[DS_GROUP_B]);
+	if (frame->kind == DS_FRAME_TOP && agg->has_cache) {
+		unsigned int g;
+
+		for (g = 0; g < 2; g++) {
+			char miss[32];
+
+			ds_format_duration((double) agg->cache_miss_time[g], false, miss, sizeof(miss));
+			g_string_append_printf(w->text, "\nPage cache %s: %" PRIu64 " hit%s, %" PRIu64
+				" miss%s (%s)", g == DS_GROUP_B ? "B" : "A", agg->cache_hits[g],
+				agg->cache_hits[g] == 1 ? "" : "s", agg->cache_misses[g],
+				agg->cache_misses[g] == 1 ? "" : "es", miss);
+		}
+	}
 	if (frame->note) {
 		/* A chain frame: its heaviest contributor, with the tids (doc/diff.md, "Chains"). */
 		g_string_append(w->text, "\nMostly: ");

@@ -9,6 +9,9 @@
 #include <stdbool.h>
 #include <babeltrace2/babeltrace.h>
 
+#include "span-consumer/groups.h"
+#include "span-consumer/request-tree.h"
+#include "span-consumer/span-store.h"
 #include "table.h"
 
 struct ds_disk_table;
@@ -20,8 +23,19 @@ void ds_disk_table_destroy(struct ds_disk_table *table);
 bool ds_disk_table_read(struct ds_disk_table *table, bt_self_component *self_comp, const char *class_name,
 		const bt_message *const *messages, uint64_t count);
 
-/* The rows, most queue + device time first; `out` is initialized here. */
-void ds_disk_table_write(const struct ds_disk_table *table, struct ds_table *out);
+/*
+ * Records the disk entries of the chains of request `index` (doc/metrics.md, "By disk"): call it for
+ * every request, in the order of the records `selection` is made of.
+ */
+void ds_disk_table_add_request(struct ds_disk_table *table, const struct ds_span_store *store,
+		const struct ds_requests *requests, uint32_t index);
+
+/*
+ * The rows, most queue + device time first, with the sums over the chains of the requests of groups B
+ * and A of `selection`; `out` is initialized here.
+ */
+void ds_disk_table_write(struct ds_disk_table *table, const struct ds_selection *selection,
+		struct ds_table *out);
 
 /* Events read (0: the input had no deepspan:disk event). */
 uint64_t ds_disk_table_events(const struct ds_disk_table *table);

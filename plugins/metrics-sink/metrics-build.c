@@ -32,6 +32,12 @@ static const char *const request_columns[] = {
 	DS_STATE_NAMES, NULL,
 };
 
+/* With the page-cache members: the sums over the request's spans. */
+static const char *const request_cache_columns[] = {
+	"trace_id", "root", "spans", "latency", "truncated",
+	DS_STATE_NAMES, "cache_hits", "cache_misses", "cache_miss_time", NULL,
+};
+
 static const char *const syscall_columns[] = {
 	"service", "operation", "syscall", "count", "total", "mean", "max_per_span", NULL,
 };
@@ -104,6 +110,7 @@ struct bucket {
 struct request_row {
 	struct ds_request_record record;
 	uint64_t states[DS_STATE_COUNT];	/* critical-path time per state */
+	uint64_t cache[4];	/* sums of the spans' page-cache members (span-store.h) */
 };
 
 static guint hash_key(gconstpointer p)
@@ -464,6 +471,29 @@ static void add_culprit_request(struct ds_metrics_acc *acc, const struct ds_span
 	g_array_append_val(acc->charged, run);
 }
 
+/* Sums the page-cache members of every span of request `index` into `cache`. */
+static void add_request_cache(struct ds_metrics_acc *acc, const struct ds_span_store *store,
+		const struct ds_requests *requests, uint32_t index, uint64_t *cache)
+{
+	const struct ds_request *request = ds_request_at(requests, index);
+	uint32_t i;
+	unsigned int k;
+
+	for (i = 0; i < request->span_count; i++) {
+		const struct ds_span *span = ds_store_span(store, g_array_index(requests->spans, uint32_t,
+			request->first_span + i));
+
+		if (!span->has_cache) {
+			continue;
+		}
+		acc->has_cache = true;
+		for (k = 0; k < 4; k++) {
+			/* counts and ns of reads within one request: far below 2^64 */
+			cache[k] += span->cache[k];
+		}
+	}
+}
+
 void ds_metrics_add_request(void *data, const struct ds_span_store *store,
 		const struct ds_requests *requests, uint32_t index)
 {
@@ -473,6 +503,14 @@ void ds_metrics_add_request(void *data, const struct ds_span_store *store,
 
 	if (acc->by == DS_METRICS_BY_CULPRIT) {
 		add_culprit_request(acc, store, requests, index);
+		return;
+	}
+	if (acc->by == DS_METRICS_BY_DISK) {
+		ds_request_record_make(store, requests, index, &row.record);
+		acc->truncated_requests += row.record.truncated;
+		acc->invalid_requests += row.record.invalid;
+		g_array_append_val(acc->records, row.record);
+		ds_disk_table_add_request(acc->disk, store, requests, index);
 		return;
 	}
 	if (acc->by == DS_METRICS_BY_HOST) {
@@ -489,6 +527,7 @@ void ds_metrics_add_request(void *data, const struct ds_span_store *store,
 		return;
 	}
 	ds_attribute_request(store, requests, index, DS_MODE_CRITICAL_PATH, &visitor);
+	add_request_cache(acc, store, requests, index, row.cache);
 	g_array_append_val(acc->rows, row);
 }
 
@@ -631,6 +670,11 @@ static void write_request_rows(const struct ds_metrics_acc *acc, struct ds_table
 		for (s = 0; s < DS_STATE_COUNT; s++) {
 			ds_table_uint(table, row->states[s]);
 		}
+		if (acc->has_cache) {
+			ds_table_uint(table, row->cache[0]);
+			ds_table_uint(table, row->cache[1]);
+			ds_table_uint(table, row->cache[3]);
+		}
 	}
 }
 
@@ -759,6 +803,15 @@ static bool write_culprit_rows(struct ds_metrics_acc *acc, struct ds_table *tabl
 	return !acc->overflow;
 }
 
+void ds_metrics_select_groups(struct ds_metrics_acc *acc)
+{
+	if (!acc->selected) {
+		ds_select_groups(acc->strings, acc->records, acc->truncated_requests,
+			&acc->groups[0], &acc->groups[1], false, &acc->selection);
+		acc->selected = true;
+	}
+}
+
 const struct ds_selection *ds_metrics_selection(const struct ds_metrics_acc *acc)
 {
 	return acc->selected ? &acc->selection : NULL;
@@ -768,7 +821,7 @@ static const char *const *columns_of(const struct ds_metrics_acc *acc)
 {
 	switch (acc->by) {
 	case DS_METRICS_BY_REQUEST:
-		return request_columns;
+		return acc->has_cache ? request_cache_columns : request_columns;
 	case DS_METRICS_BY_SYSCALL:
 		return syscall_columns;
 	case DS_METRICS_BY_THREAD:

@@ -16,6 +16,7 @@
 #include "span-consumer/request-spill.h"
 #include "span-consumer/request-tree.h"
 #include "span-consumer/span-store.h"
+#include "disk-table.h"
 #include "table.h"
 
 enum ds_metrics_by {
@@ -51,6 +52,7 @@ struct ds_metrics_acc {
 	uint64_t truncated_requests;	/* in no group */
 	uint64_t invalid_spans;		/* left out: bounds out of range (span-store.h) */
 	uint64_t invalid_requests;	/* left out of the request table: an invalid span */
+	struct ds_disk_table *disk;	/* borrowed (by disk): gets the requests' chain disk entries */
 	bool has_cache;			/* a span had the page-cache members (by operation: their columns) */
 	bool overflow;			/* a total left int64: the table would be wrong */
 	char *overflow_row;		/* owned: "service: operation" of the first such row */
@@ -77,6 +79,9 @@ bool ds_metrics_write(struct ds_metrics_acc *acc, struct ds_table *table);
 
 /* metrics-host.c: the rows of the table by host (selects the groups). */
 bool ds_metrics_write_host_rows(struct ds_metrics_acc *acc, struct ds_table *table);
+
+/* Selects groups A and B among the records (once; by=disk before writing its table). */
+void ds_metrics_select_groups(struct ds_metrics_acc *acc);
 
 /* The group selection of the table by culprit, after ds_metrics_write() (NULL otherwise). */
 const struct ds_selection *ds_metrics_selection(const struct ds_metrics_acc *acc);

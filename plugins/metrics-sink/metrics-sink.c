@@ -80,11 +80,13 @@ static bool read_params(struct metrics_sink *sink, const bt_value *map)
 	if (sink->by == DS_METRICS_BY_DISK) {
 		sink->disk = ds_disk_table_create();
 	}
-	if (sink->by != DS_METRICS_BY_CULPRIT && sink->by != DS_METRICS_BY_HOST &&
+	if (sink->by != DS_METRICS_BY_CULPRIT && sink->by != DS_METRICS_BY_HOST && sink->by != DS_METRICS_BY_DISK &&
 			(sink->acc.groups[0].given || sink->acc.groups[1].given)) {
 		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(sink->self_comp,
 			"%s: parameter `%s` only applies to the table by culprit: add by=\"culprit\" "
-			"(or by=\"host\") or remove it (doc/metrics.md, \"By culprit\", \"By host\").", CLASS_NAME,
+			"(or by=\"host\") or by=\"disk\", or remove it (doc/metrics.md, \"By culprit\", \"By host\", "
+			"\"By disk\").",
+			CLASS_NAME,
 			sink->acc.groups[0].given ? "group-a" : "group-b");
 		return false;
 	}
@@ -136,11 +138,12 @@ bt_component_class_initialize_method_status metrics_component_initialize(
 	 * chains) and trees, only by=syscall the syscalls.
 	 */
 	ds_span_reader_init(&sink->reader, sink->self_comp, CLASS_NAME,
-		sink->by == DS_METRICS_BY_REQUEST || sink->by == DS_METRICS_BY_CULPRIT,
-		sink->by == DS_METRICS_BY_SYSCALL);
+		sink->by == DS_METRICS_BY_REQUEST || sink->by == DS_METRICS_BY_CULPRIT ||
+		sink->by == DS_METRICS_BY_DISK, sink->by == DS_METRICS_BY_SYSCALL);
 	stream_config.grace = sink->grace;
 	stream_config.build_requests = sink->by == DS_METRICS_BY_REQUEST ||
-		sink->by == DS_METRICS_BY_CULPRIT || sink->by == DS_METRICS_BY_HOST;
+		sink->by == DS_METRICS_BY_CULPRIT || sink->by == DS_METRICS_BY_HOST ||
+		sink->by == DS_METRICS_BY_DISK;
 	stream_config.data = &sink->acc;
 	ds_request_stream_init(&sink->stream, &stream_config);
 	if (stream_config.build_requests) {
@@ -163,6 +166,7 @@ bt_component_class_initialize_method_status metrics_component_initialize(
 	}
 	sink->acc.groups[0] = groups[0];
 	sink->acc.groups[1] = groups[1];
+	sink->acc.disk = sink->disk;
 	bt_self_component_set_data(sink->self_comp, sink);
 	return BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_OK;
 
@@ -246,7 +250,8 @@ static bt_component_class_sink_consume_method_status write_table(
 				"the table is empty (filter.deepspan.span-attrib writes them with layers=true from the "
 				"block_rq_* kernel events, doc/storage-network.md).");
 		}
-		ds_disk_table_write(sink->disk, &table);
+		ds_metrics_select_groups(&sink->acc);
+		ds_disk_table_write(sink->disk, &sink->acc.selection, &table);
 	} else if (!ds_metrics_write(&sink->acc, &table)) {
 		ds_table_fini(&table);
 		if (sink->acc.overflow) {

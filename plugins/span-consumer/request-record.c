@@ -9,8 +9,22 @@ void ds_request_record_make(const struct ds_span_store *store,
 {
 	const struct ds_request *request = ds_request_at(requests, index);
 	const struct ds_span *root = ds_store_span(store, request->root);
+	uint32_t i;
 
 	memset(record, 0, sizeof(*record));
+	for (i = 0; i < request->span_count; i++) {
+		const struct ds_span *span = ds_store_span(store, g_array_index(requests->spans, uint32_t,
+			request->first_span + i));
+
+		if (span->has_cache) {
+			/* reads of one request: saturate rather than wrap (absurd counts only) */
+			record->has_cache = true;
+			record->cache_hits = (uint32_t) MIN((uint64_t) record->cache_hits + span->cache[0], UINT32_MAX);
+			record->cache_misses = (uint32_t) MIN((uint64_t) record->cache_misses + span->cache[1],
+				UINT32_MAX);
+			record->cache_miss_time += span->cache[3];
+		}
+	}
 	record->trace_id_high = request->trace_id_high;
 	record->trace_id_low = request->trace_id_low;
 	record->latency = request->latency;

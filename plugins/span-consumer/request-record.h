@@ -29,6 +29,10 @@ struct ds_request_record {
 	uint32_t span_count;
 	bool truncated;		/* a span was still open at the end of the trace */
 	bool invalid;		/* a span had bounds out of range: in no group */
+	bool has_cache;		/* a span carried the page-cache members (doc/storage-network.md, "Page cache") */
+	uint32_t cache_hits;	/* sums over the spans: read-family syscalls that hit / missed the page cache */
+	uint32_t cache_misses;
+	uint64_t cache_miss_time;	/* ns in the missing reads */
 };
 
 /* Fills `record` from request `index` of `requests` (spill fields zeroed). */
