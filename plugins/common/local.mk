@@ -10,7 +10,8 @@ plugins_common_libdeepspan_common_la_SOURCES += \
 	plugins/common/input-ports.c plugins/common/input-ports.h \
 	plugins/common/states.c plugins/common/states.h \
 	plugins/common/upstream.c plugins/common/upstream.h \
-	plugins/common/kernel-net.c plugins/common/kernel-net.h
+	plugins/common/kernel-net.c plugins/common/kernel-net.h \
+	plugins/common/detail-format.c plugins/common/detail-format.h
 
 check_PROGRAMS += tests/unit/test_common
 tests_unit_test_common_SOURCES = tests/unit/test_common.c tests/unit/unit.h

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "sim-chain.h"
+#include "detail-format.h"
 
 #include <inttypes.h>
 #include <stdarg.h>
@@ -114,34 +115,6 @@ static struct sim_chain_leaf *leaf(struct walk *w, const struct sim_thread *t, i
 static const char *syscall_label(const struct sim_piece *p)
 {
 	return p->syscall < 0 ? "-" : sim_syscall_name((enum sim_syscall) p->syscall);
-}
-
-/* As span-attrib's chain details (doc/storage-network.md "Storage"): "96 MiB", "16 KiB", "512 B". */
-static void format_bytes(uint64_t bytes, char *buf, size_t size)
-{
-	if (bytes >= 1024 * 1024) {
-		if (bytes % (1024 * 1024) == 0) {
-			snprintf(buf, size, "%" PRIu64 " MiB", bytes / (1024 * 1024));
-		} else {
-			snprintf(buf, size, "%.1f MiB", (double) bytes / (1024.0 * 1024.0));
-		}
-	} else if (bytes >= 1024 && bytes % 1024 == 0) {
-		snprintf(buf, size, "%" PRIu64 " KiB", bytes / 1024);
-	} else {
-		snprintf(buf, size, "%" PRIu64 " B", bytes);
-	}
-}
-
-/* "31.0 ms", "12.5 us", "800 ns". */
-static void format_duration(int64_t ns, char *buf, size_t size)
-{
-	if (ns >= 1000000) {
-		snprintf(buf, size, "%.1f ms", (double) ns / 1e6);
-	} else if (ns >= 1000) {
-		snprintf(buf, size, "%.1f us", (double) ns / 1e3);
-	} else {
-		snprintf(buf, size, "%" PRId64 " ns", ns);
-	}
 }
 
 static bool on_path(const struct walk *w, const struct sim_thread *t)
@@ -287,9 +260,9 @@ static void explain_blocked(struct walk *w, const struct sim_thread *t, const st
 				NULL;
 			char queued[32], size[32], others[48] = "";
 
-			format_duration(a - i, queued, sizeof(queued));
+			ds_detail_format_duration(a - i, queued, sizeof(queued));
 			if (top) {
-				format_bytes(wk->ahead_top_bytes, size, sizeof(size));
+				ds_detail_format_bytes(wk->ahead_top_bytes, size, sizeof(size));
 				if (wk->ahead_count > wk->ahead_top_count) {
 					snprintf(others, sizeof(others), " (+%" PRIu32 " of others)",
 						wk->ahead_count - wk->ahead_top_count);

@@ -4,6 +4,7 @@
  * the walk that explains a waited segment of a span into entries partitioning it.
  */
 #include "chain.h"
+#include "detail-format.h"
 #include "model-priv.h"
 #include "block.h"
 
@@ -663,34 +664,6 @@ static bool end_deadlock(struct walk *w, struct ds_model *model, const struct ds
 	return true;
 }
 
-/* "96 MiB", "1.5 MiB", "12 KiB", "512 B". */
-static void format_bytes(uint64_t bytes, char *buf, size_t size)
-{
-	if (bytes >= 1024 * 1024) {
-		if (bytes % (1024 * 1024) == 0) {
-			snprintf(buf, size, "%" PRIu64 " MiB", bytes / (1024 * 1024));
-		} else {
-			snprintf(buf, size, "%.1f MiB", (double) bytes / (1024.0 * 1024.0));
-		}
-	} else if (bytes >= 1024 && bytes % 1024 == 0) {
-		snprintf(buf, size, "%" PRIu64 " KiB", bytes / 1024);
-	} else {
-		snprintf(buf, size, "%" PRIu64 " B", bytes);
-	}
-}
-
-/* "31.0 ms", "12.5 us", "800 ns". */
-static void format_duration(int64_t ns, char *buf, size_t size)
-{
-	if (ns >= 1000000) {
-		snprintf(buf, size, "%.1f ms", (double) ns / 1e6);
-	} else if (ns >= 1000) {
-		snprintf(buf, size, "%.1f us", (double) ns / 1e3);
-	} else {
-		snprintf(buf, size, "%" PRId64 " ns", ns);
-	}
-}
-
 static int64_t clamp(int64_t t, int64_t x, int64_t y)
 {
 	return t < x ? x : (t > y ? y : t);
@@ -716,11 +689,11 @@ static bool explain_disk(struct walk *w, struct ds_model *model, const struct ds
 		return false;
 	}
 	ds_block_device_label(model->block, d->dev, dev, sizeof(dev));
-	format_bytes(d->bytes, size, sizeof(size));
+	ds_detail_format_bytes(d->bytes, size, sizeof(size));
 	a = clamp(d->insert_ts, x, y);
 	b = clamp(d->issue_ts, a, y);
 	c = clamp(d->complete_ts, b, y);
-	format_duration(b - a, queued, sizeof(queued));
+	ds_detail_format_duration(b - a, queued, sizeof(queued));
 	e = add_entry(w, model, thread, parent, depth, x, y, DS_STATE_BLOCKED, DS_CHAIN_DISK, -1,
 		"%s \u2190 disk %s %s %s at sector %" PRIu64, sc, dev, d->write ? "write" : "read", size, d->sector);
 	if (a > x) {
@@ -734,7 +707,7 @@ static bool explain_disk(struct walk *w, struct ds_model *model, const struct ds
 		const char *what = ah->top_writes == ah->top_count ? "writes" : (ah->top_writes ? "requests" : "reads");
 		int64_t leaf;
 
-		format_bytes(ah->top_bytes, ahead_size, sizeof(ahead_size));
+		ds_detail_format_bytes(ah->top_bytes, ahead_size, sizeof(ahead_size));
 		if (ah->count > ah->top_count) {
 			snprintf(others, sizeof(others), " (+%" PRIu32 " of others)", ah->count - ah->top_count);
 		}
