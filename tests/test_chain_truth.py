@@ -51,6 +51,33 @@ def all_spans(truth):
 
 # ---- the truth on its own ----
 
+def chain_truth_problems(tmp_path, bt2_plugin, cause, seed, hosts, check_span=None):
+    """Runs the scenario (40 requests, clock "none", every span's chain in the truth) through span-attrib and
+    compares every span's chain leaves with the truth's on COMPARED; `check_span(truth_span, our_leaves)` runs
+    for each span found.  Returns (problems, number of leaves compared)."""
+    truth_path = tmp_path / "truth.json"
+    params = {"requests": 40, "seed": seed, "hosts": hosts, "cause": cause, "clock": "none",
+              "slow-ratio": 0.2, "truth-chains": True, "truth": str(truth_path)}
+    ours = producer_chains(bt2_plugin, params)
+    truth = json.loads(truth_path.read_text())
+    problems = []
+    compared = 0
+    for span in all_spans(truth):
+        mine = ours.get(key(span))
+        if mine is None:
+            problems.append(("missing span", key(span)))
+            continue
+        want = [tuple(leaf[k] for k in COMPARED) for leaf in span["chain"]]
+        got = [tuple(leaf[k] for k in COMPARED) for leaf in mine]
+        compared += len(want)
+        if want != got:
+            problems.append((key(span), span["operation"], [w for w in want if w not in got][:3],
+                             [g for g in got if g not in want][:3]))
+        if check_span:
+            check_span(span, mine)
+    return problems, compared
+
+
 @pytest.mark.parametrize("cause, seed, hosts", [
     ("lock-hog", 1, 3), ("lock-sleep", 2, 2), ("lock-remote", 3, 5), ("handoff", 4, 3), ("deadlock", 5, 2),
     ("lock-remote", 6, 2), ("lock-hog", 7, 5), ("net-delay", 8, 2), ("net-retransmit", 9, 4),
@@ -245,24 +272,7 @@ COMPARED = ("segment_begin", "begin", "end", "host", "tid", "state", "kind", "de
     ("net-retransmit", 15, 5),
 ])
 def test_span_attrib_chains_equal_the_truth(tmp_path, bt2_plugin, cause, seed, hosts):
-    truth_path = tmp_path / "truth.json"
-    params = {"requests": 40, "seed": seed, "hosts": hosts, "cause": cause, "clock": "none",
-              "slow-ratio": 0.2, "truth-chains": True, "truth": str(truth_path)}
-    ours = producer_chains(bt2_plugin, params)
-    truth = json.loads(truth_path.read_text())
-    problems = []
-    compared = 0
-    for span in all_spans(truth):
-        mine = ours.get(key(span))
-        if mine is None:
-            problems.append(("missing span", key(span)))
-            continue
-        want = [tuple(leaf[k] for k in COMPARED) for leaf in span["chain"]]
-        got = [tuple(leaf[k] for k in COMPARED) for leaf in mine]
-        compared += len(want)
-        if want != got:
-            problems.append((key(span), span["operation"], [w for w in want if w not in got][:3],
-                             [g for g in got if g not in want][:3]))
+    problems, compared = chain_truth_problems(tmp_path, bt2_plugin, cause, seed, hosts)
     assert compared > 0
     assert not problems, problems[:5]
 
