@@ -15,7 +15,8 @@ noinst_LTLIBRARIES += plugins/diff-sink/libdeepspan-diff.la
 plugins_diff_sink_libdeepspan_diff_la_SOURCES = \
 	plugins/diff-sink/aggregate.c plugins/diff-sink/aggregate.h \
 	plugins/diff-sink/explain.c plugins/diff-sink/explain.h \
-	plugins/diff-sink/colour.c plugins/diff-sink/colour.h
+	plugins/diff-sink/colour.c plugins/diff-sink/colour.h \
+	plugins/diff-sink/svg-number.c plugins/diff-sink/svg-number.h
 plugins_babeltrace_plugin_deepspan_la_LIBADD += plugins/diff-sink/libdeepspan-diff.la
 
 check_PROGRAMS += tests/unit/test_diff_core
@@ -33,3 +34,8 @@ EXTRA_DIST += bench/diff-completion
 # The muxer-free report command (one source.ctf.fs per trace -> [sync] -> span-attrib -> diff or metrics).
 bin_SCRIPTS += scripts/deepspan-report
 EXTRA_DIST += scripts/deepspan-report
+
+check_PROGRAMS += tests/unit/test_svg_number
+tests_unit_test_svg_number_SOURCES = tests/unit/test_svg_number.c tests/unit/unit.h
+tests_unit_test_svg_number_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/plugins/diff-sink
+tests_unit_test_svg_number_LDADD = plugins/diff-sink/libdeepspan-diff.la $(UNIT_LDADD)

@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Numbers of the SVG drawings written without printf (the waterfall draws a
+ * rectangle per chain entry, doc/performance.md "Chains"): the same bytes as
+ * printf's "%.Nf" and "%" PRId64, several times cheaper.
+ */
+#ifndef DEEPSPAN_DIFF_SINK_SVG_NUMBER_H
+#define DEEPSPAN_DIFF_SINK_SVG_NUMBER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Room for any number written below (a double outside the fast range goes through snprintf). */
+#define DS_SVG_NUMBER_MAX 352
+
+/*
+ * Writes `value` as printf("%.*f", decimals, value) would (round to nearest,
+ * ties to even, on the exact binary value), 0 <= decimals <= 3, at `out`
+ * (DS_SVG_NUMBER_MAX bytes free); returns the end (no NUL written).
+ */
+char *ds_svg_fixed(char *out, double value, int decimals);
+
+/* Writes `value` as printf("%" PRId64) would; returns the end (no NUL written). */
+char *ds_svg_int(char *out, int64_t value);
+
+/* Copies the NUL-terminated `text` (without its NUL); returns the end. */
+char *ds_svg_text(char *out, const char *text);
+
+/*
+ * Whether the text is printable ASCII without `&<>"'`: sanitized (span-consumer/sanitize.h) and
+ * escaped for XML it stays the same bytes.
+ */
+bool ds_svg_plain(const char *text);
+
+#endif /* DEEPSPAN_DIFF_SINK_SVG_NUMBER_H */
