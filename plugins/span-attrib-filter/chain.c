@@ -408,6 +408,8 @@ static int64_t add_entry(struct walk *w, struct ds_model *model, const struct ds
 		va_start(args, fmt);
 		g_strlcpy(e->detail, va_arg(args, const char *), sizeof(e->detail));
 		va_end(args);
+	} else if (!strchr(fmt, '%')) {
+		g_strlcpy(e->detail, fmt, sizeof(e->detail));	/* a constant text ("ran instead: unknown") */
 	} else {
 		va_start(args, fmt);
 		vsnprintf(e->detail, sizeof(e->detail), fmt, args);

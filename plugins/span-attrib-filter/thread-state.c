@@ -272,15 +272,44 @@ enum ds_prev_state ds_prev_state_classify(enum ds_state_rule rule, int64_t s)
 	return DS_PREV_UNKNOWN;
 }
 
+/* Appends n bytes of `text` to buf[*len], truncated as snprintf() truncates (room for the NUL kept). */
+static void detail_cat(char *buf, size_t size, size_t *len, const char *text, size_t n)
+{
+	if (*len + 1 < size) {
+		size_t room = size - 1 - *len;
+
+		n = n < room ? n : room;
+		memcpy(buf + *len, text, n);
+		*len += n;
+	}
+}
+
+/* The same bytes as snprintf("%s%s") and snprintf("%.16s/%d"), without printf (every chain entry has one). */
 void ds_detail_format(const struct ds_detail *detail, char *buf, size_t size)
 {
-	if (detail->name) {
-		snprintf(buf, size, "%s%s", detail->prefix ? detail->prefix : "", detail->name);
-	} else if (detail->tid >= 0) {
-		snprintf(buf, size, "%.16s/%d", detail->comm, (int) detail->tid);
-	} else if (size) {
-		buf[0] = '\0';
+	size_t len = 0;
+
+	if (!size) {
+		return;
 	}
+	if (detail->name) {
+		if (detail->prefix) {
+			detail_cat(buf, size, &len, detail->prefix, strlen(detail->prefix));
+		}
+		detail_cat(buf, size, &len, detail->name, strlen(detail->name));
+	} else if (detail->tid >= 0) {
+		char digits[12];
+		int n = 0, value = (int) detail->tid;
+
+		detail_cat(buf, size, &len, detail->comm, strnlen(detail->comm, 16));
+		detail_cat(buf, size, &len, "/", 1);
+		do {
+			digits[sizeof(digits) - 1 - n++] = (char) ('0' + value % 10);
+			value /= 10;
+		} while (value);
+		detail_cat(buf, size, &len, digits + sizeof(digits) - n, (size_t) n);
+	}
+	buf[len] = '\0';
 }
 
 const char *ds_detail_text(const struct ds_detail *detail, char *buf, size_t size)

@@ -372,8 +372,53 @@ static void test_out_of_order_clamped(void)
 	ds_model_destroy(m);
 }
 
+/* ds_detail_format() writes what snprintf("%s%s") / snprintf("%.16s/%d") wrote, truncation included. */
+static void test_detail_format(void)
+{
+	static const struct ds_detail details[] = {
+		{ "", "futex", -1, "" },
+		{ "softirq:", "NET_RX", -1, "" },
+		{ NULL, "nanosleep", -1, "" },
+		{ "irq:", "", -1, "" },
+		{ "", NULL, 4242, "mysqld" },
+		{ "", NULL, 0, "swapper/0" },
+		{ "", NULL, 2147483647, "a-fifteen-chars" },
+		{ "", NULL, 7, "" },
+		{ "", NULL, -1, "ignored" },
+	};
+	static const size_t sizes[] = { 1, 2, 5, 8, 12, 17, 64 };
+	bool ok = true;
+	size_t i, k;
+
+	for (i = 0; i < G_N_ELEMENTS(details); i++) {
+		const struct ds_detail *d = &details[i];
+
+		for (k = 0; k < G_N_ELEMENTS(sizes); k++) {
+			char mine[64], theirs[64];
+
+			memset(mine, 'x', sizeof(mine));
+			memset(theirs, 'x', sizeof(theirs));
+			ds_detail_format(d, mine, sizes[k]);
+			if (d->name) {
+				snprintf(theirs, sizes[k], "%s%s", d->prefix ? d->prefix : "", d->name);
+			} else if (d->tid >= 0) {
+				snprintf(theirs, sizes[k], "%.16s/%d", d->comm, (int) d->tid);
+			} else {
+				theirs[0] = '\0';
+			}
+			if (memcmp(mine, theirs, sizes[k]) != 0) {
+				printf("#   detail %zu, size %zu: \"%.*s\" against \"%s\"\n", i, sizes[k],
+					(int) sizes[k], mine, theirs);
+				ok = false;
+			}
+		}
+	}
+	UNIT_CHECK(ok, "ds_detail_format: the bytes of snprintf, truncated the same at every size");
+}
+
 int main(void)
 {
+	test_detail_format();
 	test_prev_state();
 	test_preemption();
 	test_block_wake_other_cpu();
