@@ -38,4 +38,5 @@ EXTRA_DIST += scripts/deepspan-report
 check_PROGRAMS += tests/unit/test_svg_number
 tests_unit_test_svg_number_SOURCES = tests/unit/test_svg_number.c tests/unit/unit.h
 tests_unit_test_svg_number_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/plugins/diff-sink
-tests_unit_test_svg_number_LDADD = plugins/diff-sink/libdeepspan-diff.la $(UNIT_LDADD)
+tests_unit_test_svg_number_LDADD = plugins/diff-sink/libdeepspan-diff.la \
+	plugins/span-consumer/libdeepspan-span-consumer.la $(UNIT_LDADD)

@@ -85,16 +85,3 @@ char *ds_svg_fixed(char *out, double value, int decimals)
 slow:
 	return out + snprintf(out, DS_SVG_NUMBER_MAX, "%.*f", decimals, value);
 }
-
-bool ds_svg_plain(const char *text)
-{
-	const unsigned char *s = (const unsigned char *) text;
-
-	for (; *s; s++) {
-		if (*s < 0x20 || *s > 0x7e || *s == '&' || *s == '<' || *s == '>' || *s == '"' ||
-				*s == '\'') {
-			return false;
-		}
-	}
-	return true;
-}

@@ -7,7 +7,6 @@
 #ifndef DEEPSPAN_DIFF_SINK_SVG_NUMBER_H
 #define DEEPSPAN_DIFF_SINK_SVG_NUMBER_H
 
-#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -26,11 +25,5 @@ char *ds_svg_int(char *out, int64_t value);
 
 /* Copies the NUL-terminated `text` (without its NUL); returns the end. */
 char *ds_svg_text(char *out, const char *text);
-
-/*
- * Whether the text is printable ASCII without `&<>"'`: sanitized (span-consumer/sanitize.h) and
- * escaped for XML it stays the same bytes.
- */
-bool ds_svg_plain(const char *text);
 
 #endif /* DEEPSPAN_DIFF_SINK_SVG_NUMBER_H */

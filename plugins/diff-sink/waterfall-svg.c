@@ -27,7 +27,7 @@ static void write_name(FILE *file, const char *name)
 {
 	GString *text;
 
-	if (ds_svg_plain(name)) {
+	if (ds_sanitize_xml_unchanged(name)) {
 		fputs(name, file);	/* the same bytes, without the copies */
 		return;
 	}

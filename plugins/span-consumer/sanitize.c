@@ -181,3 +181,25 @@ void ds_sanitize_xml(FILE *file, const char *text)
 		g_string_free(escaped, TRUE);
 	}
 }
+
+bool ds_sanitize_xml_unchanged(const char *text)
+{
+	const unsigned char *s = (const unsigned char *) text;
+
+	while (*s) {
+		uint32_t cp;
+
+		if (*s >= 0x20 && *s < 0x7f) {
+			if (*s == '&' || *s == '<' || *s == '>' || *s == '"' || *s == '\'') {
+				return false;
+			}
+			s++;
+			continue;
+		}
+		s += next_code_point(s, &cp);
+		if (is_control(cp) || !xml_unchanged(cp)) {
+			return false;	/* also U+FFFD, which an invalid byte decodes to */
+		}
+	}
+	return true;
+}

@@ -17,6 +17,7 @@
 #ifndef DEEPSPAN_DIFF_SANITIZE_H
 #define DEEPSPAN_DIFF_SANITIZE_H
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <glib.h>
 
@@ -31,5 +32,11 @@ void ds_sanitize_folded(GString *out, const char *text);
  * (the tooltips' own line breaks): pass names through ds_sanitize_text() first.
  */
 void ds_sanitize_xml(FILE *file, const char *text);
+
+/*
+ * Whether ds_sanitize_text() then ds_sanitize_xml() leave `text` as it is (valid UTF-8 without
+ * controls, U+FFFD-U+FFFF or `&<>"'`): such a name can be written without the copies.
+ */
+bool ds_sanitize_xml_unchanged(const char *text);
 
 #endif /* DEEPSPAN_DIFF_SANITIZE_H */

@@ -8,6 +8,9 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include <glib.h>
+
+#include "span-consumer/sanitize.h"
 #include "svg-number.h"
 #include "unit.h"
 
@@ -105,21 +108,73 @@ static void test_random(void)
 	UNIT_CHECK(ok, "ds_svg_int: 200,000 pseudo-random integers as printf");
 }
 
-static void test_plain(void)
+/* What write_name() writes without the shortcut: ds_sanitize_text() then ds_sanitize_xml(). */
+static bool written_unchanged(const char *text)
 {
-	UNIT_CHECK(ds_svg_plain("mysqld/1289 futex ← x") == false, "ds_svg_plain: non-ASCII is not plain");
-	UNIT_CHECK(ds_svg_plain("in flight frontend → driver") == false, "ds_svg_plain: arrow is not plain");
-	UNIT_CHECK(ds_svg_plain("nanosleep, 2 ms"), "ds_svg_plain: printable ASCII is plain");
-	UNIT_CHECK(!ds_svg_plain("a&b") && !ds_svg_plain("<") && !ds_svg_plain(">") && !ds_svg_plain("\"") &&
-		!ds_svg_plain("'") && !ds_svg_plain("a\tb") && !ds_svg_plain("\x7f"),
-		"ds_svg_plain: XML specials and controls are not plain");
-	UNIT_CHECK(ds_svg_plain(""), "ds_svg_plain: the empty text is plain");
+	GString *clean = g_string_new(NULL);
+	char *out = NULL;
+	size_t size = 0;
+	FILE *file = open_memstream(&out, &size);
+	bool same;
+
+	ds_sanitize_text(clean, text);
+	ds_sanitize_xml(file, clean->str);
+	fclose(file);
+	same = strcmp(out, text) == 0;
+	free(out);
+	g_string_free(clean, TRUE);
+	return same;
+}
+
+static void test_unchanged(void)
+{
+	static const char *const texts[] = {
+		"", "nanosleep", "futex \xe2\x86\x90 mysqld/1289", "in flight frontend \xe2\x86\x92 driver", "a&b",
+		"<", ">", "\"", "'", "a\tb", "a\nb", "\x7f", "\xc2\x80", "\xc2\x9f", "\xc2\xa0", "\xef\xbf\xbd",
+		"\xef\xbf\xbe", "\xef\xbf\xbf", "\xed\xa0\x80", "\xc0\xaf", "\xe0\x80\xaf", "\xf4\x90\x80\x80",
+		"\xf0\x9f\x98\x80", "\xff", "\xe2\x86", "caf\xc3\xa9", "x\x01y",
+	};
+	uint64_t state = 12345;
+	bool ok = true;
+	size_t i;
+	int n;
+
+	for (i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) {
+		/* sound: never says unchanged when it is not; only a literal U+FFFD may take the long way */
+		if (ds_sanitize_xml_unchanged(texts[i]) ? !written_unchanged(texts[i]) :
+				written_unchanged(texts[i]) && strcmp(texts[i], "\xef\xbf\xbd") != 0) {
+			printf("#   text %zu: shortcut says %d\n", i, ds_sanitize_xml_unchanged(texts[i]));
+			ok = false;
+		}
+	}
+	UNIT_CHECK(ds_sanitize_xml_unchanged("futex \xe2\x86\x90 mysqld/1289") && ds_sanitize_xml_unchanged("caf\xc3\xa9") &&
+		ds_sanitize_xml_unchanged("\xf0\x9f\x98\x80"), "ds_sanitize_xml_unchanged: arrows and other UTF-8 take the shortcut");
+	UNIT_CHECK(ok, "ds_sanitize_xml_unchanged: chosen texts (arrows, controls, C1, U+FFFD-U+FFFF, bad UTF-8)");
+	ok = true;
+	for (n = 0; n < 50000 && ok; n++) {
+		char text[9];
+		int len = (int) (next_random(&state) % 8), k;
+
+		for (k = 0; k < len; k++) {
+			uint64_t r = next_random(&state);
+			/* mostly printable ASCII, some lead/continuation bytes and specials */
+			text[k] = (char) (r % 4 == 0 ? 0x80 + (r >> 8) % 0x80 : r % 4 == 1 ? 0x01 + (r >> 8) % 0x7f :
+				0x20 + (r >> 8) % 0x5f);
+		}
+		text[len] = '\0';
+		ok = ds_sanitize_xml_unchanged(text) == written_unchanged(text) ||
+			(!ds_sanitize_xml_unchanged(text) && strstr(text, "\xef\xbf\xbd"));
+		if (!ok) {
+			printf("#   random text %d differs\n", n);
+		}
+	}
+	UNIT_CHECK(ok, "ds_sanitize_xml_unchanged: 50,000 random byte strings agree with the sanitizers");
 }
 
 int main(void)
 {
 	test_edges();
 	test_random();
-	test_plain();
+	test_unchanged();
 	return unit_finish();
 }
