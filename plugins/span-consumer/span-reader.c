@@ -622,14 +622,32 @@ static void read_segments(const struct ds_span_layout *layout,
 	span->segment_count = (uint32_t) n;
 }
 
-/* Interns `text`, checking the last id of that member first (hosts and threads repeat). */
-static inline uint32_t intern_last(struct ds_span_store *store, uint32_t *last,
-		const char *text)
+/*
+ * Interns a chain string: the last id of that member first (hosts and threads repeat), then a cache
+ * slot chosen by the length and the first and last 8 bytes (cheaper than the store's hash table; any
+ * hit is checked against the store's text), then the store.
+ */
+static inline uint32_t intern_chain_string(struct ds_span_store *store, struct ds_span_reader *reader,
+		uint32_t *last, const char *text)
 {
+	size_t n;
+	uint64_t head = 0, tail = 0;
+	uint32_t *slot;
+
 	if (*last != 0 && strcmp(text, ds_store_string(store, *last)) == 0) {
 		return *last;
 	}
-	*last = ds_strings_intern(store->strings, text);
+	n = strlen(text);
+	memcpy(&head, text, MIN(n, sizeof(head)));
+	if (n > sizeof(tail)) {
+		memcpy(&tail, text + n - sizeof(tail), sizeof(tail));
+	}
+	slot = &reader->chain_strings[((head * UINT64_C(0x9e3779b97f4a7c15)) ^
+		(tail * UINT64_C(0xc2b2ae3d27d4eb4f)) ^ n) >> 40 & (DS_SPAN_READER_STRINGS - 1)];
+	if (*slot == 0 || strcmp(text, ds_store_string(store, *slot)) != 0) {
+		*slot = ds_strings_intern(store->strings, text);
+	}
+	*last = *slot;
 	return *last;
 }
 
@@ -814,7 +832,7 @@ static void read_chain(const struct ds_span_layout *layout, const bt_field *arra
 		struct ds_chain_entry *out = &chain[i];
 
 #define CH_INT(m) read_int(member_at(e, el->index[m]), el->is_signed[m])
-#define CH_STRING(m) intern_last(store, &reader->last_chain_string[m], \
+#define CH_STRING(m) intern_chain_string(store, reader, &reader->last_chain_string[m], \
 		bt_field_string_get_value(member_at(e, el->index[m])))
 		memset(out, 0, sizeof(*out));
 		raw[i].segment = el->is_signed[CH_SEGMENT] ? CH_INT(CH_SEGMENT) :

@@ -27,6 +27,9 @@ struct ds_span_layout;
 
 #define DS_SPAN_READER_CACHE 8
 
+/* Slots of the reader's chain string cache (a power of 2). */
+#define DS_SPAN_READER_STRINGS 1024
+
 struct ds_span_reader {
 	bt_self_component *self_comp;	/* borrowed: receives error causes */
 	const char *class_name;		/* borrowed: "sink.deepspan.diff" */
@@ -43,6 +46,7 @@ struct ds_span_reader {
 	bool keep_chains;			/* false: chains are not read (default: keep_segments; needs segments) */
 	GByteArray *chain_scratch;		/* owned: one chain being read and checked */
 	uint32_t last_chain_string[16];		/* last id interned per chain member (span-reader.c's CH_*) */
+	uint32_t chain_strings[DS_SPAN_READER_STRINGS];	/* ids of chain strings by a hash of the text, 0 free */
 	GHashTable *label_cache;		/* owned: owned label key -> owned labels of a chain entry */
 	uint64_t spans_read;
 	uint64_t reversed_spans;		/* end before begin (counted in invalid_spans too) */
