@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "svg-number.h"
 
-#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -24,43 +23,34 @@ char *ds_svg_int(char *out, int64_t value)
 	return out;
 }
 
-char *ds_svg_text(char *out, const char *text)
-{
-	size_t n = strlen(text);
-
-	memcpy(out, text, n);
-	return out + n;
-}
-
 /*
- * value = m * 2^-s exactly (m < 2^53); value * 10^decimals = m * 10^decimals
- * * 2^-s with m * 10^decimals < 2^63: the integer part and the remainder are
+ * value = m * 2^-s exactly (m < 2^53, from the IEEE 754 bits); value *
+ * 10^decimals = m * 10^decimals * 2^-s with m * 10^decimals < 2^63: the integer part and the remainder are
  * exact, so the rounding is printf's (nearest, ties to even).
  */
 char *ds_svg_fixed(char *out, double value, int decimals)
 {
 	static const uint64_t scale[] = { 1, 10, 100, 1000 };
-	uint64_t m, n, q, rem, half;
-	int exp, s, i;
-	double f;
+	uint64_t bits, m, n, q, rem, half;
+	int biased, s, i;
 
-	if (!(value >= 0.0) || signbit(value) || value >= 1e6 || decimals < 0 || decimals > 3) {
-		goto slow;	/* negative (also -0.0: "-0.00"), NaN, large: printf's own bytes */
+	memcpy(&bits, &value, sizeof(bits));
+	biased = (int) (bits >> 52 & 0x7ff);
+	/* negative (also -0.0: "-0.00"), NaN, infinite, 2^20 and more, below 2^-10: printf's own bytes */
+	if ((bits >> 63) || decimals < 0 || decimals > 3 || biased >= 1023 + 20 ||
+			(biased < 1023 - 10 && (bits << 1) != 0)) {
+		goto slow;
 	}
-	if (value == 0.0) {
-		m = 0;
+	if (biased == 0) {
+		m = 0;		/* +0.0 (subnormals are below 2^-10) */
 		s = 0;
 	} else {
-		f = frexp(value, &exp);	/* value = f * 2^exp, 0.5 <= f < 1 */
-		m = (uint64_t) ldexp(f, 53);	/* exact */
-		s = 53 - exp;
-		if (s > 63) {
-			goto slow;	/* below 2^-10: keep it simple */
-		}
+		m = (bits & ((UINT64_C(1) << 52) - 1)) | UINT64_C(1) << 52;	/* value = m * 2^(biased - 1075) */
+		s = 1075 - biased;	/* 33..62 in this range */
 	}
 	n = m * scale[decimals];	/* < 2^53 * 2^10 */
-	if (s <= 0) {
-		q = n << -s;		/* value < 1e6 < 2^53: s > 0 always; kept for clarity */
+	if (s == 0) {
+		q = n;			/* zero */
 	} else {
 		q = n >> s;
 		rem = n & ((UINT64_C(1) << s) - 1);

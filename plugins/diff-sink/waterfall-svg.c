@@ -38,6 +38,36 @@ static void write_name(FILE *file, const char *name)
 	g_string_free(text, TRUE);
 }
 
+/*
+ * chain_bars()'s buffer: the 4 numbers and texts before the first name, then names up to
+ * CHAIN_BAR_NAME bytes, each followed by at most CHAIN_BAR_TAIL bytes of numbers and fixed texts.
+ */
+#define CHAIN_BAR_NAME 512
+#define CHAIN_BAR_TAIL 256
+#define CHAIN_BAR_BUFFER (4 * DS_SVG_NUMBER_MAX + CHAIN_BAR_NAME + CHAIN_BAR_TAIL)
+
+/*
+ * Appends a name to the chain bar being built in buf ([buf, p) not yet written) and returns the new
+ * end: copied when written unchanged (ds_sanitize_xml_unchanged) and short, else through
+ * write_name(); what the buffer holds is written first when the name and a tail might not fit.
+ */
+static char *put_name(FILE *file, char *buf, char *p, const char *name)
+{
+	size_t n = strlen(name);
+	bool copy = n <= CHAIN_BAR_NAME && ds_sanitize_xml_unchanged(name);
+
+	if (!copy || (size_t) (p - buf) + n + CHAIN_BAR_TAIL > CHAIN_BAR_BUFFER) {
+		fwrite(buf, 1, (size_t) (p - buf), file);
+		p = buf;
+	}
+	if (!copy) {
+		write_name(file, name);
+		return p;
+	}
+	memcpy(p, name, n);
+	return p + n;
+}
+
 static void span_title(FILE *file, const struct ds_span_store *store,
 		const struct ds_span *span)
 {
@@ -135,12 +165,12 @@ static void chain_bars(FILE *file, const struct ds_span_store *store,
 		const struct ds_chain_entry *e = &span->chain[i];
 		int64_t from = MAX(e->begin, span->begin), to = MIN(e->end, span->end);
 		struct ds_rgb c = ds_state_colour(e->state);
-		char buf[4 * DS_SVG_NUMBER_MAX + 128], *p;
+		char buf[CHAIN_BAR_BUFFER], *p;
 
 		if (e->depth != depth || to <= from) {
 			continue;
 		}
-		/* printf-free (svg-number.h): one rectangle per entry, the same bytes */
+		/* printf-free (svg-number.h): one rectangle per entry, the same bytes, one write */
 		p = ds_svg_text(buf, "<rect x=\"");
 		p = ds_svg_fixed(p, x_of(from, t0, t1), 2);
 		p = ds_svg_text(p, "\" y=\"");
@@ -156,14 +186,11 @@ static void chain_bars(FILE *file, const struct ds_span_store *store,
 		*p++ = ',';
 		p = ds_svg_int(p, c.b);
 		p = ds_svg_text(p, ")\" stroke=\"#555\" stroke-width=\"0.3\"><title>");
-		fwrite(buf, 1, (size_t) (p - buf), file);
-		write_name(file, ds_store_string(store, e->comm));
-		p = ds_svg_text(buf, "/");
+		p = put_name(file, buf, p, ds_store_string(store, e->comm));
+		*p++ = '/';
 		p = ds_svg_int(p, e->tid);
 		p = ds_svg_text(p, " on ");
-		fwrite(buf, 1, (size_t) (p - buf), file);
-		write_name(file, ds_store_string(store, e->host));
-		p = buf;
+		p = put_name(file, buf, p, ds_store_string(store, e->host));
 		if (e->cpu >= 0) {
 			p = ds_svg_text(p, ", CPU ");
 			p = ds_svg_int(p, e->cpu);
@@ -173,9 +200,8 @@ static void chain_bars(FILE *file, const struct ds_span_store *store,
 		p = ds_svg_text(p, ", ");
 		p = ds_svg_text(p, ds_chain_kind_tag(e->kind));
 		p = ds_svg_text(p, ": ");
-		fwrite(buf, 1, (size_t) (p - buf), file);
-		write_name(file, ds_store_string(store, e->detail));
-		p = ds_svg_text(buf, " (");
+		p = put_name(file, buf, p, ds_store_string(store, e->detail));
+		p = ds_svg_text(p, " (");
 		p = ds_svg_int(p, to - from);
 		p = ds_svg_text(p, " ns)</title></rect>");
 		fwrite(buf, 1, (size_t) (p - buf), file);
