@@ -211,8 +211,18 @@ def test_local_cluster_then_per_host_analysis(scenario, tmp_path):
             as cluster:
         report("--sync", "--no-chains", "--scheduler", cluster.scheduler_address, "--work-dir", tmp_path / "w",
                "-o", tmp_path / "dask", trace)
+        # chains on, per host tried: a task's pass stops, and the one graph gives the whole report
+        report("--sync", "--single-graph", "-o", tmp_path / "single-chains", trace)
+        report("--sync", "--analysis", "per-host", "--scheduler", cluster.scheduler_address, "--work-dir",
+               tmp_path / "wc", "-o", tmp_path / "dask-chains", trace)
     same_files(tmp_path / "single", tmp_path / "dask")
     assert analysis(tmp_path / "w")["mode"] == "per host"
+    # the analysis ran as tasks of the cluster: each host's deepspan:span trace came back from a worker
+    steps = json.loads((tmp_path / "w" / "steps.json").read_text())
+    assert len(steps["analysis_hosts"]) == 3 and all(s["worker"].startswith("tcp://") for s in steps["analysis_hosts"])
+    same_files(tmp_path / "single-chains", tmp_path / "dask-chains")
+    why = analysis(tmp_path / "wc")
+    assert why["mode"] == "one graph" and "'s pass met another host's events" in why["why"]
 
 
 REAL_DIR = REPORT_SCRIPT.parent.parent / "tests" / "fixtures" / "real-kernel"
