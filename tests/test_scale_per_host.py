@@ -71,10 +71,11 @@ def test_per_host_analysis_gives_the_single_graph_report(scenario, tmp_path, hos
         assert analysis(work)["mode"] == "per host"
         steps = json.loads((work / "steps.json").read_text())
         assert len(steps["analysis_hosts"]) == hosts and all(s["peak_rss_mib"] > 0 for s in steps["analysis_hosts"])
-        # each host's pass wrote its deepspan:span trace, and no cross-host record
+        # each host's pass wrote its deepspan:span trace, and the record of a pass that ended
         for h in range(hosts):
             assert list((work / f"a{h}" / "spans").rglob("metadata"))
-            assert not (work / f"a{h}" / "cross-host.json").exists()
+            record = json.loads((work / f"a{h}" / "cross-host.json").read_text())
+            assert record["stopped"] is False and record["last_ns"] > 0
     # chains off: no chain continues on another host (no time in flight between hosts)
     assert "in flight" not in (tmp_path / "j1" / "b.folded").read_text()
 
@@ -106,7 +107,8 @@ def test_chains_across_hosts_run_as_one_graph(scenario, tmp_path):
     assert per_host["mode"] == "one graph"
     assert "'s pass met another host's events (wait ended by a TCP segment not sent on this host" in per_host["why"]
     assert f"deepspan-report: the analysis runs as one graph: {per_host['why']}" in tried.stderr
-    stopped = [json.loads(p.read_text()) for p in sorted((tmp_path / "wp").glob("a*/cross-host.json"))]
+    stopped = [r for r in (json.loads(p.read_text()) for p in sorted((tmp_path / "wp").glob("a*/cross-host.json")))
+               if r["stopped"]]
     assert stopped and all(s["what"] == "wait ended by a TCP segment not sent on this host" and s["tid"] > 0
                            for s in stopped)
 
@@ -131,13 +133,15 @@ def test_span_attrib_one_host_pass_stops_on_a_segment_from_another_host(scenario
             f"host `{host}` needs another host's events (wait ended by a TCP segment not sent on this host") in text
     assert "run the hosts' traces in one graph (deepspan-report does this by itself, doc/scale.md" in text
     need = json.loads(record.read_text())
-    assert need["host"] == host and need["tid"] > 0 and need["ts"] > 0
-    # without chains the same host's pass runs to the end and writes nothing
+    assert need["stopped"] is True and need["host"] == host and need["tid"] > 0 and need["ts"] > 0
+    assert need["last_ns"] >= need["ts"]
+    # without chains the same host's pass runs to the end and records only its latest event time
     record.unlink()
     proc = bt(*host_traces(trace, host), "-c", "filter.deepspan.span-attrib",
               "-p", f'pass-through=false,follow-wakeups=false,cross-host-file="{record}"', "-c", "sink.utils.dummy")
     assert proc.returncode == 0, proc.stderr[-2000:]
-    assert not record.exists()
+    ended = json.loads(record.read_text())
+    assert ended["stopped"] is False and ended["last_ns"] > need["ts"] and "what" not in ended
     # the whole graph never stops: cross-host-file is only for one host's pass
     proc = bt(trace, "-c", "filter.deepspan.span-attrib", "-p", "pass-through=false", "-c", "sink.utils.dummy")
     assert proc.returncode == 0, proc.stderr[-2000:]
@@ -160,7 +164,18 @@ def test_span_attrib_one_host_pass_stops_on_spans_open_at_the_end(scenario, tmp_
     assert proc.returncode != 0
     assert "spans still open at the end of the input are truncated at the latest time of every host" in \
         " ".join(proc.stderr.split())
-    assert json.loads(record.read_text())["what"].startswith("spans still open at the end")
+    need = json.loads(record.read_text())
+    assert need["what"].startswith("spans still open at the end")
+    # given the end (`end-time`, the latest event time of every host), the pass truncates them there
+    later = need["last_ns"] + 5000
+    graph[graph.index(f'--params=follow-wakeups=false,cross-host-file="{record}"')] = \
+        f'--params=follow-wakeups=false,cross-host-file="{record}",end-time={later}'
+    graph = [a.replace("--component=d:sink.utils.dummy", "--component=d:sink.text.details") for a in graph]
+    proc = bt(*graph)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert json.loads(record.read_text()) == {"stopped": False, "last_ns": later}
+    # sink.text.details groups digits: the 8 truncated spans end at the given time
+    assert proc.stdout.count("truncated: Yes") == proc.stdout.count(f"\n    end: {later:,}\n") > 0
 
 
 @pytest.mark.parametrize("params, text", [
@@ -192,15 +207,21 @@ def test_bad_analysis_arguments(args, text):
     assert proc.returncode == 2 and text in proc.stderr
 
 
-def test_spans_open_at_the_end_run_as_one_graph(scenario, tmp_path):
-    """A deadlock leaves spans open at the end: they are truncated at the latest time of every host, which a
-    host's own pass does not know, so it stops and the analysis runs as one graph."""
+def test_spans_open_at_the_end_run_again_with_the_end_of_every_host(scenario, tmp_path):
+    """A deadlock leaves spans open at the end: they are truncated at the latest event time of every host, which
+    a host's own pass does not know, so it stops; those hosts run again given that time, still per host."""
     trace = scenario(3, "deadlock", 5)
-    report("--sync", "--no-chains", "--single-graph", "-o", tmp_path / "single", trace)
-    report("--sync", "--no-chains", "--work-dir", tmp_path / "w", "-o", tmp_path / "r", trace)
+    single = report("--sync", "--no-chains", "--single-graph", "-o", tmp_path / "single", trace)
+    per_host = report("--sync", "--no-chains", "--jobs", "2", "--work-dir", tmp_path / "w", "-o", tmp_path / "r",
+                      trace)
     same_files(tmp_path / "single", tmp_path / "r")
-    why = analysis(tmp_path / "w")
-    assert why["mode"] == "one graph" and "spans still open at the end of the input" in why["why"]
+    assert single.stdout.replace("single/", "X/") == per_host.stdout.replace("r/", "X/")
+    assert analysis(tmp_path / "w")["mode"] == "per host"
+    steps = json.loads((tmp_path / "w" / "steps.json").read_text())
+    records = [json.loads((tmp_path / "w" / f"a{h}" / "cross-host.json").read_text()) for h in range(3)]
+    assert steps["analysis_again"] and steps["analysis_end_time"] == max(r["last_ns"] for r in records)
+    assert len(steps["analysis_hosts"]) == 3 + len(steps["analysis_again"])
+    assert "truncated" in single.stderr
 
 
 def test_local_cluster_then_per_host_analysis(scenario, tmp_path):

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Parameter `cross-host-file` (doc/span-attrib.md, doc/scale.md "Per-host analysis"): this span-attrib sees
- * one host's traces (deepspan-report's per-host analysis).  What such a pass cannot compute as the whole
- * graph would (a chain that continues on another host, spans still open at the end, whose end is the latest
- * time of every host) is not guessed: the first one is written to the file and the pass stops with an error,
- * and deepspan-report then runs the hosts in one graph.
+ * Parameters `cross-host-file` and `end-time` (doc/span-attrib.md, doc/scale.md "Per-host analysis"): this
+ * span-attrib sees one host's traces (deepspan-report's per-host analysis).  What such a pass cannot compute
+ * as the whole graph would (a chain that continues on another host; spans still open at the end, whose end
+ * is the latest time of every host, unless `end-time` gives it) is not guessed: the first one is written to
+ * the file and the pass stops with an error.  A pass that ends writes its latest event time there.
  */
 #include "span-attrib.h"
 #include "json-writer.h"
@@ -24,7 +24,10 @@ void span_attrib_cross_host_init(struct span_attrib_iterator *it)
 	}
 }
 
-/* Writes the record; false (cause appended) when the file cannot be written. */
+/*
+ * Writes the record: {stopped, last_ns} and, for a stop, {host, tid, ts, what}; false (cause appended) when
+ * the file cannot be written.  `need` NULL: the pass ended.
+ */
 static bool write_record(struct span_attrib_iterator *it, const struct ds_chain_cross_host *need)
 {
 	FILE *f = fopen(it->comp->cross_host_file, "w");
@@ -38,10 +41,18 @@ static bool write_record(struct span_attrib_iterator *it, const struct ds_chain_
 	}
 	ds_json_init(&w, f, true);
 	ds_json_begin_object(&w, NULL);
-	ds_json_string(&w, "host", need->host);
-	ds_json_int(&w, "tid", need->tid);
-	ds_json_int(&w, "ts", need->ts);
-	ds_json_string(&w, "what", need->what);
+	ds_json_bool(&w, "stopped", need != NULL);
+	if (it->last_ns == INT64_MIN) {
+		ds_json_null(&w, "last_ns");
+	} else {
+		ds_json_int(&w, "last_ns", it->last_ns);
+	}
+	if (need) {
+		ds_json_string(&w, "host", need->host);
+		ds_json_int(&w, "tid", need->tid);
+		ds_json_int(&w, "ts", need->ts);
+		ds_json_string(&w, "what", need->what);
+	}
 	ds_json_end_object(&w);
 	fputc('\n', f);
 	if (fclose(f) != 0) {
@@ -96,6 +107,13 @@ enum span_attrib_status span_attrib_cross_host_flush(struct span_attrib_iterator
 	GHashTableIter iter;
 	gpointer value;
 
+	if (it->comp->end_time != INT64_MIN) {
+		/* the latest event time of every host, given (deepspan-report's second pass of this host) */
+		if (it->comp->end_time > it->last_ns) {
+			it->last_ns = it->comp->end_time;
+		}
+		return SPAN_ATTRIB_STATUS_OK;
+	}
 	if (!it->comp->cross_host_file) {
 		return SPAN_ATTRIB_STATUS_OK;
 	}
@@ -109,4 +127,15 @@ enum span_attrib_status span_attrib_cross_host_flush(struct span_attrib_iterator
 		}
 	}
 	return SPAN_ATTRIB_STATUS_OK;
+}
+
+enum span_attrib_status span_attrib_cross_host_end(struct span_attrib_iterator *it)
+{
+	if (!it->comp->cross_host_file) {
+		return SPAN_ATTRIB_STATUS_OK;
+	}
+	if (it->chain && it->chain->cross_host.needed) {
+		return stop(it, &it->chain->cross_host);
+	}
+	return write_record(it, NULL) ? SPAN_ATTRIB_STATUS_OK : SPAN_ATTRIB_STATUS_ERROR;
 }

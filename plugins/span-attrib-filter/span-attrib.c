@@ -17,7 +17,7 @@
 
 static const char *const known_params[] = {
 	"pass-through", "segments", "state-rule", "follow-wakeups", "chain-depth", "chain-window", "layers",
-	"host-context", "cross-host-file", NULL,
+	"host-context", "cross-host-file", "end-time", NULL,
 };
 static const char *const state_rules[] = { "default", "tracecompass", NULL };
 
@@ -37,7 +37,8 @@ static int parse_params(struct span_attrib_component *comp, const bt_value *para
 			ds_params_get_duration(&p, "chain-window", 2000000000, &comp->chain_window) ||
 			ds_params_get_bool(&p, "layers", true, &comp->layers) ||
 			ds_params_get_bool(&p, "host-context", true, &comp->host_context) ||
-			ds_params_get_string(&p, "cross-host-file", NULL, &cross_host_file)) {
+			ds_params_get_string(&p, "cross-host-file", NULL, &cross_host_file) ||
+			ds_params_get_int(&p, "end-time", INT64_MIN, INT64_MIN, INT64_MAX, &comp->end_time)) {
 		return -1;
 	}
 	comp->cross_host_file = cross_host_file ? g_strdup(cross_host_file) : NULL;
@@ -354,7 +355,7 @@ bt_message_iterator_class_next_method_status span_attrib_iterator_next(
 				flushed = span_attrib_flush(it);
 			}
 			if (flushed == SPAN_ATTRIB_STATUS_OK) {
-				flushed = span_attrib_cross_host_check(it);
+				flushed = span_attrib_cross_host_end(it);
 			}
 			if (flushed != SPAN_ATTRIB_STATUS_OK) {
 				status = next_status_of(flushed);
