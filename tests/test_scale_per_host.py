@@ -232,6 +232,11 @@ def test_local_cluster_then_per_host_analysis(scenario, tmp_path):
             as cluster:
         report("--sync", "--no-chains", "--scheduler", cluster.scheduler_address, "--work-dir", tmp_path / "w",
                "-o", tmp_path / "dask", trace)
+        # spans open at the end: those hosts' tasks run again with the end of every host
+        dead = scenario(3, "deadlock", 5)
+        report("--sync", "--no-chains", "--single-graph", "-o", tmp_path / "single-dead", dead)
+        report("--sync", "--no-chains", "--scheduler", cluster.scheduler_address, "--work-dir", tmp_path / "wd",
+               "-o", tmp_path / "dask-dead", dead)
         # chains on, per host tried: a task's pass stops, and the one graph gives the whole report
         report("--sync", "--single-graph", "-o", tmp_path / "single-chains", trace)
         report("--sync", "--analysis", "per-host", "--scheduler", cluster.scheduler_address, "--work-dir",
@@ -241,6 +246,9 @@ def test_local_cluster_then_per_host_analysis(scenario, tmp_path):
     # the analysis ran as tasks of the cluster: each host's deepspan:span trace came back from a worker
     steps = json.loads((tmp_path / "w" / "steps.json").read_text())
     assert len(steps["analysis_hosts"]) == 3 and all(s["worker"].startswith("tcp://") for s in steps["analysis_hosts"])
+    same_files(tmp_path / "single-dead", tmp_path / "dask-dead")
+    dead_steps = json.loads((tmp_path / "wd" / "steps.json").read_text())
+    assert dead_steps["analysis"]["mode"] == "per host" and dead_steps["analysis_again"]
     same_files(tmp_path / "single-chains", tmp_path / "dask-chains")
     why = analysis(tmp_path / "wc")
     assert why["mode"] == "one graph" and "'s pass met another host's events" in why["why"]
