@@ -319,6 +319,9 @@ void ds_chain_wake(struct ds_model *model, struct ds_thread *thread, const struc
 		if (send) {
 			remember_waker(h, thread->syscall, send->model, send->tid);
 		}
+	} else if (w->kind == DS_WAKE_NET && model->chain->local_only) {
+		/* one host's pass: the sender may be on another host, a waker it does not see (chain-continuation.c) */
+		remember_waker(h, thread->syscall, NULL, INT64_MAX);
 	}
 }
 
@@ -630,6 +633,11 @@ static bool end_deadlock(struct walk *w, struct ds_model *model, const struct ds
 		if (!lw) {
 			break;
 		}
+		if (!lw->model) {
+			ds_chain_cross_host_need(w->ctx, cur_model, cur->tid, cur->chain->open_since,
+				"end-of-trace deadlock check through a wait ended by a TCP segment from another host");
+			break;
+		}
 		next = ds_model_thread(lw->model, lw->tid, false);
 		if (!next || next->sched != DS_SCHED_BLOCKED || !next->syscall) {
 			break;
@@ -816,6 +824,8 @@ static void explain_blocked(struct walk *w, struct ds_model *model, const struct
 			send = ds_chain_send_before(w->ctx, &p->wake.key, p->wake.rx_ts);
 		}
 		if (!send) {
+			ds_chain_cross_host_need(w->ctx, model, thread->tid, x,
+				"wait ended by a TCP segment not sent on this host");
 			add_entry(w, model, thread, parent, depth, x, y, DS_STATE_BLOCKED, DS_CHAIN_SOFTIRQ, -1,
 				"%s \u2190 softirq:NET_RX (no matching send)", sc);
 			return;

@@ -93,6 +93,18 @@ struct ds_tcp_send {
 	uint64_t hash;			/* ds_tcp_key_hash(&key) */
 };
 
+/*
+ * One host's pass (chain-continuation.c, doc/scale.md "Per-host analysis"): the first walk that needed
+ * another host's events, which that pass does not see.
+ */
+struct ds_chain_cross_host {
+	bool needed;
+	char host[64];			/* the host of the thread walked */
+	int64_t tid;
+	int64_t ts;			/* ns: the start of the interval the walk could not explain on this host */
+	char what[DS_CHAIN_DETAIL_SIZE];
+};
+
 struct ds_chain_ctx {
 	unsigned int depth;		/* chain-depth, 1..64 */
 	int64_t window;			/* chain-window, ns (> 0) */
@@ -122,6 +134,9 @@ struct ds_chain_ctx {
 	GArray *early_rx;		/* owned (NULL until needed); struct ds_early_rx in time order, from head */
 	guint early_rx_head;
 	GHashTable *early_rx_index;	/* owned (NULL until needed); key hash (direct) -> 1 */
+	/* one host's pass (ds_chain_set_local_only()): walks needing another host are recorded, not guessed */
+	bool local_only;
+	struct ds_chain_cross_host cross_host;
 };
 
 struct ds_chain_ctx *ds_chain_ctx_create(unsigned int depth, int64_t window);
@@ -159,4 +174,14 @@ void ds_chain_net_sent(struct ds_chain_ctx *ctx, uint64_t hash, int64_t ts);
 void ds_chain_net_sent_in_irq(struct ds_chain_ctx *ctx, const char *name, bool soft);
 /* Frees what chain-net.c keeps in `ctx`. */
 void ds_chain_net_fini(struct ds_chain_ctx *ctx);
+
+/*
+ * One host's pass (chain-continuation.c): the filter sees one host's traces, so a wait ended by a TCP segment
+ * that was not sent on this host (its sender may be on another host), or an end-of-trace deadlock check
+ * through such a wait, cannot be explained as the whole graph would.  The first one is recorded in
+ * `ctx->cross_host`; the filter then stops (doc/scale.md, "Per-host analysis").
+ */
+void ds_chain_set_local_only(struct ds_chain_ctx *ctx);
+void ds_chain_cross_host_need(struct ds_chain_ctx *ctx, const struct ds_model *model, int64_t tid, int64_t ts,
+		const char *what);
 #endif /* DEEPSPAN_SPAN_ATTRIB_CHAIN_H */

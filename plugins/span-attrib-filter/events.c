@@ -584,6 +584,10 @@ static enum span_attrib_status handle_discarded(struct span_attrib_iterator *it,
 		return SPAN_ATTRIB_STATUS_ERROR;
 	}
 	if (ns == INT64_MIN) {
+		if (span_attrib_cross_host_need(it, info->host->name, -1, it->last_ns,
+				"events discarded before the host's first time: the whole graph uses every host's latest time")) {
+			return SPAN_ATTRIB_STATUS_ERROR;
+		}
 		ns = it->last_ns;
 	}
 	ds_model_discarded(info->host->model, ns);

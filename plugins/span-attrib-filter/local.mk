@@ -9,7 +9,7 @@ plugins_span_attrib_filter_libspan_attrib_state_la_SOURCES = \
 	plugins/span-attrib-filter/model-priv.h \
 	plugins/span-attrib-filter/chain.c plugins/span-attrib-filter/chain.h \
 	plugins/span-attrib-filter/block.c plugins/span-attrib-filter/block.h \
-	plugins/span-attrib-filter/chain-net.c \
+	plugins/span-attrib-filter/chain-net.c plugins/span-attrib-filter/chain-continuation.c \
 	plugins/span-attrib-filter/host-context.c plugins/span-attrib-filter/host-context.h
 plugins_babeltrace_plugin_deepspan_la_LIBADD += plugins/span-attrib-filter/libspan-attrib-state.la
 
@@ -41,6 +41,7 @@ plugins_babeltrace_plugin_deepspan_la_SOURCES += \
 	plugins/span-attrib-filter/families.c \
 	plugins/span-attrib-filter/disk-output.c \
 	plugins/span-attrib-filter/net-report.c \
+	plugins/span-attrib-filter/cross-host.c \
 	plugins/span-attrib-filter/host-context-output.c \
 	plugins/span-attrib-filter/syscall-table-x86_64.c plugins/span-attrib-filter/syscall-table-x86_64.h
 EXTRA_DIST += plugins/span-attrib-filter/gen-syscall-table-x86_64

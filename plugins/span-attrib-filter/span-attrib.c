@@ -17,7 +17,7 @@
 
 static const char *const known_params[] = {
 	"pass-through", "segments", "state-rule", "follow-wakeups", "chain-depth", "chain-window", "layers",
-	"host-context", NULL,
+	"host-context", "cross-host-file", "end-time", NULL,
 };
 static const char *const state_rules[] = { "default", "tracecompass", NULL };
 
@@ -26,6 +26,7 @@ static int parse_params(struct span_attrib_component *comp, const bt_value *para
 	struct ds_params p = ds_params_make(comp->self_comp, params, SPAN_ATTRIB_CLASS_NAME);
 	unsigned int rule = 0;
 	uint64_t depth = 8;
+	const char *cross_host_file = NULL;
 
 	if (ds_params_check_names(&p, known_params) ||
 			ds_params_get_bool(&p, "pass-through", true, &comp->pass_through) ||
@@ -35,9 +36,12 @@ static int parse_params(struct span_attrib_component *comp, const bt_value *para
 			ds_params_get_uint(&p, "chain-depth", 8, 1, DS_CHAIN_MAX_DEPTH, &depth) ||
 			ds_params_get_duration(&p, "chain-window", 2000000000, &comp->chain_window) ||
 			ds_params_get_bool(&p, "layers", true, &comp->layers) ||
-			ds_params_get_bool(&p, "host-context", true, &comp->host_context)) {
+			ds_params_get_bool(&p, "host-context", true, &comp->host_context) ||
+			ds_params_get_string(&p, "cross-host-file", NULL, &cross_host_file) ||
+			ds_params_get_int(&p, "end-time", INT64_MIN, INT64_MIN, INT64_MAX, &comp->end_time)) {
 		return -1;
 	}
+	comp->cross_host_file = cross_host_file ? g_strdup(cross_host_file) : NULL;
 	comp->state_rule = rule == 1 ? DS_STATE_RULE_TRACECOMPASS : DS_STATE_RULE_DEFAULT;
 	comp->chain_depth = (unsigned int) depth;
 	if (comp->follow_wakeups && !comp->segments) {
@@ -90,6 +94,7 @@ bt_component_class_initialize_method_status span_attrib_component_initialize(
 	bt_self_component_set_data(self_comp, comp);
 	goto end;
 error:
+	g_free(comp->cross_host_file);
 	g_free(comp);
 end:
 	return status;
@@ -97,7 +102,13 @@ end:
 
 void span_attrib_component_finalize(bt_self_component_filter *self_comp_filter)
 {
-	g_free(bt_self_component_get_data(bt_self_component_filter_as_self_component(self_comp_filter)));
+	struct span_attrib_component *comp =
+		bt_self_component_get_data(bt_self_component_filter_as_self_component(self_comp_filter));
+
+	if (comp) {
+		g_free(comp->cross_host_file);
+	}
+	g_free(comp);
 }
 
 /* "N discarded-WHAT message(s) (M WHAT lost): …", the lost count only when known (non-zero). */
@@ -239,6 +250,7 @@ bt_message_iterator_class_initialize_method_status span_attrib_iterator_initiali
 	if (it->comp->follow_wakeups) {
 		it->chain = ds_chain_ctx_create(it->comp->chain_depth, it->comp->chain_window);
 	}
+	span_attrib_cross_host_init(it);
 	if (inputs_init(it, (bt_self_component_filter *) self_comp)) {
 		status = BT_MESSAGE_ITERATOR_CLASS_INITIALIZE_METHOD_STATUS_ERROR;
 		goto error;
@@ -306,6 +318,9 @@ static bt_message_iterator_class_next_method_status pull_upstream(struct span_at
 			handled = span_attrib_handle_message(it, msg);
 			bt_message_put_ref(msg);
 		}
+		if (handled == SPAN_ATTRIB_STATUS_OK) {
+			handled = span_attrib_cross_host_check(it);
+		}
 		if (handled != SPAN_ATTRIB_STATUS_OK) {
 			status = next_status_of(handled);
 			break;
@@ -335,7 +350,13 @@ bt_message_iterator_class_next_method_status span_attrib_iterator_next(
 			enum span_attrib_status flushed;
 
 			it->flushed = true;
-			flushed = span_attrib_flush(it);
+			flushed = span_attrib_cross_host_flush(it);
+			if (flushed == SPAN_ATTRIB_STATUS_OK) {
+				flushed = span_attrib_flush(it);
+			}
+			if (flushed == SPAN_ATTRIB_STATUS_OK) {
+				flushed = span_attrib_cross_host_end(it);
+			}
 			if (flushed != SPAN_ATTRIB_STATUS_OK) {
 				status = next_status_of(flushed);
 				goto end;

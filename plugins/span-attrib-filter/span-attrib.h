@@ -43,6 +43,8 @@ struct span_attrib_component {
 	int64_t chain_window;		/* ns */
 	bool layers;			/* block requests and page cache (doc/storage-network.md) */
 	bool host_context;		/* doc/host-context.md */
+	char *cross_host_file;		/* owned; NULL: the whole graph (cross-host.c) */
+	int64_t end_time;		/* ns; INT64_MIN: none (spans open at the end: the latest event time) */
 };
 
 /* Per-host output: a trace of its own (env domain=deepspan, hostname) holding one stream. */
@@ -198,5 +200,17 @@ enum span_attrib_status span_attrib_handle_message(struct span_attrib_iterator *
 enum span_attrib_status span_attrib_flush(struct span_attrib_iterator *it);
 /* net-report.c: the network terminal's warnings at the end of the run (NULL chain: none). */
 void ds_chain_net_report(bt_self_component *sc, const struct ds_chain_ctx *chain);
+
+/* cross-host.c: parameter `cross-host-file` (one host's pass, doc/scale.md "Per-host analysis") */
+void span_attrib_cross_host_init(struct span_attrib_iterator *it);
+/* A chain walk needed another host: the record written, an error (cause appended). */
+enum span_attrib_status span_attrib_cross_host_check(struct span_attrib_iterator *it);
+/* Something else needs another host (`what`): with `cross-host-file`, the record written and an error. */
+enum span_attrib_status span_attrib_cross_host_need(struct span_attrib_iterator *it, const char *host,
+		int64_t tid, int64_t ts, const char *what);
+/* Before the flush: `end-time` applied; without it, spans still open need the other hosts' latest time. */
+enum span_attrib_status span_attrib_cross_host_flush(struct span_attrib_iterator *it);
+/* After the flush: a chain that needed another host stops the pass, else the record of a pass that ended. */
+enum span_attrib_status span_attrib_cross_host_end(struct span_attrib_iterator *it);
 
 #endif /* DEEPSPAN_SPAN_ATTRIB_H */

@@ -461,6 +461,28 @@ int sync_formula_unknown_host(struct sync_iter *it, const char *name, const char
 	return -1;
 }
 
+/*
+ * A formula applied to some hosts' traces only (deepspan-report's per-host analysis, doc/scale.md) names them
+ * in `applies_to`: the other hosts' transforms are expected to stay unused.
+ */
+static bool formula_expects(const struct sync_iter *it, const char *name)
+{
+	const struct ds_json_value *only = ds_json_get(it->comp->formula, "applies_to");
+	size_t i;
+
+	if (!only || only->type != DS_JSON_ARRAY) {
+		return true;
+	}
+	for (i = 0; i < only->count; i++) {
+		const struct ds_json_value *v = ds_json_at(only, i);
+
+		if (v && v->type == DS_JSON_STRING && strcmp(v->string, name) == 0) {
+			return true;
+		}
+	}
+	return false;
+}
+
 void sync_formula_warn_unused(struct sync_iter *it)
 {
 	GString *unused = g_string_new(NULL);
@@ -469,7 +491,7 @@ void sync_formula_warn_unused(struct sync_iter *it)
 	for (i = 0; i < it->hosts->len; i++) {
 		struct sync_host *h = host_at(it, i);
 
-		if (h->in_formula && !h->seen) {
+		if (h->in_formula && !h->seen && formula_expects(it, h->name)) {
 			g_string_append_printf(unused, "%s`%s` (clock %s)", n++ ? ", " : "", h->name,
 				h->uuid[0] ? h->uuid : "without UUID");
 		}

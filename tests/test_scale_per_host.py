@@ -1,0 +1,276 @@
+# SPDX-License-Identifier: MIT
+"""deepspan-report --sync with the per-host analysis (doc/scale.md, "Per-host analysis"): span-attrib on each
+host's traces alone (--jobs at a time) and a merge of the hosts' deepspan:span traces into the sink give the
+single graph's reports and tables byte for byte when no chain can leave a host (--no-chains); when a chain
+would continue on another host, the one-host pass stops (span-attrib `cross-host-file`) and the analysis runs
+as one graph, said and recorded, never a guessed chain."""
+import json
+import subprocess
+
+import pytest
+
+from conftest import DIFF_OUTPUTS, PLUGIN_DIR, REPORT_SCRIPT, make_scenario_trace
+
+
+def report(*args, check=True, timeout=600):
+    proc = subprocess.run([str(REPORT_SCRIPT), f"--plugin-path={PLUGIN_DIR}", *map(str, args)], capture_output=True,
+                          text=True, timeout=timeout)
+    if check:
+        assert proc.returncode == 0, proc.stderr[-3000:]
+    return proc
+
+
+def bt(*args):
+    return subprocess.run(["babeltrace2", f"--plugin-path={PLUGIN_DIR}", *map(str, args)], capture_output=True,
+                          text=True, timeout=600)
+
+
+SCENARIOS = [(2, "lock-remote", 11), (3, "disk-contention", 3), (3, "net-retransmit", 3), (5, "lock-remote", 7)]
+
+
+@pytest.fixture(scope="module")
+def scenario(tmp_path_factory):
+    made = {}
+
+    def get(hosts, cause, seed):
+        if (hosts, cause, seed) not in made:
+            out = tmp_path_factory.mktemp(f"perhost{hosts}{cause}")
+            made[(hosts, cause, seed)] = make_scenario_trace(out / "trace", requests=120, hosts=hosts, seed=seed,
+                                                             cause=cause, **{"slow-ratio": 0.1})
+        return made[(hosts, cause, seed)]
+    return get
+
+
+def same_files(a, b):
+    for name in DIFF_OUTPUTS:
+        assert (a / name).read_bytes() == (b / name).read_bytes(), name
+
+
+def analysis(work):
+    return json.loads((work / "steps.json").read_text())["analysis"]
+
+
+def host_traces(trace, host):
+    """The kernel and UST trace directories of one scenario host."""
+    return sorted(p.parent for p in (trace / host).rglob("metadata"))
+
+
+@pytest.mark.parametrize("hosts, cause, seed", SCENARIOS)
+def test_per_host_analysis_gives_the_single_graph_report(scenario, tmp_path, hosts, cause, seed):
+    trace = scenario(hosts, cause, seed)
+    single = report("--sync", "--no-chains", "--single-graph", "-o", tmp_path / "single", trace)
+    one = report("--sync", "--no-chains", "--jobs", "1", "--work-dir", tmp_path / "w1", "-o", tmp_path / "j1", trace)
+    two = report("--sync", "--no-chains", "--jobs", "2", "--work-dir", tmp_path / "w2", "-o", tmp_path / "j2", trace)
+    same_files(tmp_path / "single", tmp_path / "j1")
+    same_files(tmp_path / "single", tmp_path / "j2")
+    assert single.stdout.replace("single/", "X/") == one.stdout.replace("j1/", "X/") == \
+        two.stdout.replace("j2/", "X/")
+    # span-attrib's warnings are the single graph's, host by host (in host order, not the single graph's)
+    assert sorted(single.stderr.splitlines()) == sorted(one.stderr.splitlines()) == sorted(two.stderr.splitlines())
+    for work in (tmp_path / "w1", tmp_path / "w2"):
+        assert analysis(work)["mode"] == "per host"
+        steps = json.loads((work / "steps.json").read_text())
+        assert len(steps["analysis_hosts"]) == hosts and all(s["peak_rss_mib"] > 0 for s in steps["analysis_hosts"])
+        # each host's pass wrote its deepspan:span trace, and the record of a pass that ended
+        for h in range(hosts):
+            assert list((work / f"a{h}" / "spans").rglob("metadata"))
+            record = json.loads((work / f"a{h}" / "cross-host.json").read_text())
+            assert record["stopped"] is False and record["last_ns"] > 0
+    # chains off: no chain continues on another host (no time in flight between hosts)
+    assert "in flight" not in (tmp_path / "j1" / "b.folded").read_text()
+
+
+@pytest.mark.parametrize("hosts, cause, seed, by", [(3, "disk-contention", 3, "disk"), (5, "lock-remote", 7, "host"),
+                                                     (3, "net-retransmit", 3, "culprit")])
+def test_per_host_metrics_identical(scenario, hosts, cause, seed, by):
+    trace = scenario(hosts, cause, seed)
+    tables = [report("--sync", "--no-chains", *mode, "--metrics", by, trace).stdout
+              for mode in (["--single-graph"], ["--jobs", "1"], ["--jobs", "3"])]
+    assert tables[0] == tables[1] == tables[2]
+    assert len(tables[0].splitlines()) > 2
+
+
+def test_chains_across_hosts_run_as_one_graph(scenario, tmp_path):
+    """Chains on and TCP between hosts: auto mode goes to one graph at once; --analysis per-host tries, the
+    first host's pass that meets a segment sent elsewhere stops, and the one graph gives the whole report."""
+    trace = scenario(3, "deadlock", 5)
+    report("--sync", "--single-graph", "-o", tmp_path / "single", trace)
+    report("--sync", "--work-dir", tmp_path / "wa", "-o", tmp_path / "auto", trace)
+    tried = report("--sync", "--analysis", "per-host", "--progress", "--jobs", "2", "--work-dir", tmp_path / "wp",
+                   "-o", tmp_path / "tried", trace)
+    same_files(tmp_path / "single", tmp_path / "auto")
+    same_files(tmp_path / "single", tmp_path / "tried")
+    auto = analysis(tmp_path / "wa")
+    assert auto["mode"] == "one graph" and "TCP segment(s) between hosts" in auto["why"]
+    assert not (tmp_path / "wa" / "a0").exists()
+    per_host = analysis(tmp_path / "wp")
+    assert per_host["mode"] == "one graph"
+    assert "'s pass met another host's events (wait ended by a TCP segment not sent on this host" in per_host["why"]
+    assert f"deepspan-report: the analysis runs as one graph: {per_host['why']}" in tried.stderr
+    stopped = [r for r in (json.loads(p.read_text()) for p in sorted((tmp_path / "wp").glob("a*/cross-host.json")))
+               if r["stopped"]]
+    assert stopped and all(s["what"] == "wait ended by a TCP segment not sent on this host" and s["tid"] > 0
+                           for s in stopped)
+
+
+def test_one_graph_mode_and_nodejs_skip_the_per_host_analysis(scenario, tmp_path):
+    trace = scenario(2, "lock-remote", 11)
+    report("--sync", "--no-chains", "--analysis", "one-graph", "--work-dir", tmp_path / "w", "-o", tmp_path / "r",
+           trace)
+    assert analysis(tmp_path / "w") == {"mode": "one graph", "why": "--analysis one-graph"}
+    assert "# analysis: per host" in report("--sync", "--dry-run", trace).stderr
+
+
+def test_span_attrib_one_host_pass_stops_on_a_segment_from_another_host(scenario, tmp_path):
+    trace = scenario(2, "lock-remote", 11)
+    host = sorted(p.name for p in trace.iterdir())[0]
+    record = tmp_path / "cross.json"
+    proc = bt(*host_traces(trace, host), "-c", "filter.deepspan.span-attrib",
+              "-p", f'pass-through=false,cross-host-file="{record}"', "-c", "sink.utils.dummy")
+    assert proc.returncode != 0
+    text = " ".join(proc.stderr.split())
+    assert (f"filter.deepspan.span-attrib: parameter `cross-host-file`: this pass sees the traces of one host, and "
+            f"host `{host}` needs another host's events (wait ended by a TCP segment not sent on this host") in text
+    assert "run the hosts' traces in one graph (deepspan-report does this by itself, doc/scale.md" in text
+    need = json.loads(record.read_text())
+    assert need["stopped"] is True and need["host"] == host and need["tid"] > 0 and need["ts"] > 0
+    assert need["last_ns"] >= need["ts"]
+    # without chains the same host's pass runs to the end and records only its latest event time
+    record.unlink()
+    proc = bt(*host_traces(trace, host), "-c", "filter.deepspan.span-attrib",
+              "-p", f'pass-through=false,follow-wakeups=false,cross-host-file="{record}"', "-c", "sink.utils.dummy")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    ended = json.loads(record.read_text())
+    assert ended["stopped"] is False and ended["last_ns"] > need["ts"] and "what" not in ended
+    # the whole graph never stops: cross-host-file is only for one host's pass
+    proc = bt(trace, "-c", "filter.deepspan.span-attrib", "-p", "pass-through=false", "-c", "sink.utils.dummy")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+
+
+def test_span_attrib_one_host_pass_stops_on_spans_open_at_the_end(scenario, tmp_path):
+    """Spans still open at the end are truncated at the latest time of every host: one host's pass cannot know
+    it, so it stops."""
+    trace = scenario(2, "lock-remote", 11)
+    host = sorted(p.name for p in trace.iterdir())[0]
+    record = tmp_path / "cross.json"
+    graph = ["run"]
+    for k, d in enumerate(host_traces(trace, host)):
+        graph += [f"--component=s{k}:source.ctf.fs", f'--params=inputs=["{d}"]', f"--connect=s{k}:m"]
+    graph += ["--component=m:filter.utils.muxer", "--component=t:filter.utils.trimmer", '--params=end="1700000000.3"',
+              "--component=a:filter.deepspan.span-attrib",
+              f'--params=follow-wakeups=false,cross-host-file="{record}"', "--component=d:sink.utils.dummy",
+              "--connect=m:t", "--connect=t:a", "--connect=a:d"]
+    proc = bt(*graph)
+    assert proc.returncode != 0
+    assert "spans still open at the end of the input are truncated at the latest time of every host" in \
+        " ".join(proc.stderr.split())
+    need = json.loads(record.read_text())
+    assert need["what"].startswith("spans still open at the end")
+    # given the end (`end-time`, the latest event time of every host), the pass truncates them there
+    later = need["last_ns"] + 5000
+    graph[graph.index(f'--params=follow-wakeups=false,cross-host-file="{record}"')] = \
+        f'--params=follow-wakeups=false,cross-host-file="{record}",end-time={later}'
+    graph = [a.replace("--component=d:sink.utils.dummy", "--component=d:sink.text.details") for a in graph]
+    proc = bt(*graph)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert json.loads(record.read_text()) == {"stopped": False, "last_ns": later}
+    # sink.text.details groups digits: the 8 truncated spans end at the given time
+    assert proc.stdout.count("truncated: Yes") == proc.stdout.count(f"\n    end: {later:,}\n") > 0
+
+
+@pytest.mark.parametrize("params, text", [
+    ("cross-host-file=1", "filter.deepspan.span-attrib: parameter `cross-host-file`: expected a string"),
+])
+def test_span_attrib_cross_host_file_parameter_errors(scenario, params, text):
+    proc = bt(scenario(2, "lock-remote", 11), "-c", "filter.deepspan.span-attrib", "-p", params,
+              "-c", "sink.utils.dummy")
+    assert proc.returncode != 0 and text in " ".join(proc.stderr.split())
+
+
+def test_span_attrib_unwritable_cross_host_file(scenario, tmp_path):
+    trace = scenario(2, "lock-remote", 11)
+    host = sorted(p.name for p in trace.iterdir())[0]
+    record = tmp_path / "missing" / "cross.json"
+    proc = bt(*host_traces(trace, host), "-c", "filter.deepspan.span-attrib",
+              "-p", f'pass-through=false,cross-host-file="{record}"', "-c", "sink.utils.dummy")
+    assert proc.returncode != 0
+    assert f'parameter `cross-host-file`: cannot write "{record}" (No such file or directory)' in \
+        " ".join(proc.stderr.split())
+
+
+@pytest.mark.parametrize("args, text", [
+    (["--analysis", "fast", "."], "--analysis: expected auto, per-host or one-graph, got 'fast'"),
+    (["--analysis"], "--analysis needs auto, per-host or one-graph"),
+])
+def test_bad_analysis_arguments(args, text):
+    proc = report(*args, check=False)
+    assert proc.returncode == 2 and text in proc.stderr
+
+
+def test_spans_open_at_the_end_run_again_with_the_end_of_every_host(scenario, tmp_path):
+    """A deadlock leaves spans open at the end: they are truncated at the latest event time of every host, which
+    a host's own pass does not know, so it stops; those hosts run again given that time, still per host."""
+    trace = scenario(3, "deadlock", 5)
+    single = report("--sync", "--no-chains", "--single-graph", "-o", tmp_path / "single", trace)
+    per_host = report("--sync", "--no-chains", "--jobs", "2", "--work-dir", tmp_path / "w", "-o", tmp_path / "r",
+                      trace)
+    same_files(tmp_path / "single", tmp_path / "r")
+    assert single.stdout.replace("single/", "X/") == per_host.stdout.replace("r/", "X/")
+    assert analysis(tmp_path / "w")["mode"] == "per host"
+    steps = json.loads((tmp_path / "w" / "steps.json").read_text())
+    records = [json.loads((tmp_path / "w" / f"a{h}" / "cross-host.json").read_text()) for h in range(3)]
+    assert steps["analysis_again"] and steps["analysis_end_time"] == max(r["last_ns"] for r in records)
+    assert len(steps["analysis_hosts"]) == 3 + len(steps["analysis_again"])
+    assert "truncated" in single.stderr
+
+
+def test_local_cluster_then_per_host_analysis(scenario, tmp_path):
+    distributed = pytest.importorskip("distributed")
+    trace = scenario(3, "disk-contention", 3)
+    report("--sync", "--no-chains", "--single-graph", "-o", tmp_path / "single", trace)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) \
+            as cluster:
+        report("--sync", "--no-chains", "--scheduler", cluster.scheduler_address, "--work-dir", tmp_path / "w",
+               "-o", tmp_path / "dask", trace)
+        # spans open at the end: those hosts' tasks run again with the end of every host
+        dead = scenario(3, "deadlock", 5)
+        report("--sync", "--no-chains", "--single-graph", "-o", tmp_path / "single-dead", dead)
+        report("--sync", "--no-chains", "--scheduler", cluster.scheduler_address, "--work-dir", tmp_path / "wd",
+               "-o", tmp_path / "dask-dead", dead)
+        # chains on, per host tried: a task's pass stops, and the one graph gives the whole report
+        report("--sync", "--single-graph", "-o", tmp_path / "single-chains", trace)
+        report("--sync", "--analysis", "per-host", "--scheduler", cluster.scheduler_address, "--work-dir",
+               tmp_path / "wc", "-o", tmp_path / "dask-chains", trace)
+    same_files(tmp_path / "single", tmp_path / "dask")
+    assert analysis(tmp_path / "w")["mode"] == "per host"
+    # the analysis ran as tasks of the cluster: each host's deepspan:span trace came back from a worker
+    steps = json.loads((tmp_path / "w" / "steps.json").read_text())
+    assert len(steps["analysis_hosts"]) == 3 and all(s["worker"].startswith("tcp://") for s in steps["analysis_hosts"])
+    same_files(tmp_path / "single-dead", tmp_path / "dask-dead")
+    dead_steps = json.loads((tmp_path / "wd" / "steps.json").read_text())
+    assert dead_steps["analysis"]["mode"] == "per host" and dead_steps["analysis_again"]
+    same_files(tmp_path / "single-chains", tmp_path / "dask-chains")
+    why = analysis(tmp_path / "wc")
+    assert why["mode"] == "one graph" and "'s pass met another host's events" in why["why"]
+
+
+REAL_DIR = REPORT_SCRIPT.parent.parent / "tests" / "fixtures" / "real-kernel"
+REAL_TWO = sorted(p.name[:-len(".tar.xz")] for p in REAL_DIR.glob("two-*.tar.xz"))
+
+
+@pytest.mark.parametrize("name", REAL_TWO)
+def test_real_two_guest_recordings_per_host(tmp_path, name):
+    """Real spans and kernels of two QEMU guests: without chains the per-host analysis gives the single graph's
+    report and messages; with chains (TCP between the guests) the analysis runs as one graph."""
+    import tarfile
+    with tarfile.open(REAL_DIR / f"{name}.tar.xz") as tar:
+        tar.extractall(tmp_path, filter="data") if hasattr(tarfile, "data_filter") else tar.extractall(tmp_path)
+    guests = sorted(p for p in (tmp_path / name).iterdir() if p.is_dir() and p.name.startswith("guest"))
+    single = report("--sync", "--no-chains", "--single-graph", "-o", tmp_path / "single", *guests)
+    per_host = report("--sync", "--no-chains", "--jobs", "2", "--work-dir", tmp_path / "w", "-o", tmp_path / "jobs",
+                      *guests)
+    same_files(tmp_path / "single", tmp_path / "jobs")
+    assert single.stderr == per_host.stderr
+    assert analysis(tmp_path / "w")["mode"] == "per host"
+    report("--sync", "--work-dir", tmp_path / "wc", "-o", tmp_path / "chains", *guests)
+    assert analysis(tmp_path / "wc")["mode"] == "one graph"
