@@ -404,7 +404,7 @@ def test_metrics_by_disk_groups_b_and_a(tmp_path, bt2_plugin, seed, hosts):
                            f'group-a={{max-duration={cut}}}').stdout
     rows = list(csv.DictReader(io.StringIO(text)))
     assert text.splitlines()[0].endswith(",device_mean,b_requests,a_requests,b_queue,a_queue,b_device_time,"
-                                         "a_device_time")
+                                         "a_device_time,b_bytes,a_bytes,b_ahead_bytes,a_ahead_bytes")
     groups = {"b": [s for s in spans if (s["trace_id_high"], s["trace_id_low"]) in slow],
               "a": [s for s in spans if (s["trace_id_high"], s["trace_id_low"]) not in slow]}
     for g, members in groups.items():

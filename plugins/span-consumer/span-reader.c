@@ -71,6 +71,7 @@ enum { SEG_BEGIN, SEG_END, SEG_STATE, SEG_DETAIL };
 enum {
 	CH_SEGMENT, CH_PARENT, CH_DEPTH, CH_BEGIN, CH_END, CH_HOST, CH_TID,
 	CH_COMM, CH_PROCESS, CH_CPU, CH_STATE, CH_KIND, CH_DETAIL, CH_COUNT,
+	CH_BYTES = CH_COUNT,	/* optional (layers): NO_MEMBER in older traces */
 };
 enum { HC_KIND, HC_PID, HC_NAME, HC_DEVICE, HC_VALUE, HC_COUNT };
 
@@ -360,6 +361,29 @@ static bool resolve_element(struct ds_span_reader *reader,
 	return true;
 }
 
+/* Optional integer member `name` of the elements of `array_fc` at `out->index[slot]`, NO_MEMBER when absent. */
+static void resolve_optional_int(const bt_field_class *array_fc, const char *name,
+		struct element_layout *out, unsigned int slot)
+{
+	const bt_field_class *fc = bt_field_class_array_borrow_element_field_class_const(array_fc);
+	const bt_field_class_structure_member *member =
+		bt_field_class_structure_borrow_member_by_name_const(fc, name);
+	const bt_field_class *member_fc = member ?
+		bt_field_class_structure_member_borrow_field_class_const(member) : NULL;
+
+	out->index[slot] = NO_MEMBER;
+	if (member_fc && kind_matches(member_fc, KIND_INT)) {
+		uint64_t i, n = bt_field_class_structure_get_member_count(fc);
+
+		for (i = 0; i < n; i++) {
+			if (bt_field_class_structure_borrow_member_by_index_const(fc, i) == member) {
+				out->index[slot] = i;
+				out->is_signed[slot] = is_signed_fc(member_fc);
+			}
+		}
+	}
+}
+
 static struct ds_span_layout *resolve_layout(struct ds_span_reader *reader,
 		const bt_event_class *event_class, bool *error)
 {
@@ -461,6 +485,7 @@ static struct ds_span_layout *resolve_layout(struct ds_span_reader *reader,
 				resolve_enum_values(layout->kind_of_value,
 					element_fcs[CH_KIND], kind_of_label, DS_CHAIN_KIND_COUNT,
 					DS_CHAIN_UNKNOWN);
+				resolve_optional_int(fc, "bytes", &layout->chain, CH_BYTES);
 			}
 		}
 	}
@@ -836,6 +861,8 @@ static void read_chain(const struct ds_span_layout *layout, const bt_field *arra
 		out->comm = CH_STRING(CH_COMM);
 		out->process = CH_STRING(CH_PROCESS);
 		out->detail = CH_STRING(CH_DETAIL);
+		out->bytes = el->index[CH_BYTES] == NO_MEMBER ? DS_CHAIN_BYTES_UNKNOWN :
+			read_uint(member_at(e, el->index[CH_BYTES]), el->is_signed[CH_BYTES]);
 #undef CH_INT
 #undef CH_STRING
 	}

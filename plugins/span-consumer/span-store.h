@@ -93,7 +93,11 @@ struct ds_chain_entry {
 	uint8_t state;		/* enum ds_state of this entry's thread */
 	uint8_t kind;		/* enum ds_chain_kind */
 	bool leaf;		/* no entry's parent */
+	uint64_t bytes;		/* the entry's exact `bytes` (disk entries, doc/critical-path.md "Encoding"),
+				 * DS_CHAIN_BYTES_UNKNOWN when the trace has no such member */
 };
+
+#define DS_CHAIN_BYTES_UNKNOWN UINT64_MAX
 
 /* One `host_context` entry of a span (doc/host-context.md, "Encoding"). */
 struct ds_host_item {
