@@ -232,6 +232,10 @@ static enum span_attrib_status output_init(struct span_attrib_iterator *it, stru
 	}
 	out->event_class = bt_event_class_create(out->stream_class);
 	payload = out->event_class ? payload_create(out->trace_class, it->chain != NULL, it->comp->layers) : NULL;
+	if (payload && it->comp->layers &&
+			reads_output_append_member(out->trace_class, payload, &out->reads_member)) {
+		BT_FIELD_CLASS_PUT_REF_AND_RESET(payload);
+	}
 	if (payload && it->comp->host_context &&
 			hc_output_append_members(out->trace_class, payload, &out->hc_member)) {
 		BT_FIELD_CLASS_PUT_REF_AND_RESET(payload);
@@ -467,7 +471,9 @@ enum span_attrib_status output_emit_span(struct span_attrib_iterator *it, struct
 	if (fill_payload(bt_event_borrow_payload_field(bt_message_event_borrow_event(msg)), host, span, it->chain != NULL,
 			it->comp->layers) ||
 			(it->comp->host_context && hc_output_fill(bt_event_borrow_payload_field(
-				bt_message_event_borrow_event(msg)), out->hc_member, host, span))) {
+				bt_message_event_borrow_event(msg)), out->hc_member, host, span)) ||
+			(it->comp->layers && reads_output_fill(bt_event_borrow_payload_field(
+				bt_message_event_borrow_event(msg)), out->reads_member, span))) {
 		BT_MESSAGE_PUT_REF_AND_RESET(msg);
 		goto error;
 	}
