@@ -259,6 +259,8 @@ uint32_t ds_store_copy_span(struct ds_span_store *store, const struct ds_span *s
 
 		memcpy(reads, span->reads, span->read_count * sizeof(struct ds_cache_read));
 		copy.reads = reads;
+		/* ids unique in this store too (a compaction copies live spans back after a reset) */
+		copy.read_base = (uint32_t) (store->reads.used - span->read_count);
 	}
 	return ds_store_append_span(store, &copy);
 }
