@@ -227,3 +227,14 @@ def test_old_traces_say_unknown_bytes(bt2_plugin, tmp_path):
     assert (row["submitter"], row["tid"], row["b_requests"], row["a_requests"]) == ("mysqld", "7", "1", "1")
     assert (row["b_queue"], row["b_device_time"]) == ("4000", "4000")
     assert [row[c] for c in ("b_bytes", "a_bytes", "b_ahead_bytes", "a_ahead_bytes")] == ["unknown"] * 4
+
+
+def test_layers_false_disk_table_is_the_one_of_before(tmp_path, plugin_dir):
+    """With layers=false there is no deepspan:disk event and no disk chain entry: the empty by="disk" table
+    keeps the header of before the bytes columns (a warning says why it is empty)."""
+    trace, _ = _trace(tmp_path, "cache-miss", 2, 2)
+    proc = run_babeltrace2(trace, "-c", "filter.deepspan.span-attrib", "-p", "pass-through=false,layers=false",
+                           "-c", "sink.deepspan.metrics", "-p", 'by="disk",format="csv"')
+    assert proc.stdout == ("host,device,submitter,tid,requests,writes,bytes,queue,device_time,queue_mean,"
+                           "device_mean,b_requests,a_requests,b_queue,a_queue,b_device_time,a_device_time\n")
+    assert "no deepspan:disk event" in proc.stderr

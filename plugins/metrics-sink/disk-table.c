@@ -16,6 +16,13 @@ static const char *const disk_columns[] = {
 	"a_device_time", "b_bytes", "a_bytes", "b_ahead_bytes", "a_ahead_bytes", NULL,
 };
 
+/* An empty table (no deepspan:disk event, no disk chain entry: layers off) keeps the header of before. */
+static const char *const plain_columns[] = {
+	"host", "device", "submitter", "tid", "requests", "writes", "bytes", "queue", "device_time",
+	"queue_mean", "device_mean", "b_requests", "a_requests", "b_queue", "a_queue", "b_device_time",
+	"a_device_time", NULL,
+};
+
 /* What the chains of the groups' requests give a row (doc/metrics.md, "By disk"). */
 enum {
 	G_REQUESTS, G_QUEUE, G_DEVICE,
@@ -358,11 +365,11 @@ void ds_disk_table_write(struct ds_disk_table *table, const struct ds_selection 
 			}
 		}
 	}
-	ds_table_init(out, disk_columns);
 	g_hash_table_iter_init(&iter, table->rows);
 	while (g_hash_table_iter_next(&iter, NULL, &value)) {
 		g_ptr_array_add(rows, value);
 	}
+	ds_table_init(out, rows->len || table->events ? disk_columns : plain_columns);
 	g_ptr_array_sort(rows, row_order);
 	for (i = 0; i < rows->len; i++) {
 		const struct disk_row *row = g_ptr_array_index(rows, i);
