@@ -257,7 +257,7 @@ def payload_dict(event):
             out[name] = [{"begin": int(e["begin"]), "end": int(e["end"]),
                           "state": list(e["state"].labels)[0] if e["state"].labels else int(e["state"]),
                           "detail": str(e["detail"])} for e in field]
-        elif name in ("chain", "host_context"):
+        elif name in ("chain", "host_context", "cache_reads"):
             out[name] = [chain_entry_dict(e) for e in field]
         elif isinstance(field, bt2._StringFieldConst):
             out[name] = str(field)

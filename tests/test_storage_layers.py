@@ -104,8 +104,10 @@ def test_layers_false_is_the_output_without_layers(bt2_plugin, capfd):
     capfd.readouterr()
     _, off = run_script(bt2_plugin, contention_script(), params={"layers": False}, fields=FIELDS)
     assert "no kernel events of the" not in capfd.readouterr().err
-    layer_members = ("cache_hits", "cache_misses", "cache_hit_time", "cache_miss_time")
+    layer_members = ("cache_hits", "cache_misses", "cache_hit_time", "cache_miss_time", "cache_reads")
     assert not any(m in off[0] for m in layer_members)
+    # with layers, each read: the hit read [100, 300) and the missing pread64 [900, 9_020)
+    assert on[0]["cache_reads"] == [{"begin": 100, "end": 300, "miss": 0}, {"begin": 900, "end": 9_020, "miss": 1}]
     # the host context members (doc/host-context.md) follow the layers ones: without layers, they follow `chain`
     assert list(off[0])[-3:] == ["chain", "host_window", "host_context"]
     # the disk wait is today's single leaf
@@ -404,7 +406,7 @@ def test_metrics_by_disk_groups_b_and_a(tmp_path, bt2_plugin, seed, hosts):
                            f'group-a={{max-duration={cut}}}').stdout
     rows = list(csv.DictReader(io.StringIO(text)))
     assert text.splitlines()[0].endswith(",device_mean,b_requests,a_requests,b_queue,a_queue,b_device_time,"
-                                         "a_device_time")
+                                         "a_device_time,b_bytes,a_bytes,b_ahead_bytes,a_ahead_bytes")
     groups = {"b": [s for s in spans if (s["trace_id_high"], s["trace_id_low"]) in slow],
               "a": [s for s in spans if (s["trace_id_high"], s["trace_id_low"]) not in slow]}
     for g, members in groups.items():

@@ -125,6 +125,8 @@ void ds_aggregate_init(struct ds_aggregate *agg,
 	agg->leaf_labels = g_hash_table_new(g_direct_hash, g_direct_equal);
 	agg->chain_labels = g_hash_table_new(g_direct_hash, g_direct_equal);
 	agg->note_sums = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
+	agg->frame_caches = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
+	agg->cache_seen = g_hash_table_new(g_direct_hash, g_direct_equal);
 	ds_strings_init(&agg->labels);
 	new_frame(agg, 0, ds_strings_intern(&agg->labels, "all requests"),
 		DS_FRAME_TOP, DS_STATE_UNKNOWN);
@@ -155,6 +157,12 @@ void ds_aggregate_fini(struct ds_aggregate *agg)
 	}
 	if (agg->note_sums) {
 		g_hash_table_destroy(agg->note_sums);
+	}
+	if (agg->frame_caches) {
+		g_hash_table_destroy(agg->frame_caches);
+	}
+	if (agg->cache_seen) {
+		g_hash_table_destroy(agg->cache_seen);
 	}
 	ds_strings_fini(&agg->labels);
 	memset(agg, 0, sizeof(*agg));
@@ -198,6 +206,7 @@ static void visit_leaf(void *data, uint32_t handle, unsigned int state,
 
 	add_checked(agg, &frame->sum[agg->group], width);
 	frame->count[agg->group]++;
+	agg->last_frame = index;
 }
 
 static uint32_t visit_chain(void *data, uint32_t handle, unsigned int state,
@@ -210,6 +219,7 @@ static uint32_t visit_chain(void *data, uint32_t handle, unsigned int state,
 	struct ds_frame *frame = &g_array_index(agg->frames, struct ds_frame, index);
 
 	(void) entry;
+	agg->last_frame = index;
 	frame->in_chain = true;
 	add_checked(agg, &frame->sum[agg->group], width);
 	frame->count[agg->group]++;
@@ -224,6 +234,34 @@ static uint32_t visit_chain(void *data, uint32_t handle, unsigned int state,
 		add_checked(agg, &sums[agg->group], width);
 	}
 	return index;
+}
+
+/* `width` ns of the last frame were read `read` (doc/diff.md, "Page cache"); each read counts once per frame. */
+static void visit_cache(void *data, uint32_t read, bool miss, int64_t width)
+{
+	struct ds_aggregate *agg = data;
+	gpointer key = GUINT_TO_POINTER(agg->last_frame);
+	struct ds_frame_cache *cache = g_hash_table_lookup(agg->frame_caches, key);
+	bool first = g_hash_table_add(agg->cache_seen, KEY(agg->last_frame, read));
+
+	if (!cache) {
+		cache = g_new0(struct ds_frame_cache, 1);
+		g_hash_table_insert(agg->frame_caches, key, cache);
+	}
+	if (miss) {
+		cache->misses[agg->group] += first ? 1 : 0;
+		add_checked(agg, &cache->miss_time[agg->group], width);
+	} else {
+		cache->hits[agg->group] += first ? 1 : 0;
+		add_checked(agg, &cache->hit_time[agg->group], width);
+	}
+}
+
+const struct ds_frame_cache *ds_frame_cache_of(const struct ds_aggregate *agg, const struct ds_frame *frame)
+{
+	guint index = (guint) (frame - (const struct ds_frame *) (const void *) agg->frames->data);
+
+	return g_hash_table_lookup(agg->frame_caches, GUINT_TO_POINTER(index));
 }
 
 /* Each chain frame's note: the heaviest in B, then in A, then the smallest id. */
@@ -258,12 +296,16 @@ static const struct ds_visitor aggregate_visitor = {
 	.value = visit_value,
 	.leaf = visit_leaf,
 	.chain = visit_chain,
+	.cache = visit_cache,
 };
 
 static void start_request(struct ds_aggregate *agg, int64_t latency, enum ds_group group)
 {
 	agg->group = group;
 	agg->requests[group]++;
+	if (g_hash_table_size(agg->cache_seen)) {
+		g_hash_table_remove_all(agg->cache_seen);
+	}
 	add_checked(agg, &agg->latency_sum[group], latency);
 }
 

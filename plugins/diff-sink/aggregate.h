@@ -43,6 +43,15 @@ struct ds_frame {
 	int64_t state_sum[2][DS_STATE_COUNT];	/* leaves below, per state (after finish) */
 };
 
+/*
+ * Page cache of one frame of read syscalls (doc/diff.md, "Page cache"), per group: the reads with time in
+ * the frame (each once per request) and that time, hits and misses apart.
+ */
+struct ds_frame_cache {
+	uint64_t hits[2], misses[2];
+	int64_t hit_time[2], miss_time[2];	/* ns */
+};
+
 struct ds_aggregate {
 	const struct ds_strings *strings;	/* borrowed: ids of services, operations, details */
 	enum ds_mode mode;
@@ -62,6 +71,9 @@ struct ds_aggregate {
 	uint64_t cache_hits[2];
 	uint64_t cache_misses[2];
 	uint64_t cache_miss_time[2];	/* ns */
+	GHashTable *frame_caches;	/* owned: frame index -> owned struct ds_frame_cache; frames with reads */
+	GHashTable *cache_seen;	/* owned: (frame << 32 | read id) counted in the request being added */
+	uint32_t last_frame;	/* the leaf or chain frame reported last (visitor->cache applies to it) */
 	unsigned int group;	/* group being added */
 	bool overflow;		/* a sum left int64 (absurd span lengths): results not usable */
 	bool finished;
@@ -104,6 +116,9 @@ static inline const char *ds_frame_label(const struct ds_aggregate *agg,
 {
 	return ds_strings_get(&agg->labels, frame->label);
 }
+
+/* The page cache of the reads of `frame`, NULL when no read has time in it. */
+const struct ds_frame_cache *ds_frame_cache_of(const struct ds_aggregate *agg, const struct ds_frame *frame);
 
 /* Mean width per request of `frame` in `group` (0 when the group is empty). */
 double ds_frame_mean(const struct ds_aggregate *agg, const struct ds_frame *frame,

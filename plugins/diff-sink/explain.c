@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "explain.h"
+#include "frame-cache.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -254,6 +255,10 @@ static void write_causes(FILE *file, const struct ds_aggregate *agg,
 		fprintf(file, "  %s\n", line->str);
 		g_string_truncate(line, 0);
 		if (ds_explain_sentence(agg, explanation, frame, line)) {
+			fprintf(file, "    %s\n", line->str);
+		}
+		g_string_truncate(line, 0);
+		if (ds_frame_cache_explain(agg, frame, line)) {
 			fprintf(file, "    %s\n", line->str);
 		}
 		shown++;

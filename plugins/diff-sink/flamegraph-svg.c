@@ -8,6 +8,7 @@
 #include "colour.h"
 #include "explain.h"
 #include "flamegraph-script.h"
+#include "frame-cache.h"
 
 #define SVG_WIDTH 1200.0
 #define PAD 10.0
@@ -112,6 +113,16 @@ static void describe_frame(struct svg_writer *w, const struct ds_frame *frame)
 				" miss%s (%s)", g == DS_GROUP_B ? "B" : "A", agg->cache_hits[g],
 				agg->cache_hits[g] == 1 ? "" : "s", agg->cache_misses[g],
 				agg->cache_misses[g] == 1 ? "" : "es", miss);
+		}
+	}
+	if (frame->kind != DS_FRAME_TOP && ds_frame_cache_of(agg, frame)) {
+		/* A frame of read syscalls (doc/diff.md, "Page cache"): its own hits and misses. */
+		unsigned int g;
+
+		for (g = 0; g < 2; g++) {
+			g_string_append_printf(w->text, "\nPage cache here %s: ", g == DS_GROUP_B ? "B" : "A");
+			ds_frame_cache_text(agg, ds_frame_cache_of(agg, frame), g == DS_GROUP_B ? DS_GROUP_B :
+				DS_GROUP_A, w->text);
 		}
 	}
 	if (frame->note) {

@@ -16,7 +16,8 @@ plugins_diff_sink_libdeepspan_diff_la_SOURCES = \
 	plugins/diff-sink/aggregate.c plugins/diff-sink/aggregate.h \
 	plugins/diff-sink/explain.c plugins/diff-sink/explain.h \
 	plugins/diff-sink/colour.c plugins/diff-sink/colour.h \
-	plugins/diff-sink/svg-number.c plugins/diff-sink/svg-number.h
+	plugins/diff-sink/svg-number.c plugins/diff-sink/svg-number.h \
+	plugins/diff-sink/frame-cache.c plugins/diff-sink/frame-cache.h
 plugins_babeltrace_plugin_deepspan_la_LIBADD += plugins/diff-sink/libdeepspan-diff.la
 
 check_PROGRAMS += tests/unit/test_diff_core

@@ -13,11 +13,25 @@
 static const char *const disk_columns[] = {
 	"host", "device", "submitter", "tid", "requests", "writes", "bytes", "queue", "device_time",
 	"queue_mean", "device_mean", "b_requests", "a_requests", "b_queue", "a_queue", "b_device_time",
+	"a_device_time", "b_bytes", "a_bytes", "b_ahead_bytes", "a_ahead_bytes", NULL,
+};
+
+/* An empty table (no deepspan:disk event, no disk chain entry: layers off) keeps the header of before. */
+static const char *const plain_columns[] = {
+	"host", "device", "submitter", "tid", "requests", "writes", "bytes", "queue", "device_time",
+	"queue_mean", "device_mean", "b_requests", "a_requests", "b_queue", "a_queue", "b_device_time",
 	"a_device_time", NULL,
 };
 
 /* What the chains of the groups' requests give a row (doc/metrics.md, "By disk"). */
-enum { G_REQUESTS, G_QUEUE, G_DEVICE, G_COUNT };
+enum {
+	G_REQUESTS, G_QUEUE, G_DEVICE,
+	G_BYTES,		/* of the device-time leaves: the requests' exact bytes */
+	G_AHEAD_BYTES,		/* of the queue leaves: the top submitter's bytes served ahead */
+	G_UNKNOWN_BYTES,	/* leaves without exact bytes (a trace written before the chain member `bytes`) */
+	G_COUNT,
+	G_TIMES = G_BYTES,	/* the columns written as before: requests, queue, device time */
+};
 
 /* One request's chain time on one row. */
 struct disk_contribution {
@@ -251,10 +265,16 @@ void ds_disk_table_add_request(struct ds_disk_table *table, const struct ds_span
 			if (g_str_has_prefix(detail, "device ")) {
 				values[G_REQUESTS] = 1;
 				values[G_DEVICE] = (uint64_t) (e->end - e->begin);
+				values[G_BYTES] = e->bytes;
 			} else if (g_str_has_prefix(detail, "queued ")) {
 				values[G_QUEUE] = (uint64_t) (e->end - e->begin);
+				values[G_AHEAD_BYTES] = e->bytes;
 			} else {
 				continue;
+			}
+			if (e->bytes == DS_CHAIN_BYTES_UNKNOWN) {
+				values[G_BYTES] = values[G_AHEAD_BYTES] = 0;
+				values[G_UNKNOWN_BYTES] = 1;
 			}
 			/* the same wait shows in the chains of the spans waiting on it: counted once */
 			leaf = g_strdup_printf("%u\x1f%" PRId64 "\x1f%" PRId64 "\x1f%" PRId64 "\x1f%c", parent->host,
@@ -345,11 +365,11 @@ void ds_disk_table_write(struct ds_disk_table *table, const struct ds_selection 
 			}
 		}
 	}
-	ds_table_init(out, disk_columns);
 	g_hash_table_iter_init(&iter, table->rows);
 	while (g_hash_table_iter_next(&iter, NULL, &value)) {
 		g_ptr_array_add(rows, value);
 	}
+	ds_table_init(out, rows->len || table->events ? disk_columns : plain_columns);
 	g_ptr_array_sort(rows, row_order);
 	for (i = 0; i < rows->len; i++) {
 		const struct disk_row *row = g_ptr_array_index(rows, i);
@@ -365,9 +385,18 @@ void ds_disk_table_write(struct ds_disk_table *table, const struct ds_selection 
 		}
 		ds_table_real(out, n ? (double) row->values[V_QUEUE] / (double) n : 0.0);
 		ds_table_real(out, n ? (double) row->values[V_DEVICE] / (double) n : 0.0);
-		for (v = 0; v < G_COUNT; v++) {
+		for (v = 0; v < G_TIMES; v++) {
 			ds_table_uint(out, row->groups[1][v]);
 			ds_table_uint(out, row->groups[0][v]);
+		}
+		for (v = G_BYTES; v <= G_AHEAD_BYTES; v++) {
+			for (g = 2; g-- > 0;) {
+				if (row->groups[g][G_UNKNOWN_BYTES]) {
+					ds_table_string(out, "unknown");
+				} else {
+					ds_table_uint(out, row->groups[g][v]);
+				}
+			}
 		}
 	}
 	g_ptr_array_free(rows, TRUE);

@@ -499,7 +499,7 @@ void ds_metrics_add_request(void *data, const struct ds_span_store *store,
 {
 	struct ds_metrics_acc *acc = data;
 	struct request_row row = { 0 };
-	const struct ds_visitor visitor = { sum_enter, sum_value, sum_leaf, row.states, NULL };
+	const struct ds_visitor visitor = { sum_enter, sum_value, sum_leaf, row.states, NULL, NULL };
 
 	if (acc->by == DS_METRICS_BY_CULPRIT) {
 		add_culprit_request(acc, store, requests, index);

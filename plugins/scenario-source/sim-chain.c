@@ -262,22 +262,25 @@ static void explain_blocked(struct walk *w, const struct sim_thread *t, const st
 
 			ds_detail_format_duration(a - i, queued, sizeof(queued));
 			if (top) {
+				struct sim_chain_leaf *q;
+
 				ds_detail_format_bytes(wk->ahead_top_bytes, size, sizeof(size));
 				if (wk->ahead_count > wk->ahead_top_count) {
 					snprintf(others, sizeof(others), " (+%" PRIu32 " of others)",
 						wk->ahead_count - wk->ahead_top_count);
 				}
-				leaf(w, top, i, a, SIM_ST_BLOCKED, SIM_CHAIN_DISK, depth + 1,
+				q = leaf(w, top, i, a, SIM_ST_BLOCKED, SIM_CHAIN_DISK, depth + 1,
 					"queued %s behind %" PRIu32 " %s (%s) of %s/%d%s", queued, wk->ahead_top_count,
 					wk->ahead_top_writes == wk->ahead_top_count ? "writes" :
 					(wk->ahead_top_writes ? "requests" : "reads"), size, top->comm, top->tid, others);
+				q->bytes = wk->ahead_top_bytes;
 			} else {
 				leaf(w, t, i, a, SIM_ST_BLOCKED, SIM_CHAIN_DISK, depth + 1, "queued %s in the I/O scheduler",
 					queued);
 			}
 		}
 		if (c > a) {
-			leaf(w, t, a, c, SIM_ST_BLOCKED, SIM_CHAIN_DISK, depth + 1, "device 259:0: read");
+			leaf(w, t, a, c, SIM_ST_BLOCKED, SIM_CHAIN_DISK, depth + 1, "device 259:0: read")->bytes = wk->bytes;
 		}
 		if (y > c) {
 			leaf(w, t, c, y, SIM_ST_BLOCKED, SIM_CHAIN_IRQ, depth + 1, "after completion: irq:nvme0q1");

@@ -46,6 +46,8 @@ struct sim_chain_leaf {
 	uint8_t kind;			/* enum sim_chain_kind */
 	uint32_t depth;
 	char detail[160];
+	uint64_t bytes;			/* disk: device time: the request's bytes; queue time behind a submitter:
+					 * the top submitter's bytes served ahead; 0 otherwise */
 };
 
 /*

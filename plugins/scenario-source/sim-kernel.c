@@ -487,6 +487,7 @@ static void record_waker(struct sim *sim, struct sim_thread *t, unsigned int cpu
 		w->t_s = irq->t_s;
 		w->t_r = irq->t_r;
 		w->t_i = irq->t_i;
+		w->bytes = irq->bytes;
 		w->ahead_count = irq->ahead.count;
 		if (irq->ahead.nsubs) {
 			unsigned int k, top = 0;

@@ -80,6 +80,7 @@ struct sim_waker {
 	int32_t ahead_top_tid;
 	uint64_t ahead_top_bytes;
 	const char *ahead_top_comm;	/* borrowed */
+	uint32_t bytes;			/* DISK: the request's bytes */
 };
 
 /* A maximal piece of constant state of a thread, from `begin` to the next piece's begin. */

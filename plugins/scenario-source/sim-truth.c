@@ -128,6 +128,7 @@ static void write_chain(struct sim_truth *truth, const struct sim *sim, const st
 		ds_json_string(w, "kind", sim_chain_kind_name((enum sim_chain_kind) l->kind));
 		ds_json_uint(w, "depth", l->depth);
 		ds_json_string(w, "detail", l->detail);
+		ds_json_uint(w, "bytes", l->bytes);
 		ds_json_end_object(w);
 	}
 	ds_json_end_array(w);

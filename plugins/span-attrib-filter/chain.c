@@ -406,6 +406,7 @@ static int64_t add_entry(struct walk *w, struct ds_model *model, const struct ds
 	e->cpu = cpu;
 	e->state = state;
 	e->kind = kind;
+	e->bytes = 0;
 	if (fmt[0] == '%' && fmt[1] == 's' && !fmt[2]) {
 		/* the common case: a ready text */
 		va_start(args, fmt);
@@ -706,6 +707,7 @@ static bool explain_disk(struct walk *w, struct ds_model *model, const struct ds
 	ds_detail_format_duration(b - a, queued, sizeof(queued));
 	e = add_entry(w, model, thread, parent, depth, x, y, DS_STATE_BLOCKED, DS_CHAIN_DISK, -1,
 		"%s \u2190 disk %s %s %s at sector %" PRIu64, sc, dev, d->write ? "write" : "read", size, d->sector);
+	g_array_index(w->out, struct ds_chain_entry, e).bytes = d->bytes;
 	if (a > x) {
 		add_entry(w, model, thread, e, depth + 1, x, a, DS_STATE_BLOCKED, DS_CHAIN_DISK, -1,
 			"before the request was queued");
@@ -724,6 +726,7 @@ static bool explain_disk(struct walk *w, struct ds_model *model, const struct ds
 		leaf = add_entry(w, model, top, e, depth + 1, a, b, DS_STATE_BLOCKED, DS_CHAIN_DISK, -1,
 			"queued %s behind %" PRIu32 " %s (%s) of %s/%" PRId64 "%s", queued, ah->top_count, what,
 			ahead_size, ah->top_comm, ah->top_tid, others);
+		g_array_index(w->out, struct ds_chain_entry, leaf).bytes = ah->top_bytes;
 		if (!top) {
 			/* the submitter is not in the model (an old layout without `tid`): name it as recorded */
 			struct ds_chain_entry *entry = &g_array_index(w->out, struct ds_chain_entry, leaf);
@@ -737,8 +740,10 @@ static bool explain_disk(struct walk *w, struct ds_model *model, const struct ds
 			"queued %s in the I/O scheduler", queued);
 	}
 	if (c > b) {
-		add_entry(w, model, thread, e, depth + 1, b, c, DS_STATE_BLOCKED, DS_CHAIN_DISK, -1,
+		int64_t device = add_entry(w, model, thread, e, depth + 1, b, c, DS_STATE_BLOCKED, DS_CHAIN_DISK, -1,
 			"device %s: %s %s", dev, d->write ? "write" : "read", size);
+
+		g_array_index(w->out, struct ds_chain_entry, device).bytes = d->bytes;
 	}
 	if (y > c) {
 		add_entry(w, model, thread, e, depth + 1, c, y, DS_STATE_BLOCKED, DS_CHAIN_IRQ, -1,

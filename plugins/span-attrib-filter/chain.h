@@ -63,6 +63,11 @@ struct ds_chain_entry {
 	enum ds_state state;
 	enum ds_chain_kind kind;
 	char detail[DS_CHAIN_DETAIL_SIZE];	/* never empty */
+	/*
+	 * Layers, exact bytes (doc/critical-path.md "Encoding"): the disk entry and its device time: the
+	 * request's; a queue time behind a submitter: the top submitter's served ahead; 0 otherwise.
+	 */
+	uint64_t bytes;
 };
 
 /* Counters the filter reports (warnings). */

@@ -43,6 +43,7 @@ plugins_babeltrace_plugin_deepspan_la_SOURCES += \
 	plugins/span-attrib-filter/net-report.c \
 	plugins/span-attrib-filter/cross-host.c \
 	plugins/span-attrib-filter/host-context-output.c \
+	plugins/span-attrib-filter/cache-reads-output.c \
 	plugins/span-attrib-filter/syscall-table-x86_64.c plugins/span-attrib-filter/syscall-table-x86_64.h
 EXTRA_DIST += plugins/span-attrib-filter/gen-syscall-table-x86_64
 

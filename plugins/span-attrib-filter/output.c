@@ -25,6 +25,7 @@ static const char *const layer_members[] = { "cache_hits", "cache_misses", "cach
 enum {
 	C_SEGMENT, C_PARENT, C_DEPTH, C_BEGIN, C_END, C_HOST, C_PID, C_TID, C_COMM, C_PROCESS, C_CPU, C_STATE,
 	C_KIND, C_DETAIL,
+	C_BYTES,	/* only with layers (doc/critical-path.md, "Encoding") */
 };
 
 /* Output member of each state total, in enum ds_state order. */
@@ -102,7 +103,7 @@ static bt_field_class *state_enum_create(bt_trace_class *tc)
 }
 
 /* The structure of one `chain` entry (C_* order). */
-static bt_field_class *chain_entry_create(bt_trace_class *tc)
+static bt_field_class *chain_entry_create(bt_trace_class *tc, bool with_layers)
 {
 	bt_field_class *entry = bt_field_class_structure_create(tc);
 
@@ -119,7 +120,8 @@ static bt_field_class *chain_entry_create(bt_trace_class *tc)
 			output_fc_append(entry, "cpu", bt_field_class_integer_signed_create(tc)) ||
 			output_fc_append(entry, "state", state_enum_create(tc)) ||
 			output_fc_append(entry, "kind", output_enum_create(tc, DS_CHAIN_KIND_COUNT, ds_chain_kind_name)) ||
-			output_fc_append(entry, "detail", bt_field_class_string_create(tc))) {
+			output_fc_append(entry, "detail", bt_field_class_string_create(tc)) ||
+			(with_layers && output_fc_append(entry, "bytes", bt_field_class_integer_unsigned_create(tc)))) {
 		BT_FIELD_CLASS_PUT_REF_AND_RESET(entry);
 	}
 	return entry;
@@ -162,7 +164,7 @@ static bt_field_class *payload_create(bt_trace_class *tc, bool with_chain, bool 
 			output_fc_append(payload, "truncated", bt_field_class_bool_create(tc));
 	}
 	if (!err && with_chain) {
-		bt_field_class *entry = chain_entry_create(tc);
+		bt_field_class *entry = chain_entry_create(tc, with_layers);
 
 		err = !entry || output_fc_append(payload, "chain", bt_field_class_array_dynamic_create(tc, entry, NULL));
 		bt_field_class_put_ref(entry);
@@ -230,6 +232,10 @@ static enum span_attrib_status output_init(struct span_attrib_iterator *it, stru
 	}
 	out->event_class = bt_event_class_create(out->stream_class);
 	payload = out->event_class ? payload_create(out->trace_class, it->chain != NULL, it->comp->layers) : NULL;
+	if (payload && it->comp->layers &&
+			reads_output_append_member(out->trace_class, payload, &out->reads_member)) {
+		BT_FIELD_CLASS_PUT_REF_AND_RESET(payload);
+	}
 	if (payload && it->comp->host_context &&
 			hc_output_append_members(out->trace_class, payload, &out->hc_member)) {
 		BT_FIELD_CLASS_PUT_REF_AND_RESET(payload);
@@ -357,7 +363,7 @@ static int fill_segments(bt_field *array, const struct sa_span *span)
 	return 0;
 }
 
-static int fill_chain(bt_field *array, const struct sa_span *span)
+static int fill_chain(bt_field *array, const struct sa_span *span, bool with_layers)
 {
 	guint count = span->chain ? span->chain->len : 0;
 	guint i;
@@ -379,6 +385,9 @@ static int fill_chain(bt_field *array, const struct sa_span *span)
 		set_s64(elem, C_CPU, e->cpu);
 		set_u64(elem, C_STATE, (uint64_t) e->state);
 		set_u64(elem, C_KIND, (uint64_t) e->kind);
+		if (with_layers) {
+			set_u64(elem, C_BYTES, e->bytes);
+		}
 		if (set_string(bt_field_structure_borrow_member_field_by_index(elem, C_HOST), e->host) ||
 				set_string(bt_field_structure_borrow_member_field_by_index(elem, C_COMM), e->comm) ||
 				set_string(bt_field_structure_borrow_member_field_by_index(elem, C_PROCESS), e->process) ||
@@ -416,7 +425,8 @@ static int fill_payload(bt_field *payload, const struct host *host, const struct
 			fill_segments(bt_field_structure_borrow_member_field_by_index(payload, F_SEGMENTS), span)) {
 		return -1;
 	}
-	if (with_chain && fill_chain(bt_field_structure_borrow_member_field_by_index(payload, F_CHAIN), span)) {
+	if (with_chain && fill_chain(bt_field_structure_borrow_member_field_by_index(payload, F_CHAIN), span,
+			with_layers)) {
 		return -1;
 	}
 	if (with_layers) {
@@ -461,7 +471,9 @@ enum span_attrib_status output_emit_span(struct span_attrib_iterator *it, struct
 	if (fill_payload(bt_event_borrow_payload_field(bt_message_event_borrow_event(msg)), host, span, it->chain != NULL,
 			it->comp->layers) ||
 			(it->comp->host_context && hc_output_fill(bt_event_borrow_payload_field(
-				bt_message_event_borrow_event(msg)), out->hc_member, host, span))) {
+				bt_message_event_borrow_event(msg)), out->hc_member, host, span)) ||
+			(it->comp->layers && reads_output_fill(bt_event_borrow_payload_field(
+				bt_message_event_borrow_event(msg)), out->reads_member, span))) {
 		BT_MESSAGE_PUT_REF_AND_RESET(msg);
 		goto error;
 	}

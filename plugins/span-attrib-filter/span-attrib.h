@@ -58,6 +58,7 @@ struct host_output {
 	bt_stream *stream;			/* owned */
 	bool begun;				/* stream beginning message emitted */
 	uint64_t hc_member;			/* index of `host_window` (host context on), then `host_context` */
+	uint64_t reads_member;			/* layers: index of `cache_reads` */
 };
 
 /* A clock class's mapping from cycles to ns from origin. */
@@ -183,6 +184,9 @@ int output_fc_append(bt_field_class *structure, const char *name, bt_field_class
 bt_field_class *output_enum_create(bt_trace_class *tc, int count, const char *(*name)(unsigned int));
 int hc_output_append_members(bt_trace_class *tc, bt_field_class *payload, uint64_t *index);
 int hc_output_fill(bt_field *payload, uint64_t index, const struct host *host, const struct sa_span *span);
+/* cache-reads-output.c: the layers member `cache_reads`, after cache_miss_time (doc/storage-network.md); -1: no memory. */
+int reads_output_append_member(bt_trace_class *tc, bt_field_class *payload, uint64_t *index);
+int reads_output_fill(bt_field *payload, uint64_t index, const struct sa_span *span);
 
 
 

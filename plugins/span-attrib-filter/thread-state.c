@@ -70,6 +70,9 @@ void sa_span_free(struct sa_span *span)
 	if (span->chain) {
 		g_array_free(span->chain, TRUE);
 	}
+	if (span->reads) {
+		g_array_free(span->reads, TRUE);
+	}
 	if (span->hc) {
 		ds_hc_window_fini(span->hc);
 		g_free(span->hc);
@@ -167,6 +170,8 @@ static void read_done(struct sa_span *span, const struct ds_thread *thread, int6
 		thread->syscall_entry : span->attached_since;
 	uint64_t duration = ts > from ? (uint64_t) (ts - from) : 0;
 
+	struct sa_read read = { from, ts > from ? ts : from, thread->read_missed };
+
 	if (thread->read_missed) {
 		span->cache_misses++;
 		span->cache_miss_time += duration;
@@ -174,6 +179,11 @@ static void read_done(struct sa_span *span, const struct ds_thread *thread, int6
 		span->cache_hits++;
 		span->cache_hit_time += duration;
 	}
+	/* per read, for the frames of each syscall (one allocation per span with reads) */
+	if (!span->reads) {
+		span->reads = g_array_sized_new(FALSE, FALSE, sizeof(struct sa_read), 2);
+	}
+	g_array_append_val(span->reads, read);
 }
 
 static void charge_idle(struct sa_span *span, int64_t ts)

@@ -221,6 +221,12 @@ struct sa_syscall_total {
 	uint64_t duration;
 };
 
+/* Layers: one read-family syscall of a span (the member `cache_reads`, doc/storage-network.md). */
+struct sa_read {
+	int64_t begin, end;		/* entry to exit, clipped to the time the span was attached */
+	bool miss;
+};
+
 struct sa_span {
 	/* identity (filled by the caller) */
 	uint64_t trace_id_high, trace_id_low, span_id, parent_span_id;
@@ -248,6 +254,7 @@ struct sa_span {
 	/* layers: read-family syscalls ended while attached (doc/storage-network.md, "Page cache") */
 	uint64_t cache_hits, cache_misses;
 	uint64_t cache_hit_time, cache_miss_time;	/* ns, clipped to the time attached */
+	GArray *reads;			/* owned; struct sa_read, each of them in time order; NULL: none */
 	struct ds_hc_window *hc;	/* owned; host context window, NULL when the span carries none */
 };
 

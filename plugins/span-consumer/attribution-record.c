@@ -54,6 +54,11 @@ static uint32_t record_chain(void *data, uint32_t handle, unsigned int state,
 	return leaf ? 0 : ++r->handles;
 }
 
+static void record_cache(void *data, uint32_t read, bool miss, int64_t width)
+{
+	append(data, DS_CALL_CHAIN, DS_CALL_CHAIN_CACHE | (miss ? DS_CALL_CHAIN_MISS : 0), read, width);
+}
+
 void ds_attribution_record(const struct ds_span_store *store,
 		const struct ds_requests *requests, uint32_t request_index,
 		enum ds_mode mode, GArray *out)
@@ -65,6 +70,7 @@ void ds_attribution_record(const struct ds_span_store *store,
 		.leaf = record_leaf,
 		.data = &recorder,
 		.chain = record_chain,
+		.cache = record_cache,
 	};
 
 	ds_attribute_request(store, requests, request_index, mode, &visitor);
@@ -93,6 +99,13 @@ void ds_attribution_replay(const struct ds_attribution_entry *entries, size_t co
 
 		switch (call) {
 		case DS_CALL_CHAIN:
+			if (e->call_handle & DS_CALL_CHAIN_CACHE) {
+				if (visitor->cache) {
+					visitor->cache(visitor->data, e->label,
+						(e->call_handle & DS_CALL_CHAIN_MISS) != 0, e->width);
+				}
+				break;
+			}
 			if (e->call_handle & DS_CALL_CHAIN_NOTE) {
 				break;	/* read with its call */
 			}

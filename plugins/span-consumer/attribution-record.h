@@ -29,7 +29,10 @@ enum ds_attribution_call {
 #define DS_CALL_CHAIN_LEAF (UINT32_C(1) << 29)
 /* A chain call's note: the entry right after it, its label is the note id. */
 #define DS_CALL_CHAIN_NOTE (UINT32_C(1) << 28)
-#define DS_CALL_CHAIN_HANDLE_MASK (DS_CALL_CHAIN_NOTE - 1)
+/* A chain call's page cache (visitor->cache): label the read id, width its ns, MISS a miss. */
+#define DS_CALL_CHAIN_CACHE (UINT32_C(1) << 27)
+#define DS_CALL_CHAIN_MISS (UINT32_C(1) << 26)
+#define DS_CALL_CHAIN_HANDLE_MASK (DS_CALL_CHAIN_MISS - 1)
 
 /* One call in 16 bytes. */
 struct ds_attribution_entry {

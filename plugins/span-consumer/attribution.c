@@ -58,6 +58,30 @@ static void attribute_by_totals(const struct ds_span *span, int64_t width,
 	}
 }
 
+/* The reads of `span` overlapping [from, to), reported for the frame just reported (visitor->cache). */
+static void attribute_reads(const struct ds_span *span, int64_t from, int64_t to,
+		const struct ds_visitor *v)
+{
+	uint32_t lo = 0, hi = span->read_count, i;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (span->reads[mid].end <= from) {
+			lo = mid + 1;
+		} else {
+			hi = mid;
+		}
+	}
+	for (i = lo; i < span->read_count && span->reads[i].begin < to; i++) {
+		int64_t width = MIN(span->reads[i].end, to) - MAX(span->reads[i].begin, from);
+
+		if (width > 0) {
+			v->cache(v->data, span->read_base + i, span->reads[i].miss, width);
+		}
+	}
+}
+
 /*
  * The chain frames of segment `segment` of `span` within [from, to):
  * depth-first, each entry clipped to it; an inner entry at depth d leaves in
@@ -90,6 +114,9 @@ static void attribute_chain(const struct ds_span *span, uint32_t segment,
 		}
 		if (!e->leaf) {
 			under[e->depth] = h;
+		}
+		if (e->depth == 0 && span->read_count && v->cache) {
+			attribute_reads(span, MAX(e->begin, from), MIN(e->end, to), v);
 		}
 	}
 }
@@ -141,6 +168,9 @@ void ds_attribute_states(const struct ds_span_store *store,
 				visitor->leaf(visitor->data, handle,
 					ds_segment_state(&segments[i]),
 					ds_segment_detail(&segments[i]), to - from);
+				if (span->read_count && visitor->cache) {
+					attribute_reads(span, from, to, visitor);
+				}
 			}
 			cursor = to;
 		}

@@ -61,6 +61,14 @@ struct ds_visitor {
 	uint32_t (*chain)(void *data, uint32_t handle, unsigned int state,
 			uint32_t label, uint32_t note, int64_t width, bool leaf,
 			const struct ds_chain_entry *entry);
+	/*
+	 * Page cache per frame (doc/diff.md, "Page cache"): `width` ns of the
+	 * frame reported just before (a state leaf, or the depth-0 frame of a
+	 * chain) were read `read` of the span (an id unique within the
+	 * request), a hit or a `miss`.  Called after that frame's call, once
+	 * per read overlapping it; NULL: not wanted.
+	 */
+	void (*cache)(void *data, uint32_t read, bool miss, int64_t width);
 };
 
 /* Attributes request `request_index` in `mode`. */

@@ -118,6 +118,8 @@ void ds_spill_write_request(struct ds_spill *spill, const struct ds_span_store *
 		copy.chain = NULL;
 		copy.host_items = NULL;	/* not spilled: the host tables are summed when the request completes */
 		copy.host_item_count = 0;
+		copy.reads = NULL;	/* not spilled: the attribution recorded carries them (doc/diff.md) */
+		copy.read_count = 0;
 		ds_spill_append(spill, &copy, sizeof(copy));
 		if (span->segment_count) {
 			ds_spill_append(spill, span->segments,

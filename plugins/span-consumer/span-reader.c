@@ -19,6 +19,7 @@ enum member {
 	M_SYSCALLS, M_SEGMENTS, M_TRUNCATED, M_CHAIN,
 	M_CACHE_HITS, M_CACHE_MISSES, M_CACHE_HIT_TIME, M_CACHE_MISS_TIME,	/* layers (doc/storage-network.md) */
 	M_HOST_WINDOW, M_HOST_CONTEXT,	/* doc/host-context.md */
+	M_CACHE_READS,	/* layers, per read (doc/storage-network.md, "Page cache") */
 	M_COUNT,
 };
 
@@ -58,6 +59,7 @@ static const struct member_spec member_specs[M_COUNT] = {
 	[M_CACHE_MISS_TIME] = { "cache_miss_time", KIND_INT, false },
 	[M_HOST_WINDOW] = { "host_window", KIND_INT, false },
 	[M_HOST_CONTEXT] = { "host_context", KIND_ARRAY, false },
+	[M_CACHE_READS] = { "cache_reads", KIND_ARRAY, false },
 };
 
 /* Members of one array element structure. */
@@ -71,6 +73,7 @@ enum { SEG_BEGIN, SEG_END, SEG_STATE, SEG_DETAIL };
 enum {
 	CH_SEGMENT, CH_PARENT, CH_DEPTH, CH_BEGIN, CH_END, CH_HOST, CH_TID,
 	CH_COMM, CH_PROCESS, CH_CPU, CH_STATE, CH_KIND, CH_DETAIL, CH_COUNT,
+	CH_BYTES = CH_COUNT,	/* optional (layers): NO_MEMBER in older traces */
 };
 enum { HC_KIND, HC_PID, HC_NAME, HC_DEVICE, HC_VALUE, HC_COUNT };
 
@@ -86,6 +89,7 @@ struct ds_span_layout {
 	uint8_t kind_of_value[256];	/* chain `kind` value -> enum ds_chain_kind */
 	struct element_layout host_item;
 	uint8_t host_kind_of_value[256];	/* host_context `kind` value -> enum ds_host_kind */
+	struct element_layout read;	/* cache_reads: begin, end, miss */
 };
 
 static void free_layout(gpointer data)
@@ -360,6 +364,29 @@ static bool resolve_element(struct ds_span_reader *reader,
 	return true;
 }
 
+/* Optional integer member `name` of the elements of `array_fc` at `out->index[slot]`, NO_MEMBER when absent. */
+static void resolve_optional_int(const bt_field_class *array_fc, const char *name,
+		struct element_layout *out, unsigned int slot)
+{
+	const bt_field_class *fc = bt_field_class_array_borrow_element_field_class_const(array_fc);
+	const bt_field_class_structure_member *member =
+		bt_field_class_structure_borrow_member_by_name_const(fc, name);
+	const bt_field_class *member_fc = member ?
+		bt_field_class_structure_member_borrow_field_class_const(member) : NULL;
+
+	out->index[slot] = NO_MEMBER;
+	if (member_fc && kind_matches(member_fc, KIND_INT)) {
+		uint64_t i, n = bt_field_class_structure_get_member_count(fc);
+
+		for (i = 0; i < n; i++) {
+			if (bt_field_class_structure_borrow_member_by_index_const(fc, i) == member) {
+				out->index[slot] = i;
+				out->is_signed[slot] = is_signed_fc(member_fc);
+			}
+		}
+	}
+}
+
 static struct ds_span_layout *resolve_layout(struct ds_span_reader *reader,
 		const bt_event_class *event_class, bool *error)
 {
@@ -450,6 +477,15 @@ static struct ds_span_layout *resolve_layout(struct ds_span_reader *reader,
 					element_fcs[HC_KIND], ds_host_kind_of_label, DS_HOST_KIND_COUNT,
 					DS_HOST_KIND_COUNT);
 			}
+			if (m == M_CACHE_READS) {
+				static const char *const read_names[] = { "begin", "end", "miss" };
+				static const enum member_kind read_kinds[] = { KIND_INT, KIND_INT, KIND_FLAG };
+
+				if (!resolve_element(reader, fc, "cache_reads", read_names, read_kinds, 3,
+						&layout->read, element_fcs)) {
+					goto error;
+				}
+			}
 			if (m == M_CHAIN) {
 				if (!resolve_element(reader, fc, "chain", chain_names,
 						chain_kinds, CH_COUNT, &layout->chain, element_fcs)) {
@@ -461,6 +497,7 @@ static struct ds_span_layout *resolve_layout(struct ds_span_reader *reader,
 				resolve_enum_values(layout->kind_of_value,
 					element_fcs[CH_KIND], kind_of_label, DS_CHAIN_KIND_COUNT,
 					DS_CHAIN_UNKNOWN);
+				resolve_optional_int(fc, "bytes", &layout->chain, CH_BYTES);
 			}
 		}
 	}
@@ -854,6 +891,8 @@ static void read_chain(const struct ds_span_layout *layout, const bt_field *arra
 		out->comm = CH_STRING(CH_COMM);
 		out->process = CH_STRING(CH_PROCESS);
 		out->detail = CH_STRING(CH_DETAIL);
+		out->bytes = el->index[CH_BYTES] == NO_MEMBER ? DS_CHAIN_BYTES_UNKNOWN :
+			read_uint(member_at(e, el->index[CH_BYTES]), el->is_signed[CH_BYTES]);
 #undef CH_INT
 #undef CH_STRING
 	}
@@ -871,6 +910,40 @@ static void read_chain(const struct ds_span_layout *layout, const bt_field *arra
 
 invalid:
 	reader->invalid_chains++;
+}
+
+/* The span's reads (`cache_reads`, doc/storage-network.md "Page cache"): those in its bounds, in time order. */
+static void read_cache_reads(const struct ds_span_layout *layout, const bt_field *array,
+		struct ds_span *span, struct ds_span_store *store)
+{
+	uint64_t i, n = bt_field_array_get_length(array);
+	const struct element_layout *el = &layout->read;
+	struct ds_cache_read *out;
+	uint32_t kept = 0;
+
+	if (n == 0 || n > UINT32_MAX) {
+		return;
+	}
+	span->read_base = (uint32_t) store->reads.used;
+	out = ds_arena_alloc(&store->reads, n);
+	for (i = 0; i < n; i++) {
+		const bt_field *e = bt_field_array_borrow_element_field_by_index_const(array, i);
+		const bt_field *miss = member_at(e, el->index[2]);
+		struct ds_cache_read r;
+
+		r.begin = read_int(member_at(e, el->index[0]), el->is_signed[0]);
+		r.end = read_int(member_at(e, el->index[1]), el->is_signed[1]);
+		r.miss = bt_field_get_class_type(miss) == BT_FIELD_CLASS_TYPE_BOOL ?
+			bt_field_bool_get_value(miss) : read_int(miss, el->is_signed[2]) != 0;
+		/* out of order or out of the span: left out (a wrong producer), never a wrong frame */
+		if (r.begin < span->begin || r.end > span->end || r.end < r.begin ||
+				(kept && r.begin < out[kept - 1].end)) {
+			continue;
+		}
+		out[kept++] = r;
+	}
+	span->reads = kept ? out : NULL;
+	span->read_count = kept;
 }
 
 /* The span's host context (doc/host-context.md); entries of an unknown kind are left out. */
@@ -1055,6 +1128,9 @@ enum ds_span_read_status ds_span_reader_read(struct ds_span_reader *reader,
 	}
 	if (layout->index[M_HOST_CONTEXT] != NO_MEMBER && !span.invalid) {
 		read_host_context(layout, payload, &span, store);
+	}
+	if (layout->index[M_CACHE_READS] != NO_MEMBER && reader->keep_segments && !span.invalid) {
+		read_cache_reads(layout, member_at(payload, layout->index[M_CACHE_READS]), &span, store);
 	}
 	span.input = input;
 	span.parent = DS_NO_SPAN;

@@ -192,6 +192,7 @@ void ds_span_store_init(struct ds_span_store *store, struct ds_strings *strings)
 	ds_arena_init(&store->syscalls, sizeof(struct ds_syscall_total));
 	ds_arena_init(&store->chains, sizeof(struct ds_chain_entry));
 	ds_arena_init(&store->host_items, sizeof(struct ds_host_item));
+	ds_arena_init(&store->reads, sizeof(struct ds_cache_read));
 	store->strings = strings;
 }
 
@@ -206,6 +207,7 @@ void ds_span_store_fini(struct ds_span_store *store)
 	ds_arena_fini(&store->syscalls);
 	ds_arena_fini(&store->chains);
 	ds_arena_fini(&store->host_items);
+	ds_arena_fini(&store->reads);
 	store->strings = NULL;
 }
 
@@ -252,6 +254,14 @@ uint32_t ds_store_copy_span(struct ds_span_store *store, const struct ds_span *s
 		memcpy(items, span->host_items, span->host_item_count * sizeof(struct ds_host_item));
 		copy.host_items = items;
 	}
+	if (span->read_count) {
+		struct ds_cache_read *reads = ds_arena_alloc(&store->reads, span->read_count);
+
+		memcpy(reads, span->reads, span->read_count * sizeof(struct ds_cache_read));
+		copy.reads = reads;
+		/* ids unique in this store too (a compaction copies live spans back after a reset) */
+		copy.read_base = (uint32_t) (store->reads.used - span->read_count);
+	}
 	return ds_store_append_span(store, &copy);
 }
 
@@ -262,6 +272,7 @@ void ds_span_store_reset(struct ds_span_store *store)
 	ds_arena_reset(&store->syscalls);
 	ds_arena_reset(&store->chains);
 	ds_arena_reset(&store->host_items);
+	ds_arena_reset(&store->reads);
 }
 
 const char *ds_chain_kind_tag(unsigned int kind)

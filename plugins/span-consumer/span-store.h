@@ -93,7 +93,11 @@ struct ds_chain_entry {
 	uint8_t state;		/* enum ds_state of this entry's thread */
 	uint8_t kind;		/* enum ds_chain_kind */
 	bool leaf;		/* no entry's parent */
+	uint64_t bytes;		/* the entry's exact `bytes` (disk entries, doc/critical-path.md "Encoding"),
+				 * DS_CHAIN_BYTES_UNKNOWN when the trace has no such member */
 };
+
+#define DS_CHAIN_BYTES_UNKNOWN UINT64_MAX
 
 /* One `host_context` entry of a span (doc/host-context.md, "Encoding"). */
 struct ds_host_item {
@@ -102,6 +106,12 @@ struct ds_host_item {
 	int64_t pid;		/* -1 for handlers */
 	uint64_t value;		/* ns, or bytes for disk */
 	uint8_t kind;		/* enum ds_host_kind (host-context.h) */
+};
+
+/* One read-family syscall of a span (`cache_reads`, doc/storage-network.md "Page cache"). */
+struct ds_cache_read {
+	int64_t begin, end;	/* ns, entry to exit clipped to the time the span was attached */
+	bool miss;		/* a page-cache miss */
 };
 
 struct ds_span {
@@ -131,6 +141,9 @@ struct ds_span {
 	/* layers (doc/storage-network.md, "Page cache"): the cache_* members were present */
 	bool has_cache;
 	uint64_t cache[4];	/* cache_hits, cache_misses, cache_hit_time, cache_miss_time */
+	const struct ds_cache_read *reads;	/* borrowed from ds_span_store.reads, in time order; NULL = none */
+	uint32_t read_count;
+	uint32_t read_base;	/* id of reads[0]: unique among the store's reads until it is reset */
 	/*
 	 * Bounds out of range (begin < 0, end < begin, state or syscall totals
 	 * that do not fit in end - begin): begin and end were reset to a safe
@@ -171,6 +184,7 @@ struct ds_span_store {
 	struct ds_arena syscalls;	/* struct ds_syscall_total runs, one per span */
 	struct ds_arena chains;		/* struct ds_chain_entry runs, one per span with a chain */
 	struct ds_arena host_items;	/* struct ds_host_item runs, one per span with host context */
+	struct ds_arena reads;		/* struct ds_cache_read runs, one per span with `cache_reads` */
 	struct ds_strings *strings;	/* borrowed: shared by the stores of a sink */
 };
 

@@ -668,6 +668,107 @@ static void test_record_replay(void)
 	}
 }
 
+/* The page cache of the frame at `path`, NULL when none. */
+static const struct ds_frame_cache *cache_of(const struct ds_aggregate *agg, const char *path)
+{
+	GString *text = g_string_new(NULL);
+	const struct ds_frame_cache *result = NULL;
+	uint32_t i;
+
+	for (i = 1; i < agg->frames->len && !result; i++) {
+		g_string_truncate(text, 0);
+		ds_frame_path(agg, i, " > ", text);
+		if (strcmp(text->str, path) == 0) {
+			result = ds_frame_cache_of(agg, ds_frame_at(agg, i));
+		}
+	}
+	g_string_free(text, TRUE);
+	return result;
+}
+
+/* Reads of the last span (`cache_reads`, doc/diff.md "Page cache"). */
+static void add_reads(const struct ds_cache_read *reads, uint32_t count)
+{
+	struct ds_span *span = ds_store_span(&store, store.span_count - 1);
+	struct ds_cache_read *run = ds_arena_alloc(&store.reads, count);
+
+	memcpy(run, reads, count * sizeof(*run));
+	span->read_base = (uint32_t) (store.reads.used - count);
+	span->reads = run;
+	span->read_count = count;
+}
+
+/*
+ * Page cache per frame: a missing read [5, 70) runs [5, 20), blocks [20, 50) and runs [50, 70): its
+ * `[System call] pread64` frame counts it once with 35 ns, its blocked frame once with 30 ns; a hit
+ * [72, 75) of the same frame; the request of group B the same with the read a hit.  Direct and
+ * replayed aggregates agree.
+ */
+static void test_frame_cache(void)
+{
+	static const struct ds_cache_read miss[] = { { 5, 70, true }, { 72, 75, false } };
+	static const struct ds_cache_read hit[] = { { 5, 70, false } };
+	struct ds_requests r;
+	struct ds_aggregate direct, replayed;
+	GArray *entries = g_array_new(FALSE, FALSE, sizeof(struct ds_attribution_entry));
+	const struct ds_frame_cache *c;
+	uint32_t i;
+
+	reset_store();
+	add_span(1, 1, 0, "db", "h", 0, 80);
+	add_segment(0, 5, DS_STATE_USER, "");
+	add_segment(5, 20, DS_STATE_SYSCALL, "pread64");
+	add_segment(20, 50, DS_STATE_BLOCKED, "pread64");
+	add_segment(50, 70, DS_STATE_SYSCALL, "pread64");
+	add_segment(70, 72, DS_STATE_USER, "");
+	add_segment(72, 75, DS_STATE_SYSCALL, "pread64");
+	add_segment(75, 80, DS_STATE_USER, "");
+	add_reads(miss, 2);
+	add_span(2, 1, 0, "db", "h", 0, 80);
+	add_segment(0, 5, DS_STATE_USER, "");
+	add_segment(5, 70, DS_STATE_SYSCALL, "pread64");
+	add_segment(70, 80, DS_STATE_USER, "");
+	add_reads(hit, 1);
+	ds_requests_build(&r, &store, 5000);
+	ds_aggregate_init(&direct, store.strings, DS_MODE_CRITICAL_PATH);
+	ds_aggregate_init(&replayed, store.strings, DS_MODE_CRITICAL_PATH);
+	for (i = 0; i < r.requests->len; i++) {
+		enum ds_group g = ds_request_at(&r, i)->trace_id_low == 1 ? DS_GROUP_B : DS_GROUP_A;
+
+		ds_aggregate_add(&direct, &store, &r, i, g);
+		g_array_set_size(entries, 0);
+		ds_attribution_record(&store, &r, i, DS_MODE_CRITICAL_PATH, entries);
+		ds_aggregate_add_recorded(&replayed, (const struct ds_attribution_entry *) (void *) entries->data,
+			entries->len, ds_request_at(&r, i)->latency, g);
+	}
+	ds_aggregate_finish(&direct);
+	ds_aggregate_finish(&replayed);
+	c = cache_of(&direct, "db: op > [System call] pread64");
+	UNIT_CHECK(c && c->misses[DS_GROUP_B] == 1 && c->miss_time[DS_GROUP_B] == 35 &&
+		c->hits[DS_GROUP_B] == 1 && c->hit_time[DS_GROUP_B] == 3,
+		"frame cache: the running frame counts the miss once (two pieces, 35 ns) and the hit");
+	UNIT_CHECK(c && c->hits[DS_GROUP_A] == 1 && c->hit_time[DS_GROUP_A] == 65 && c->misses[DS_GROUP_A] == 0,
+		"frame cache: group A's hit");
+	c = cache_of(&direct, "db: op > [Waited blocked] pread64");
+	UNIT_CHECK(c && c->misses[DS_GROUP_B] == 1 && c->miss_time[DS_GROUP_B] == 30 && c->hits[DS_GROUP_B] == 0 &&
+		c->misses[DS_GROUP_A] == 0, "frame cache: the blocked frame holds the miss's wait");
+	UNIT_CHECK(cache_of(&direct, "db: op > [User]") == NULL, "frame cache: none on frames without reads");
+	for (i = 1; i < direct.frames->len; i++) {
+		const struct ds_frame_cache *x = ds_frame_cache_of(&direct, ds_frame_at(&direct, i));
+		const struct ds_frame_cache *y = ds_frame_cache_of(&replayed, ds_frame_at(&replayed, i));
+
+		if ((x == NULL) != (y == NULL) || (x && memcmp(x, y, sizeof(*x)) != 0)) {
+			break;
+		}
+	}
+	UNIT_CHECK(i == direct.frames->len && direct.frames->len == replayed.frames->len,
+		"frame cache: the replayed attribution gives the same page cache per frame");
+	ds_aggregate_fini(&direct);
+	ds_aggregate_fini(&replayed);
+	ds_requests_fini(&r);
+	g_array_free(entries, TRUE);
+}
+
 /* Appends chain entry to the last span, labels interned as span-reader.c would. */
 static void add_chain_entry(uint32_t segment, int32_t parent, unsigned int depth,
 		int64_t begin, int64_t end, unsigned int state, const char *frame,
@@ -1008,6 +1109,7 @@ int main(void)
 	test_tree_building();
 	test_skew_order_tree();
 	test_record_replay();
+	test_frame_cache();
 	test_chains();
 	test_stream_completion();
 	test_diff_vectors();
