@@ -6,9 +6,11 @@
  *     node -r /path/to/deepspan-vnode.js app.js
  *
  * and record the LTTng-UST provider `vnode` (lttng enable-event -u 'vnode:*').
- * It reports every async resource (async_hooks: constructor, before, after,
- * destroy) and every HTTP exchange (diagnostics_channel) through the
- * deepspan_vnode addon; filter.deepspan.nodejs-ctx turns them into spans.
+ * It reports every HTTP, fetch, http2 and TCP exchange (diagnostics_channel and
+ * wrappers), the client calls' owners and the changes of the running request
+ * through the deepspan_vnode addon; filter.deepspan.nodejs-ctx turns them into
+ * spans.  $DEEPSPAN_VNODE_CONTEXT=store|hooks chooses how the running request is
+ * known (default: store on Node >= 22, hooks before; doc/nodejs.md, "Cost").
  *
  * The addon is looked up in $DEEPSPAN_VNODE_ADDON, then beside this file.
  * When it cannot be loaded the application runs untraced after one warning.
@@ -629,10 +631,14 @@ if (addon) {
 				String(headers[':path'] || ''), at.address, at.port, at.localPort, stream.id);
 			if (storeMode) {
 				const streamEmit = stream.emit;
-				stream.emit = function vnodeHttp2StreamEmit(...args) {
+				// Reported running at the events that run its code (grpc-js reads its
+				// message from them), not at every event of the stream.
+				stream.emit = function vnodeHttp2StreamEmit(event, ...args) {
 					return store.run(token, () => {
-						runsNow(token);
-						return streamEmit.apply(this, args);
+						if (event === 'data' || event === 'end') {
+							runsNow(token);
+						}
+						return streamEmit.call(this, event, ...args);
 					});
 				};
 			}
