@@ -9,7 +9,7 @@ import uuid
 import pytest
 
 from conftest import run_babeltrace2
-from test_nodejs_helpers import RECORDER, capture_unavailable
+from test_nodejs_helpers import RECORDER, capture_unavailable, services_node
 
 CLASS = "filter.deepspan.nodejs-ctx"
 
@@ -54,7 +54,7 @@ def _record_without_contexts(out_dir):
         subprocess.run(["lttng", "enable-event", "-u", "vnode:*", "-s", session], check=True,
                        capture_output=True)
         subprocess.run(["lttng", "start", session], check=True, capture_output=True)
-        subprocess.run(["node", "-r", str(RECORDER), "-e", WORK], check=True, timeout=60)
+        subprocess.run([services_node(), "-r", str(RECORDER), "-e", WORK], check=True, timeout=60)
         subprocess.run(["lttng", "stop", session], check=True, capture_output=True)
     finally:
         subprocess.run(["lttng", "destroy", session], capture_output=True)
@@ -78,7 +78,7 @@ def test_recorder_without_addon_warns_once_and_runs(tmp_path):
     lonely = tmp_path / "deepspan-vnode.js"
     shutil.copy(RECORDER, lonely)
     env = dict(os.environ, DEEPSPAN_VNODE_ADDON=str(tmp_path / "absent.node"))
-    proc = subprocess.run(["node", "-r", str(lonely), "-e", "console.log('app ran')"],
+    proc = subprocess.run([services_node(), "-r", str(lonely), "-e", "console.log('app ran')"],
                           capture_output=True, text=True, env=env, timeout=60)
     assert proc.returncode == 0 and proc.stdout == "app ran\n"
     warnings = proc.stderr.strip().splitlines()

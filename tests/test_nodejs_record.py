@@ -8,7 +8,7 @@ import subprocess
 import pytest
 
 from conftest import SRC_DIR, run_babeltrace2
-from test_nodejs_helpers import RECORDER, capture_unavailable
+from test_nodejs_helpers import RECORDER, capture_unavailable, services_node
 
 RECORD = SRC_DIR / "scripts" / "deepspan-record"
 # A little HTTP work (the recorder reports requests, not every async resource): a server on
@@ -33,9 +33,9 @@ def test_node_services_records_only_the_named_processes(tmp_path):
     reason = capture_unavailable()
     if reason:
         pytest.skip(reason)
-    script = (f"DEEPSPAN_SERVICE=keepme node -r {RECORDER} -e '{WORK}' & "
-              f"DEEPSPAN_SERVICE=dropme node -r {RECORDER} -e '{WORK}' & "
-              f"DEEPSPAN_VNODE=0 DEEPSPAN_SERVICE=switched node -r {RECORDER} -e '{WORK}' & wait")
+    script = (f"DEEPSPAN_SERVICE=keepme {services_node()} -r {RECORDER} -e '{WORK}' & "
+              f"DEEPSPAN_SERVICE=dropme {services_node()} -r {RECORDER} -e '{WORK}' & "
+              f"DEEPSPAN_VNODE=0 DEEPSPAN_SERVICE=switched {services_node()} -r {RECORDER} -e '{WORK}' & wait")
     trace = tmp_path / "trace"
     proc = subprocess.run([str(RECORD), "--no-kernel", "-q", "--node-services", "keepme,other",
                            "-o", str(trace), "--", "sh", "-c", script],

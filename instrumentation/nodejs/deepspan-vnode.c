@@ -3,7 +3,9 @@
  * deepspan_vnode: the N-API addon of the Node.js recorder.  It defines the
  * LTTng-UST provider `vnode` (vnode-tp.h) and exposes one function per event
  * to deepspan-vnode.js.  Every function returns early when its tracepoint is
- * disabled, so an untraced application pays one native call per hook.
+ * disabled (the script calls none while no session records).  Built against
+ * Node-API only: one build loads in Node 18, 20 and 22 (doc/nodejs.md, "Node
+ * versions").
  */
 #define LTTNG_UST_TRACEPOINT_CREATE_PROBES
 #define LTTNG_UST_TRACEPOINT_DEFINE

@@ -6,9 +6,11 @@
  *     node -r /path/to/deepspan-vnode.js app.js
  *
  * and record the LTTng-UST provider `vnode` (lttng enable-event -u 'vnode:*').
- * It reports every async resource (async_hooks: constructor, before, after,
- * destroy) and every HTTP exchange (diagnostics_channel) through the
- * deepspan_vnode addon; filter.deepspan.nodejs-ctx turns them into spans.
+ * It reports every HTTP, fetch, http2 and TCP exchange (diagnostics_channel and
+ * wrappers), the client calls' owners and the changes of the running request
+ * through the deepspan_vnode addon; filter.deepspan.nodejs-ctx turns them into
+ * spans.  $DEEPSPAN_VNODE_CONTEXT=store|hooks chooses how the running request is
+ * known (default: store on Node >= 22, hooks before; doc/nodejs.md, "Cost").
  *
  * The addon is looked up in $DEEPSPAN_VNODE_ADDON, then beside this file.
  * When it cannot be loaded the application runs untraced after one warning.
@@ -52,29 +54,38 @@ const addon = vnodeOff ? null : loadAddon();
 if (addon) {
 	const asyncHooks = require('async_hooks');
 	const diagnostics = require('diagnostics_channel');
-	const { asyncContext, httpRequest, httpResponse, tracing, registerType } = addon;
+	const { asyncContext, httpRequest, httpResponse, tracing, registerType, switchTo } = addon;
 	const executionAsyncId = asyncHooks.executionAsyncId;
+	const { AsyncResource } = asyncHooks;
 	const PHASE_CONSTRUCTOR = 0;
+	const nodeMajor = Number(process.versions.node.split('.')[0]);
 
-	// Ownership is decided here, in the process, as AsyncLocalStorage does it: every async
-	// resource constructed while a request's code runs is marked with that request (a symbol
-	// property holding the request's token), and a callback runs for the owner of its resource.
-	// The hooks themselves are plain JavaScript; the addon (one native call, the cost that
-	// matters: doc/nodejs.md "Recorder overhead") is called only where the filter needs an
-	// event:
-	// - a server request's own resource (DEEPSPAN_REQUEST, a synthetic id constructed by
-	//   the request's parser or stream handle), right after the request;
-	// - the construction of a client resource (HTTPCLIENTREQUEST, DEEPSPAN_CLIENT), with its
-	//   owner's id as trigger: the filter gives the client span that parent;
-	// - a change of the request whose code runs (`after` of the old one's id, `before` of the
-	//   new one's id, in one call): not every callback, and never unowned ones.
-	// The hooks are enabled only while a session records vnode:async_context (checked at start
-	// and every TRACING_POLL_MS), so an untraced application pays nothing for them; resources
-	// made before a session starts have no owner.  No destroy hook (it makes V8 track the
-	// collection of every promise).  A resource type is passed as a small integer (its name
-	// registered once with the addon).
-	const { switchTo } = addon;
-	const executionAsyncResource = asyncHooks.executionAsyncResource;
+	// Which request runs (doc/nodejs.md, "Cost"): ownership is decided here, in the process,
+	// and the addon (a native call per event) is called only where the filter needs an event:
+	// a server request and its response; the construction of a client resource (with its
+	// owner's id as trigger: the filter gives the client span that parent), the client request
+	// and its response; a change of the request whose code runs (`switchTo(old, new)`: `after`
+	// of the old request's id and `before` of the new one's, in one call).  Two ways to know the
+	// owner of the running code (DEEPSPAN_VNODE_CONTEXT=store|hooks; default: store on Node >= 22,
+	// hooks before):
+	// - store: an AsyncLocalStorage holds the request's token, entered at the request's start
+	//   (enterWith) and read (getStore) only where a client resource is made.  No per-callback
+	//   JavaScript: with --experimental-async-context-frame (Node >= 22.7) Node propagates it
+	//   without any async hook; without, AsyncLocalStorage keeps a constructor hook of its own.
+	//   A request is reported running from each of its events (its start, a client call, a
+	//   client response) to the end of that turn of the loop (a microtask queued then):
+	//   callbacks of the request that make no event are not seen running.
+	// - hooks: async_hooks marks every resource constructed while a request's code runs with
+	//   that request (a symbol property holding the request's token) and `before` reads the
+	//   token of the resource it enters (executionAsyncResource()): every callback is seen.
+	// Either way everything is subscribed (and the hooks enabled) only while a session records
+	// vnode:async_context (checked at start and every TRACING_POLL_MS): preloaded but untraced,
+	// the application pays nothing but that poll.  Resources made before a session starts have
+	// no owner.  No destroy hook (it makes V8 track the collection of every promise).
+	const contextMode = process.env.DEEPSPAN_VNODE_CONTEXT === 'hooks' ||
+		process.env.DEEPSPAN_VNODE_CONTEXT === 'store' ? process.env.DEEPSPAN_VNODE_CONTEXT :
+		(nodeMajor >= 22 ? 'store' : 'hooks');
+	const storeMode = contextMode === 'store';
 	const kOwner = Symbol('deepspan-vnode-owner');
 	const typeIndex = new Map();
 	const typeOf = (type) => {
@@ -86,26 +97,49 @@ if (addon) {
 		}
 		return index;
 	};
-	// Synthetic request ids: far above any async id of a process (they are counters).
-	const REQUEST_ID_BASE = 2 ** 50;
-	let requestCount = 0;
-	// The owner (request token or null) of every callback running, innermost last, and the
-	// request last reported running.
-	let owners = [];
+	// Synthetic ids (a request's token, store mode's client resources): far above any async
+	// id of a process (they are counters).
+	const SYNTHETIC_ID_BASE = 2 ** 50;
+	let syntheticCount = 0;
+	const syntheticId = () => SYNTHETIC_ID_BASE + ++syntheticCount;
+	// The request last reported running (a token or null).
 	let active = null;
-	const sidOf = (token) => (token === null ? -1 : token.sid);
+	const sidOf = (token) => (token === null || token === undefined ? -1 : token.sid);
 	const report = (owner) => {
 		if (owner !== active) {
 			switchTo(sidOf(active), sidOf(owner));
 			active = owner;
 		}
 	};
-	let switchQueued = false;
+	let turnQueued = false;
+
+	// store mode.
+	const store = storeMode ? new asyncHooks.AsyncLocalStorage() : null;
+	// The end of the turn in which a request was reported running: nothing runs now.
+	const turnEnd = () => {
+		turnQueued = false;
+		report(null);
+	};
+	// `token`'s code runs now, until the end of this turn.
+	const runsNow = (token) => {
+		if (token === undefined || token === null) {
+			return;
+		}
+		report(token);
+		if (!turnQueued) {
+			turnQueued = true;
+			queueMicrotask(turnEnd);
+		}
+	};
+
+	// hooks mode: the owner (request token or null) of every callback running, innermost last.
+	const executionAsyncResource = asyncHooks.executionAsyncResource;
+	let owners = [];
 	const switchDone = () => {
-		switchQueued = false;
+		turnQueued = false;
 	};
 	const currentOwner = () => (owners.length > 0 ? owners[owners.length - 1] : null);
-	const hook = asyncHooks.createHook({
+	const hook = storeMode ? null : asyncHooks.createHook({
 		init(id, type, trigger, resource) {
 			const owner = currentOwner();
 			if (owner !== null) {
@@ -134,8 +168,8 @@ if (addon) {
 				// often the same request's.  The switch is reported by the next callback
 				// that is not the request's, at the latest by a microtask queued now (its
 				// own `before` reports it), which runs before the loop can wait for I/O.
-				if (!switchQueued) {
-					switchQueued = true;
+				if (!turnQueued) {
+					turnQueued = true;
 					queueMicrotask(switchDone);
 				}
 				return;
@@ -143,21 +177,72 @@ if (addon) {
 			report(token);
 		},
 	});
-	// A server request has started: its token (a synthetic id, constructed by the request's
-	// resource `ctxId` so that the filter gives it the request) owns `resource`, whose later
-	// callbacks are the request's, and, when `runsNow` (HTTP/1: the request event fires in
-	// its parser's callback), the rest of the current callback.
-	const requestStart = (ctxId, resource, runsNow) => {
-		const token = { sid: REQUEST_ID_BASE + ++requestCount };
-		asyncContext(PHASE_CONSTRUCTOR, token.sid, ctxId, ctxId, typeOf('DEEPSPAN_REQUEST'));
+
+	// The owner (token or null) of the code running now.
+	const ownerNow = storeMode ? () => {
+		const token = store.getStore();
+		return token === undefined ? null : token;
+	} : currentOwner;
+	// A server request starts: its token (a synthetic id, the request's ctx_id) owns the rest
+	// of the current callback when `now` (HTTP/1: the request event fires in its parser's
+	// callback) and, hooks mode, `resource`'s later callbacks.  requestRuns() reports it
+	// running, after its request event (the filter knows the id from that event on).
+	const requestStart = (resource, now) => {
+		const token = { sid: syntheticId() };
+		if (storeMode) {
+			if (now) {
+				store.enterWith(token);
+			}
+			return token;
+		}
 		if (resource) {
 			resource[kOwner] = token;
 		}
-		if (runsNow && owners.length > 0) {
+		if (now && owners.length > 0) {
 			owners[owners.length - 1] = token;
-			report(token);
 		}
 		return token;
+	};
+	const requestRuns = (token) => {
+		if (storeMode) {
+			runsNow(token);
+		} else if (owners.length > 0 && currentOwner() === token) {
+			report(token);
+		}
+	};
+	// Runs fn() as `token`'s code (its callbacks are the request's).
+	const runAs = (token, fn) => {
+		if (storeMode) {
+			return store.run(token, fn);
+		}
+		const resource = new AsyncResource('DEEPSPAN_STREAM', { requireManualDestroy: true });
+		resource[kOwner] = token;
+		return resource.runInAsyncScope(fn);
+	};
+	// A client call made now: its resource id (the ctx_id of its request and response) and
+	// owner.  hooks mode: an AsyncResource (its `init` reports it); store mode: a synthetic
+	// id, reported here.
+	const clientCall = () => {
+		const owner = ownerNow();
+		if (storeMode) {
+			const id = syntheticId();
+			asyncContext(PHASE_CONSTRUCTOR, id, sidOf(owner), sidOf(owner), typeOf('DEEPSPAN_CLIENT'));
+			runsNow(owner);
+			return { id, owner, resource: null };
+		}
+		const resource = new AsyncResource('DEEPSPAN_CLIENT', { requireManualDestroy: true });
+		return { id: resource.asyncId(), owner, resource };
+	};
+	const clientDone = (call) => {
+		if (call.resource) {
+			call.resource.emitDestroy();
+		}
+	};
+
+	// diagnostics_channel subscriptions, made while a session records (followSession).
+	const subscriptions = [];
+	const whileTracing = (name, handler) => {
+		subscriptions.push([name, handler]);
 	};
 	const TRACING_POLL_MS = 250;
 	let hooked = false;
@@ -167,24 +252,50 @@ if (addon) {
 			hooked = on;
 			owners = [];
 			active = null;
-			switchQueued = false;
-			if (on) {
+			turnQueued = false;
+			for (const [name, handler] of subscriptions) {
+				if (on) {
+					diagnostics.subscribe(name, handler);
+				} else {
+					diagnostics.unsubscribe(name, handler);
+				}
+			}
+			if (hook && on) {
 				hook.enable();
-			} else {
+			} else if (hook) {
 				hook.disable();
 			}
 		}
 	};
-	followSession();
-	setInterval(followSession, TRACING_POLL_MS).unref();
 
 	const kVnode = Symbol('deepspan-vnode');
-	const socketFd = (socket) => (socket && socket._handle && typeof socket._handle.fd === 'number'
-		? socket._handle.fd : -1);
-	const socketAsyncId = (socket) => (socket && socket._handle && socket._handle.getAsyncId
-		? socket._handle.getAsyncId() : -1);
+	const kSocket = Symbol('deepspan-vnode-socket');
 	// A port <= 0 is not a port: socket.localPort is 0 (or undefined) before the connect.
 	const portOr = (value, fallback) => (typeof value === 'number' && value > 0 ? value : fallback);
+	const NO_SOCKET = { fd: -1, id: -1, address: '', port: -1, localPort: -1 };
+	// What the events say of a socket: fd, async id, peer address and port, local port; kept
+	// on the socket once it is connected (keep-alive requests reuse it), read again before.
+	const socketInfo = (socket) => {
+		if (!socket) {
+			return NO_SOCKET;
+		}
+		const cached = socket[kSocket];
+		if (cached !== undefined) {
+			return cached;
+		}
+		const handle = socket._handle;
+		const info = {
+			fd: handle && typeof handle.fd === 'number' ? handle.fd : -1,
+			id: handle && handle.getAsyncId ? handle.getAsyncId() : -1,
+			address: socket.remoteAddress || '',
+			port: portOr(socket.remotePort, -1),
+			localPort: portOr(socket.localPort, -1),
+		};
+		if (info.fd >= 0 && info.port > 0 && info.localPort > 0) {
+			socket[kSocket] = info;
+		}
+		return info;
+	};
 
 	// The remote port of an outgoing request whose socket is not connected yet.
 	function requestedPort(request) {
@@ -270,56 +381,89 @@ if (addon) {
 			}
 		}
 	};
-	diagnostics.subscribe('http.server.request.start', ({ request, socket, server }) => {
-		const ctxId = executionAsyncId();
+	// ctx_id of a server request: its token's synthetic id (the filter makes the request own
+	// it; `switchTo` and the response name the request by it).
+	whileTracing('http.server.request.start', ({ request, socket, server }) => {
 		learnExpressApp(server);
-		httpRequest(false, socketFd(socket), socketAsyncId(socket), ctxId,
-			request.method || '', routeOf(request.method, request.url || ''), socket.remoteAddress || '',
-			portOr(socket.remotePort, -1), portOr(socket.localPort, -1));
-		if (hooked) {
-			request[kVnode] = requestStart(ctxId, executionAsyncResource(), true);
-		}
+		const token = requestStart(executionAsyncResource(), true);
+		const at = socketInfo(socket);
+		httpRequest(false, at.fd, at.id, token.sid, request.method || '',
+			routeOf(request.method, request.url || ''), at.address, at.port, at.localPort);
+		requestRuns(token);
+		request[kVnode] = token;
 	});
-	// The response names its request by the request's synthetic id.
-	diagnostics.subscribe('http.server.response.finish', ({ request, response, socket }) => {
+	whileTracing('http.server.response.finish', ({ request, response, socket }) => {
 		const token = request && request[kVnode];
 		if (request && request.route && typeof request.route.path === 'string') {
 			addRoute(request.method, `${typeof request.baseUrl === 'string' ? request.baseUrl : ''}${request.route.path}`);
 		}
-		httpResponse(false, socketFd(socket), socketAsyncId(socket),
-			token ? token.sid : executionAsyncId(),
-			response.statusCode || 0, socket.remoteAddress || '',
-			portOr(socket.remotePort, -1), portOr(socket.localPort, -1));
+		const at = socketInfo(socket);
+		httpResponse(false, at.fd, at.id, token ? token.sid : executionAsyncId(),
+			response.statusCode || 0, at.address, at.port, at.localPort);
 	});
-	// ctx_id of a request: the async id of its HTTP parser resource (HTTPINCOMINGMESSAGE,
-	// HTTPCLIENTREQUEST).  The server side publishes from inside it; the client side
-	// publishes once the request is written, from wherever that completes.
-	const parserAsyncId = (request) => (request.parser && request.parser.getAsyncId
-		? request.parser.getAsyncId() : executionAsyncId());
 
-	diagnostics.subscribe('http.client.request.start', ({ request }) => {
+	// HTTP clients.  hooks mode: ctx_id is the async id of the request's HTTPCLIENTREQUEST
+	// resource (its `init` reported it, in the caller's context).  store mode: the request's
+	// own synthetic id, reported where the ClientRequest is made (http.client.request.created,
+	// Node >= 22; before, http.request / http.get / https.request / https.get are wrapped).
+	// Node publishes http.client.request.start once the request is written (the callee may
+	// already run): the client span starts at that earlier constructor.
+	const clientOf = (request) => {
+		const call = request[kVnode];
+		if (call !== undefined) {
+			return call;
+		}
+		return { id: request.parser && request.parser.getAsyncId ? request.parser.getAsyncId()
+			: executionAsyncId(), owner: null, resource: null };
+	};
+	if (storeMode) {
+		const madeNow = (request) => {
+			if (request && request[kVnode] === undefined) {
+				request[kVnode] = clientCall();
+			}
+		};
+		if (nodeMajor >= 22) {
+			whileTracing('http.client.request.created', ({ request }) => madeNow(request));
+		} else {
+			for (const module of [require('http'), require('https')]) {
+				for (const name of ['request', 'get']) {
+					const original = module[name];
+					module[name] = function vnodeHttpRequest(...args) {
+						const request = original.apply(this, args);
+						if (hooked) {
+							madeNow(request);
+						}
+						return request;
+					};
+				}
+			}
+		}
+	}
+	whileTracing('http.client.request.start', ({ request }) => {
 		const socket = request.socket;
-		httpRequest(true, socketFd(socket), socketAsyncId(socket), parserAsyncId(request),
-			request.method || '', request.path || '', request.host || '',
-			portOr(socket && socket.remotePort, requestedPort(request)),
-			portOr(socket && socket.localPort, -1));
+		const at = socketInfo(socket);
+		httpRequest(true, at.fd, at.id, clientOf(request).id, request.method || '', request.path || '',
+			request.host || '', at.port > 0 ? at.port : requestedPort(request), at.localPort);
 	});
-	diagnostics.subscribe('http.client.response.finish', ({ request, response }) => {
-		const socket = request.socket || response.socket;
-		httpResponse(true, socketFd(socket), socketAsyncId(socket), executionAsyncId(),
-			response.statusCode || 0, request.host || '',
-			portOr(socket && socket.remotePort, requestedPort(request)),
-			portOr(socket && socket.localPort, -1));
+	whileTracing('http.client.response.finish', ({ request, response }) => {
+		const call = clientOf(request);
+		const at = socketInfo(request.socket || response.socket);
+		httpResponse(true, at.fd, at.id, storeMode ? call.id : executionAsyncId(), response.statusCode || 0,
+			request.host || '', at.port > 0 ? at.port : requestedPort(request), at.localPort);
+		if (storeMode) {
+			// The caller's response handler runs next.
+			runsNow(call.owner);
+		}
 	});
 
 	// fetch() / undici (Node >= 18): its diagnostics_channel events, mapped onto the http
-	// client events.  undici has no async resource per request: the recorder makes one
-	// (DEEPSPAN_CLIENT, an AsyncResource) at `undici:request:create`, in the caller's
-	// context, so the filter gives it the caller's owner and starts the client span there.
-	// Its async id is the request's ctx_id; `undici:client:sendHeaders` announces the request
-	// with its socket's ports (again on a retry, with the new socket), `undici:request:headers`
-	// ends it, `undici:request:error` ends it with status 0 (aborted, refused, reset).
-	const { AsyncResource } = asyncHooks;
+	// client events.  undici has no async resource per request: the recorder makes the client
+	// call at `undici:request:create`, in the caller's context (clientCall: hooks mode an
+	// AsyncResource of type DEEPSPAN_CLIENT, store mode a synthetic id), so the filter gives it
+	// the caller's owner and starts the client span there.  Its id is the request's ctx_id;
+	// `undici:client:sendHeaders` announces the request with its socket's ports (again on a
+	// retry, with the new socket), `undici:request:headers` ends it, `undici:request:error`
+	// ends it with status 0 (aborted, refused, reset).
 	const kVnodeHttp = Symbol('deepspan-vnode-http');
 	const UNDICI_OPEN = 0, UNDICI_SENT = 1, UNDICI_DONE = 2;
 	const originHost = (origin) => {
@@ -332,50 +476,49 @@ if (addon) {
 		}
 	};
 	const undiciAnnounce = (request, state, socket) => {
-		httpRequest(true, socketFd(socket), socketAsyncId(socket), state.resource.asyncId(),
-			request.method || '', request.path || '', state.host,
-			portOr(socket && socket.remotePort, state.port), portOr(socket && socket.localPort, -1));
+		const at = socketInfo(socket);
+		httpRequest(true, at.fd, at.id, state.call.id, request.method || '', request.path || '', state.host,
+			at.port > 0 ? at.port : state.port, at.localPort);
 		state.phase = UNDICI_SENT;
 	};
 	const undiciEnd = (request, state, status, socket) => {
 		if (state.phase === UNDICI_OPEN) {
 			undiciAnnounce(request, state, null);
 		}
-		httpResponse(true, socketFd(socket), socketAsyncId(socket), state.resource.asyncId(), status,
-			state.host, portOr(socket && socket.remotePort, state.port),
-			portOr(socket && socket.localPort, -1));
+		const at = socketInfo(socket);
+		httpResponse(true, at.fd, at.id, state.call.id, status, state.host, at.port > 0 ? at.port : state.port,
+			at.localPort);
 		state.phase = UNDICI_DONE;
-		state.resource.emitDestroy();
+		clientDone(state.call);
 		request[kVnode] = undefined;
 	};
-	diagnostics.subscribe('undici:request:create', ({ request }) => {
-		if (!hooked) {
-			return;
-		}
+	whileTracing('undici:request:create', ({ request }) => {
 		const { host, port } = originHost(request.origin);
-		request[kVnode] = { resource: new AsyncResource('DEEPSPAN_CLIENT', { requireManualDestroy: true }),
-			host, port, phase: UNDICI_OPEN, socket: null };
+		request[kVnode] = { call: clientCall(), host, port, phase: UNDICI_OPEN, socket: null };
 	});
 	// undici's sockets are HTTP: not TCP calls (below).
-	diagnostics.subscribe('undici:client:connected', ({ socket }) => {
+	whileTracing('undici:client:connected', ({ socket }) => {
 		if (socket) {
 			socket[kVnodeHttp] = true;
 		}
 	});
-	diagnostics.subscribe('undici:client:sendHeaders', ({ request, socket }) => {
+	whileTracing('undici:client:sendHeaders', ({ request, socket }) => {
 		const state = request[kVnode];
 		if (state && state.phase !== UNDICI_DONE) {
 			state.socket = socket;
 			undiciAnnounce(request, state, socket);
 		}
 	});
-	diagnostics.subscribe('undici:request:headers', ({ request, response }) => {
+	whileTracing('undici:request:headers', ({ request, response }) => {
 		const state = request[kVnode];
 		if (state && state.phase !== UNDICI_DONE) {
 			undiciEnd(request, state, response.statusCode || 0, state.socket);
+			if (storeMode) {
+				runsNow(state.call.owner);
+			}
 		}
 	});
-	diagnostics.subscribe('undici:request:error', ({ request }) => {
+	whileTracing('undici:request:error', ({ request }) => {
 		const state = request[kVnode];
 		if (state && state.phase !== UNDICI_DONE) {
 			undiciEnd(request, state, 0, state.socket);
@@ -384,21 +527,22 @@ if (addon) {
 
 	// Outgoing TCP that is not HTTP (a Redis or PostgreSQL client's connection, ...): every
 	// socket of `net.connect` (diagnostics_channel `net.client.socket`, Node >= 16.18) or of
-	// `socket.connect()` gets its write() and push() wrapped.  Every write() is a call (a DEEPSPAN_CLIENT resource in the
-	// writer's context, announced at once as a client request of method TCP to the peer's
-	// address and port); the next data read ends every call written before it (status 200:
-	// such protocols answer in order, and a pipelined batch is answered together); a close
-	// ends them in error (0).  HTTP sockets (http's `_httpMessage` / `parser`, undici's) are
-	// left alone.
+	// `socket.connect()` gets its write() and push() wrapped.  Every write() is a call (a
+	// client call in the writer's context, announced at once as a client request of method TCP
+	// to the peer's address and port); the next data read ends every call written before it
+	// (status 200: such protocols answer in order, and a pipelined batch is answered together);
+	// a close ends them in error (0).  HTTP sockets (http's `_httpMessage` / `parser`, undici's)
+	// are left alone.
 	const tcpEnd = (socket, status) => {
 		const calls = socket[kVnode];
 		socket[kVnode] = undefined;
-		const fd = socketFd(socket), sockId = socketAsyncId(socket);
-		const address = socket.remoteAddress || '', port = portOr(socket.remotePort, -1);
-		const localPort = portOr(socket.localPort, -1);
+		const at = socketInfo(socket);
 		for (const call of calls) {
-			httpResponse(true, fd, sockId, call.asyncId(), status, address, port, localPort);
-			call.emitDestroy();
+			httpResponse(true, at.fd, at.id, call.id, status, at.address, at.port, at.localPort);
+			clientDone(call);
+		}
+		if (storeMode && status !== 0) {
+			runsNow(calls[0].owner);
 		}
 	};
 	const kVnodeTcp = Symbol('deepspan-vnode-tcp');
@@ -413,14 +557,13 @@ if (addon) {
 		const push = socket.push;
 		const vnodeTcpWrite = function vnodeTcpWrite(...args) {
 			if (hooked && !this._httpMessage && !this.parser && !this[kVnodeHttp]) {
-				const call = new AsyncResource('DEEPSPAN_CLIENT', { requireManualDestroy: true });
+				const call = clientCall();
 				if (this[kVnode] === undefined) {
 					this[kVnode] = [];
 				}
 				this[kVnode].push(call);
-				httpRequest(true, socketFd(this), socketAsyncId(this), call.asyncId(), 'TCP', '',
-					this.remoteAddress || '', portOr(this.remotePort, -1),
-					portOr(this.localPort, -1));
+				const at = socketInfo(this);
+				httpRequest(true, at.fd, at.id, call.id, 'TCP', '', at.address, at.port, at.localPort);
 			}
 			return write.apply(this, args);
 		};
@@ -441,7 +584,7 @@ if (addon) {
 			}
 		});
 	};
-	diagnostics.subscribe('net.client.socket', ({ socket }) => wrapTcp(socket));
+	whileTracing('net.client.socket', ({ socket }) => wrapTcp(socket));
 	// Clients that make their socket themselves (`new net.Socket()` then `connect()`, as npm
 	// `pg` does) publish no `net.client.socket`: their connect() wraps them.
 	const net = require('net');
@@ -451,30 +594,23 @@ if (addon) {
 		return socketConnect.apply(this, args);
 	};
 
-	// node:http2 (and @grpc/grpc-js, which runs on it).  Node 20 publishes no http2
-	// diagnostics_channel events, so the module's entry points are wrapped:
+	// node:http2 (and @grpc/grpc-js, which runs on it).  Node 18 and 20 publish no http2
+	// diagnostics_channel events (22 does; the recorder does not rely on them), so the
+	// module's entry points are wrapped:
 	// - server: every server's (createServer, createSecureServer) `stream` event reports the
-	//   request with ctx_id = the stream's native handle, then runs the listeners inside a
-	//   DEEPSPAN_STREAM resource of its own (AsyncResource.runInAsyncScope), so concurrent
-	//   streams of one session each own what their handlers create; it ends at the close;
-	// - client: session.request() of every http2.connect() session makes a DEEPSPAN_CLIENT
-	//   resource in the caller's context; the request is announced when the stream is sent
-	//   (`ready`: its id is known) and ends at its response headers (`response`) or close.
+	//   request, then runs the listeners as the request's code (runAs); the stream's own
+	//   events (grpc-js runs its handlers from its data) too: store mode wraps the stream's
+	//   emit, hooks mode marks the stream's native handle (HTTP2STREAM, whose callbacks deliver
+	//   the data) with the request.  The request ends at the stream's close;
+	// - client: session.request() of every http2.connect() session makes a client call in the
+	//   caller's context; the request is announced when the stream is sent (`ready`: its id is
+	//   known) and ends at its response headers (`response`) or close.
 	// Both sides carry the stream id: the filter matches a client stream with the server
 	// stream of the same id on the same connection (ports).
 	const http2 = require('http2');
-	const streamPorts = (stream) => {
-		const socket = stream.session && stream.session.socket;
-		return {
-			socket,
-			address: (socket && socket.remoteAddress) || '',
-			port: portOr(socket && socket.remotePort, -1),
-			localPort: portOr(socket && socket.localPort, -1),
-		};
-	};
-	// A stream's native handle (HTTP2STREAM): the resource whose callbacks deliver the
-	// stream's data (grpc-js runs its handlers from them).  Found by the description of
-	// Node's internal symbol, looked up once.
+	const streamPorts = (stream) => socketInfo(stream.session && stream.session.socket);
+	// A stream's native handle (HTTP2STREAM).  Found by the description of Node's internal
+	// symbol, looked up once.
 	let kHandle = null;
 	const streamHandle = (stream) => {
 		if (kHandle === null) {
@@ -489,38 +625,30 @@ if (addon) {
 			if (event !== 'stream' || !hooked || !stream || typeof stream.id !== 'number') {
 				return emit.call(this, event, stream, headers, ...rest);
 			}
-			// The request is owned from its handle on (ctx_id): the handle's callbacks are the
-			// request's; a DEEPSPAN_STREAM resource, made after the request event so that it
-			// is the request's too, runs the `stream` listeners.  The response names the
-			// request by its synthetic id.
 			const at = streamPorts(stream);
-			const handle = streamHandle(stream);
-			const resource = new AsyncResource('DEEPSPAN_STREAM', handle ?
-				{ triggerAsyncId: handle.getAsyncId(), requireManualDestroy: true } :
-				{ requireManualDestroy: true });
-			let token = null;
-			const announce = () => {
-				const ctxId = handle ? handle.getAsyncId() : resource.asyncId();
-				httpRequest(false, socketFd(at.socket), socketAsyncId(at.socket), ctxId,
-					String(headers[':method'] || ''), String(headers[':path'] || ''), at.address,
-					at.port, at.localPort, stream.id);
-				token = requestStart(ctxId, handle, false);
-				resource[kOwner] = token;
-			};
+			const token = requestStart(streamHandle(stream), false);
+			httpRequest(false, at.fd, at.id, token.sid, String(headers[':method'] || ''),
+				String(headers[':path'] || ''), at.address, at.port, at.localPort, stream.id);
+			if (storeMode) {
+				const streamEmit = stream.emit;
+				// Reported running at the events that run its code (grpc-js reads its
+				// message from them), not at every event of the stream.
+				stream.emit = function vnodeHttp2StreamEmit(event, ...args) {
+					return store.run(token, () => {
+						if (event === 'data' || event === 'end') {
+							runsNow(token);
+						}
+						return streamEmit.call(this, event, ...args);
+					});
+				};
+			}
 			stream.once('close', () => {
 				const sent = stream.sentHeaders;
 				const status = stream.rstCode ? 0 : Number((sent && sent[':status']) || 0);
-				httpResponse(false, socketFd(at.socket), socketAsyncId(at.socket),
-					token ? token.sid : resource.asyncId(), status, at.address, at.port, at.localPort);
-				resource.emitDestroy();
+				httpResponse(false, at.fd, at.id, token.sid, status, at.address, at.port, at.localPort);
 			});
-			if (handle) {
-				announce();
-			}
-			return resource.runInAsyncScope(() => {
-				if (!handle) {
-					announce();
-				}
+			return runAs(token, () => {
+				runsNow(storeMode ? token : null);
 				return emit.call(this, event, stream, headers, ...rest);
 			});
 		};
@@ -546,14 +674,14 @@ if (addon) {
 			if (!hooked || !stream) {
 				return stream;
 			}
-			const resource = new AsyncResource('DEEPSPAN_CLIENT', { requireManualDestroy: true });
+			const call = clientCall();
 			const method = String((headers && headers[':method']) || 'GET');
 			const path = String((headers && headers[':path']) || '/');
 			let phase = UNDICI_OPEN;
 			const announce = () => {
 				const at = streamPorts(stream);
-				httpRequest(true, socketFd(at.socket), socketAsyncId(at.socket), resource.asyncId(),
-					method, path, host, at.port, at.localPort, typeof stream.id === 'number' ? stream.id : 0);
+				httpRequest(true, at.fd, at.id, call.id, method, path, host, at.port, at.localPort,
+					typeof stream.id === 'number' ? stream.id : 0);
 				phase = UNDICI_SENT;
 			};
 			const end = (status) => {
@@ -564,20 +692,25 @@ if (addon) {
 					announce();
 				}
 				const at = streamPorts(stream);
-				httpResponse(true, socketFd(at.socket), socketAsyncId(at.socket), resource.asyncId(),
-					status, host, at.port, at.localPort);
+				httpResponse(true, at.fd, at.id, call.id, status, host, at.port, at.localPort);
 				phase = UNDICI_DONE;
-				resource.emitDestroy();
+				clientDone(call);
 			};
 			stream.once('ready', () => {
 				if (phase === UNDICI_OPEN) {
 					announce();
 				}
 			});
-			stream.once('response', (responseHeaders) => end(Number(responseHeaders[':status'] || 0)));
+			stream.once('response', (responseHeaders) => {
+				end(Number(responseHeaders[':status'] || 0));
+				runsNow(storeMode ? call.owner : null);
+			});
 			stream.once('close', () => end(0));
 			return stream;
 		};
 		return session;
 	};
+
+	followSession();
+	setInterval(followSession, TRACING_POLL_MS).unref();
 }
