@@ -201,6 +201,11 @@ def test_span_attrib_unwritable_cross_host_file(scenario, tmp_path):
 @pytest.mark.parametrize("args, text", [
     (["--analysis", "fast", "."], "--analysis: expected auto, per-host or one-graph, got 'fast'"),
     (["--analysis"], "--analysis needs auto, per-host or one-graph"),
+    # without --sync there is no per-host analysis to choose: said, not ignored
+    (["--analysis", "per-host", "."], "--analysis per-host: it chooses how the analysis of --sync runs"),
+    (["--analysis=one-graph", "."], "--analysis one-graph: it chooses how the analysis of --sync runs"),
+    (["--sync", "--single-graph", "--analysis", "per-host", "."],
+     "--analysis per-host and --single-graph exclude each other"),
 ])
 def test_bad_analysis_arguments(args, text):
     proc = report(*args, check=False)
