@@ -9,15 +9,8 @@ import subprocess
 
 import pytest
 
-from conftest import DIFF_OUTPUTS, PLUGIN_DIR, REPORT_SCRIPT, make_scenario_trace
-
-
-def report(*args, check=True, timeout=600):
-    proc = subprocess.run([str(REPORT_SCRIPT), f"--plugin-path={PLUGIN_DIR}", *map(str, args)], capture_output=True,
-                          text=True, timeout=timeout)
-    if check:
-        assert proc.returncode == 0, proc.stderr[-3000:]
-    return proc
+from conftest import PLUGIN_DIR, REPORT_SCRIPT
+from scale_support import report, same_files, scenario_maker
 
 
 def bt(*args):
@@ -30,20 +23,7 @@ SCENARIOS = [(2, "lock-remote", 11), (3, "disk-contention", 3), (3, "net-retrans
 
 @pytest.fixture(scope="module")
 def scenario(tmp_path_factory):
-    made = {}
-
-    def get(hosts, cause, seed):
-        if (hosts, cause, seed) not in made:
-            out = tmp_path_factory.mktemp(f"perhost{hosts}{cause}")
-            made[(hosts, cause, seed)] = make_scenario_trace(out / "trace", requests=120, hosts=hosts, seed=seed,
-                                                             cause=cause, **{"slow-ratio": 0.1})
-        return made[(hosts, cause, seed)]
-    return get
-
-
-def same_files(a, b):
-    for name in DIFF_OUTPUTS:
-        assert (a / name).read_bytes() == (b / name).read_bytes(), name
+    return scenario_maker(tmp_path_factory, "perhost")
 
 
 def analysis(work):
