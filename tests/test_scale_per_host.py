@@ -160,6 +160,8 @@ def test_span_attrib_one_host_pass_stops_on_spans_open_at_the_end(scenario, tmp_
 
 @pytest.mark.parametrize("params, text", [
     ("cross-host-file=1", "filter.deepspan.span-attrib: parameter `cross-host-file`: expected a string"),
+    ('cross-host-file=""', "filter.deepspan.span-attrib: parameter `cross-host-file`: expected the path of a file "
+                           "to write, got an empty string; give a writable path or leave the parameter out"),
 ])
 def test_span_attrib_cross_host_file_parameter_errors(scenario, params, text):
     proc = bt(scenario(2, "lock-remote", 11), "-c", "filter.deepspan.span-attrib", "-p", params,
