@@ -11,15 +11,8 @@ import subprocess
 
 import pytest
 
-from conftest import DIFF_OUTPUTS, PLUGIN_DIR, REPORT_SCRIPT, make_scenario_trace, run_babeltrace2
-
-
-def report(*args, check=True, timeout=600):
-    proc = subprocess.run([str(REPORT_SCRIPT), f"--plugin-path={PLUGIN_DIR}", *map(str, args)], capture_output=True,
-                          text=True, timeout=timeout)
-    if check:
-        assert proc.returncode == 0, proc.stderr[-3000:]
-    return proc
+from conftest import PLUGIN_DIR, REPORT_SCRIPT, make_scenario_trace, run_babeltrace2
+from scale_support import report, same_files, scenario_maker
 
 
 SCENARIOS = [(2, "lock-remote", 11), (3, "deadlock", 5), (3, "lock-remote", 3), (5, "lock-remote", 7)]
@@ -27,20 +20,7 @@ SCENARIOS = [(2, "lock-remote", 11), (3, "deadlock", 5), (3, "lock-remote", 3), 
 
 @pytest.fixture(scope="module")
 def scenario(tmp_path_factory):
-    made = {}
-
-    def get(hosts, cause, seed):
-        if (hosts, cause, seed) not in made:
-            out = tmp_path_factory.mktemp(f"scale{hosts}{cause}")
-            made[(hosts, cause, seed)] = make_scenario_trace(out / "trace", requests=120, hosts=hosts, seed=seed,
-                                                             cause=cause, **{"slow-ratio": 0.1})
-        return made[(hosts, cause, seed)]
-    return get
-
-
-def same_files(a, b):
-    for name in DIFF_OUTPUTS:
-        assert (a / name).read_bytes() == (b / name).read_bytes(), name
+    return scenario_maker(tmp_path_factory, "scale")
 
 
 @pytest.mark.parametrize("hosts, cause, seed", SCENARIOS)

@@ -9,15 +9,8 @@ import subprocess
 
 import pytest
 
-from conftest import DIFF_OUTPUTS, PLUGIN_DIR, REPORT_SCRIPT, make_scenario_trace
-
-
-def report(*args, check=True, timeout=600):
-    proc = subprocess.run([str(REPORT_SCRIPT), f"--plugin-path={PLUGIN_DIR}", *map(str, args)], capture_output=True,
-                          text=True, timeout=timeout)
-    if check:
-        assert proc.returncode == 0, proc.stderr[-3000:]
-    return proc
+from conftest import PLUGIN_DIR, REPORT_SCRIPT
+from scale_support import report, same_files, scenario_maker
 
 
 def bt(*args):
@@ -30,20 +23,7 @@ SCENARIOS = [(2, "lock-remote", 11), (3, "disk-contention", 3), (3, "net-retrans
 
 @pytest.fixture(scope="module")
 def scenario(tmp_path_factory):
-    made = {}
-
-    def get(hosts, cause, seed):
-        if (hosts, cause, seed) not in made:
-            out = tmp_path_factory.mktemp(f"perhost{hosts}{cause}")
-            made[(hosts, cause, seed)] = make_scenario_trace(out / "trace", requests=120, hosts=hosts, seed=seed,
-                                                             cause=cause, **{"slow-ratio": 0.1})
-        return made[(hosts, cause, seed)]
-    return get
-
-
-def same_files(a, b):
-    for name in DIFF_OUTPUTS:
-        assert (a / name).read_bytes() == (b / name).read_bytes(), name
+    return scenario_maker(tmp_path_factory, "perhost")
 
 
 def analysis(work):
@@ -180,6 +160,8 @@ def test_span_attrib_one_host_pass_stops_on_spans_open_at_the_end(scenario, tmp_
 
 @pytest.mark.parametrize("params, text", [
     ("cross-host-file=1", "filter.deepspan.span-attrib: parameter `cross-host-file`: expected a string"),
+    ('cross-host-file=""', "filter.deepspan.span-attrib: parameter `cross-host-file`: expected the path of a file "
+                           "to write, got an empty string; give a writable path or leave the parameter out"),
 ])
 def test_span_attrib_cross_host_file_parameter_errors(scenario, params, text):
     proc = bt(scenario(2, "lock-remote", 11), "-c", "filter.deepspan.span-attrib", "-p", params,
@@ -201,6 +183,11 @@ def test_span_attrib_unwritable_cross_host_file(scenario, tmp_path):
 @pytest.mark.parametrize("args, text", [
     (["--analysis", "fast", "."], "--analysis: expected auto, per-host or one-graph, got 'fast'"),
     (["--analysis"], "--analysis needs auto, per-host or one-graph"),
+    # without --sync there is no per-host analysis to choose: said, not ignored
+    (["--analysis", "per-host", "."], "--analysis per-host: it chooses how the analysis of --sync runs"),
+    (["--analysis=one-graph", "."], "--analysis one-graph: it chooses how the analysis of --sync runs"),
+    (["--sync", "--single-graph", "--analysis", "per-host", "."],
+     "--analysis per-host and --single-graph exclude each other"),
 ])
 def test_bad_analysis_arguments(args, text):
     proc = report(*args, check=False)

@@ -176,6 +176,35 @@ def test_formula_top_level_out_of_range(shared_traces, tmp_path, top, text):
     assert f'parameter `formula`: "{f}": {text}' in err and REGENERATE in err
 
 
+APPLIES_TO_HINT = ("drop `applies_to` or list in it names of the formula's `hosts` "
+                   '(doc/sync.md, "Formula").')
+
+
+@pytest.mark.parametrize("applies_to, text", [
+    ("VM1", "`applies_to` must be an array of host names, got a string; "),
+    (["VM1", 3], "`applies_to` #1 must be a host name (a string), got 3; "),
+    (["VM9"], "`applies_to` #0 `VM9` names none of its hosts (`VM1`, `VM3`); "),
+])
+def test_formula_bad_applies_to(shared_traces, tmp_path, applies_to, text):
+    """A wrong `applies_to` is refused with what and where, not ignored (which would warn of the hosts it
+    leaves out, or silence the warning for the wrong ones)."""
+    f = _formula(tmp_path, applies_to=applies_to)
+    err = _run_sync(shared_traces, f'formula="{f}"')
+    assert f'filter.deepspan.sync: parameter `formula`: "{f}": {text}{APPLIES_TO_HINT}' in err
+
+
+def test_formula_applies_to_a_host(shared_traces, tmp_path):
+    """A valid `applies_to` runs as the formula without it (here every host is in the input)."""
+    f = _formula(tmp_path, applies_to=["VM1"])
+    base = shared_traces / "synctraces"
+    proc = run_babeltrace2("run", "-c", "src:source.ctf.fs", "-p", f'inputs=["{base / "scp_src"}"]',
+                           "-c", "dst:source.ctf.fs", "-p", f'inputs=["{base / "scp_dest"}"]',
+                           "-c", "sync:filter.deepspan.sync", "-p", f'formula="{f}"',
+                           "-c", "out:sink.utils.dummy", "--connect", "src:sync.in0",
+                           "--connect", "dst:sync.in1", "--connect", "sync:out")
+    assert proc.stderr == ""
+
+
 def test_formula_duplicate_hosts(shared_traces, tmp_path):
     f = _formula(tmp_path, [_host("VM1", VM1_UUID), _host("VM1", VM3_UUID)])
     err = _run_sync(shared_traces, f'formula="{f}"')

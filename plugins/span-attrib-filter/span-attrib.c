@@ -41,6 +41,13 @@ static int parse_params(struct span_attrib_component *comp, const bt_value *para
 			ds_params_get_int(&p, "end-time", INT64_MIN, INT64_MIN, INT64_MAX, &comp->end_time)) {
 		return -1;
 	}
+	if (cross_host_file && !cross_host_file[0]) {
+		/* said now, not after the whole input was read (the record is written at the end) */
+		APPEND_CAUSE(comp->self_comp, "%s: parameter `cross-host-file`: expected the path of a file to write, "
+			"got an empty string; give a writable path or leave the parameter out (doc/span-attrib.md, "
+			"\"Parameters\").", SPAN_ATTRIB_CLASS_NAME);
+		return -1;
+	}
 	comp->cross_host_file = cross_host_file ? g_strdup(cross_host_file) : NULL;
 	comp->state_rule = rule == 1 ? DS_STATE_RULE_TRACECOMPASS : DS_STATE_RULE_DEFAULT;
 	comp->chain_depth = (unsigned int) depth;

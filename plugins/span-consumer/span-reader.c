@@ -679,8 +679,10 @@ static inline uint32_t intern_chain_string(struct ds_span_store *store, struct d
 	if (n > sizeof(tail)) {
 		memcpy(&tail, text + n - sizeof(tail), sizeof(tail));
 	}
+	/* the length multiplied too: XORed in as it is, it would sit in the low bits the shift drops */
 	slot = &reader->chain_strings[((head * UINT64_C(0x9e3779b97f4a7c15)) ^
-		(tail * UINT64_C(0xc2b2ae3d27d4eb4f)) ^ n) >> 40 & (DS_SPAN_READER_STRINGS - 1)];
+		(tail * UINT64_C(0xc2b2ae3d27d4eb4f)) ^ ((uint64_t) n * UINT64_C(0x165667b19e3779f9))) >> 40 &
+		(DS_SPAN_READER_STRINGS - 1)];
 	if (*slot == 0 || strcmp(text, ds_store_string(store, *slot)) != 0) {
 		*slot = ds_strings_intern(store->strings, text);
 	}

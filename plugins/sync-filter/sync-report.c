@@ -380,6 +380,49 @@ static int64_t formula_window(struct sync_iter *it)
 	return !any ? 0 : spread < INT64_MAX ? spread + 1 : spread;
 }
 
+/* What to do about a bad `applies_to` (written by deepspan-report's per-host analysis, doc/sync.md). */
+#define APPLIES_TO_HINT "drop `applies_to` or list in it names of the formula's `hosts` (doc/sync.md, \"Formula\")"
+
+/* The optional `applies_to`: an array of names of the formula's hosts; -1 (cause appended) otherwise. */
+static int formula_applies_to(struct sync_iter *it)
+{
+	const struct ds_json_value *only = ds_json_get(it->comp->formula, "applies_to");
+	char got[64];
+	size_t i;
+
+	if (!only || only->type == DS_JSON_NULL) {
+		return 0;
+	}
+	if (only->type != DS_JSON_ARRAY) {
+		describe_json(only, got, sizeof(got));
+		return formula_fail(it, "`applies_to` must be an array of host names, got %s; " APPLIES_TO_HINT, got);
+	}
+	for (i = 0; i < only->count; i++) {
+		const struct ds_json_value *v = ds_json_at(only, i);
+		guint k;
+
+		if (!v || v->type != DS_JSON_STRING) {
+			describe_json(v, got, sizeof(got));
+			return formula_fail(it, "`applies_to` #%zu must be a host name (a string), got %s; "
+				APPLIES_TO_HINT, i, got);
+		}
+		for (k = 0; k < it->hosts->len; k++) {
+			if (host_at(it, k)->in_formula && strcmp(host_at(it, k)->name, v->string) == 0) {
+				break;
+			}
+		}
+		if (k == it->hosts->len) {
+			char *names = formula_host_names(it);
+
+			formula_fail(it, "`applies_to` #%zu `%s` names none of its hosts (%s); " APPLIES_TO_HINT, i,
+				v->string, names);
+			g_free(names);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 int sync_apply_formula(struct sync_iter *it)
 {
 	const struct ds_json_value *formula = it->comp->formula;
@@ -420,6 +463,9 @@ int sync_apply_formula(struct sync_iter *it)
 			"\"%s\" (`%s`); drop `reference` or write a new report with it.",
 			SYNC_CLASS_NAME, it->comp->reference, it->comp->formula_path,
 			reference ? reference : "(none)");
+		return -1;
+	}
+	if (formula_applies_to(it)) {
 		return -1;
 	}
 	if (reorder && reorder->type != DS_JSON_NULL && reorder->type != DS_JSON_OBJECT) {
