@@ -5,8 +5,8 @@
 - Preloaded without a session, the recorder subscribes to none of its diagnostics_channel events
   (Node builds no event message for them); with a session recording vnode:* it subscribes to all.
 - Both context modes (DEEPSPAN_VNODE_CONTEXT=store|hooks) on the versions where they are not the
-  default (store on Node 20, hooks on Node 22) and store with --experimental-async-context-frame on
-  Node 22 give whole trees on the three-service demo (http and gRPC calls); store mode reports the
+  default (store on Node 20, hooks on Node 22), store with --experimental-async-context-frame on
+  Node 22 (what the captures and scripts/deepspan-record give there) and store without it give whole trees on the three-service demo (http and gRPC calls); store mode reports the
   running request only at request events (at most one activation per server request and client
   response).
 """
@@ -70,6 +70,8 @@ MODES = {
     ("20", "store"): {"DEEPSPAN_VNODE_CONTEXT": "store"},
     ("22", "hooks"): {"DEEPSPAN_VNODE_CONTEXT": "hooks"},
     ("22", "store-acf"): {"NODE_OPTIONS": "--experimental-async-context-frame"},
+    # Store mode without the flag (which the captures add on Node >= 22.7 as deepspan-record does).
+    ("22", "store-no-acf"): {"NODE_OPTIONS": ""},
 }
 REQUESTS = 20
 CONCURRENCY = 4

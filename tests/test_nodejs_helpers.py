@@ -93,6 +93,33 @@ def services_node():
     return _NODE
 
 
+ASYNC_CONTEXT_FRAME = "--experimental-async-context-frame"
+
+
+def wants_async_context_frame(node):
+    """Whether `node` (an executable) is a Node.js 22.7 to 23.x, where the recorder's store mode needs
+    --experimental-async-context-frame to run without an async hook (older versions refuse the flag,
+    24 and later have it by default): what scripts/deepspan-record adds to NODE_OPTIONS."""
+    proc = subprocess.run([node, "--version"], capture_output=True, text=True, timeout=60)
+    match = re.match(r"v(\d+)\.(\d+)\.", proc.stdout)
+    if proc.returncode != 0 or not match:
+        return False
+    major, minor = int(match.group(1)), int(match.group(2))
+    return major == 23 or (major == 22 and minor >= 7)
+
+
+def recorded_env(node, env=None):
+    """The services' environment as scripts/deepspan-record gives it: `env` with
+    --experimental-async-context-frame added to NODE_OPTIONS on Node 22.7 to 23.x (doc/nodejs.md,
+    "Recording a service").  An `env` that sets NODE_OPTIONS (even to "") is kept as it is."""
+    env = dict(env or {})
+    if "NODE_OPTIONS" not in env and wants_async_context_frame(node or services_node()):
+        inherited = os.environ.get("NODE_OPTIONS", "")
+        if ASYNC_CONTEXT_FRAME not in inherited.split():
+            env["NODE_OPTIONS"] = f"{inherited} {ASYNC_CONTEXT_FRAME}".strip()
+    return env
+
+
 def capture_unavailable():
     """Why a capture cannot run here (None when it can)."""
     if os.environ.get("DEEPSPAN_TEST_NODE"):
@@ -150,12 +177,14 @@ def run_store_only(requests, concurrency, recorded=True):
         _stop([store])
 
 
-def run_demo(requests, concurrency, slow_every=0, recorded=True, client="http", env=None, node=None):
+def run_demo(requests, concurrency, slow_every=0, recorded=True, client="http", env=None, node=None,
+             started=None):
     """Runs store, users, gateway and the load generator; returns the load generator's JSON.
 
     client: how users and gateway call ("http": http.get with a keep-alive agent, "fetch");
     env: more environment for the services (DEMO_REDIS_PORT, NODE_PATH, ...);
-    node: the services' node executable (default: services_node()).
+    node: the services' node executable (default: services_node());
+    started: called with the service processes (store, users, gateway) once they listen.
     """
     procs = []
     demo_env = dict(env or {}, DEMO_CLIENT=client)
@@ -168,6 +197,8 @@ def run_demo(requests, concurrency, slow_every=0, recorded=True, client="http", 
         gateway, gateway_port = _start_service("gateway", dict(demo_env, USERS_PORT=str(users_port)),
                                                recorded, node)
         procs.append(gateway)
+        if started:
+            started(procs)
         before = sum(process_cpu_seconds(proc.pid) for proc in procs)
         load = _load(gateway_port, requests, concurrency, slow_every)
         # The services' own CPU time (user + system) during the load, start-up excluded.
@@ -197,7 +228,8 @@ def _stop(procs):
 
 
 def capture(out_dir, requests, concurrency, slow_every=0, client="http", env=None, node=None):
-    """Records the demo under load into out_dir/trace; returns (trace dir, load generator JSON)."""
+    """Records the demo under load into out_dir/trace; returns (trace dir, load generator JSON).
+    The services get the environment scripts/deepspan-record gives (recorded_env)."""
     _ensure_sessiond()
     session = f"deepspan-nodejs-{os.getpid()}-{uuid.uuid4().hex[:8]}"
     trace_dir = out_dir / "trace"
@@ -206,7 +238,7 @@ def capture(out_dir, requests, concurrency, slow_every=0, client="http", env=Non
         _lttng("enable-event", "-u", "vnode:*", "-s", session)
         _lttng("add-context", "-u", "-t", "vpid", "-t", "vtid", "-t", "procname", "-s", session)
         _lttng("start", session)
-        load = run_demo(requests, concurrency, slow_every, client=client, env=env, node=node)
+        load = run_demo(requests, concurrency, slow_every, client=client, env=recorded_env(node, env), node=node)
         _lttng("stop", session)
     finally:
         _lttng("destroy", session)
