@@ -599,15 +599,23 @@ if (addon) {
 	// module's entry points are wrapped:
 	// - server: every server's (createServer, createSecureServer) `stream` event reports the
 	//   request, then runs the listeners as the request's code (runAs); the stream's own
-	//   events (grpc-js runs its handlers from its data) too: store mode wraps the stream's
-	//   emit, hooks mode marks the stream's native handle (HTTP2STREAM, whose callbacks deliver
-	//   the data) with the request.  The request ends at the stream's close;
+	//   events (grpc-js runs its handlers from its data) too: store mode runs them in the
+	//   request's context (one AsyncResource per stream, made in it), hooks mode marks the
+	//   stream's native handle (HTTP2STREAM, whose callbacks deliver the data) with the
+	//   request.  The request ends at the stream's close;
 	// - client: session.request() of every http2.connect() session makes a client call in the
-	//   caller's context; the request is announced when the stream is sent (`ready`: its id is
-	//   known) and ends at its response headers (`response`) or close.
+	//   caller's context; the request is announced once the stream has its id (at once on a
+	//   connected session, else at `ready`) and ends at its response headers (`response`) or
+	//   close.
 	// Both sides carry the stream id: the filter matches a client stream with the server
 	// stream of the same id on the same connection (ports).
+	// The stream events are seen by wrapping `emit` once per stream class (ServerHttp2Stream,
+	// ClientHttp2Stream), not per stream: a followed stream carries its state under kVnodeH2,
+	// and the recorder adds no listener, closure or own `emit` to a stream (grpc-js's listeners
+	// stay the only ones, and store mode makes no context per event: store.run() there made
+	// two context frames per event, about 20 events per gRPC stream).
 	const http2 = require('http2');
+	const kVnodeH2 = Symbol('deepspan-vnode-http2');
 	const streamPorts = (stream) => socketInfo(stream.session && stream.session.socket);
 	// A stream's native handle (HTTP2STREAM).  Found by the description of Node's internal
 	// symbol, looked up once.
@@ -619,37 +627,100 @@ if (addon) {
 		const handle = kHandle ? stream[kHandle] : null;
 		return handle && typeof handle.getAsyncId === 'function' ? handle : null;
 	};
+	// Server stream state: { token, at, scope (store mode: an AsyncResource made in the
+	// request's context; hooks mode null), done }.
+	const serverStreamEmit = (stream, emit, event, args, state) => {
+		if (event === 'close' && !state.done) {
+			state.done = true;
+			const sent = stream.sentHeaders;
+			const status = stream.rstCode ? 0 : Number((sent && sent[':status']) || 0);
+			const at = state.at;
+			httpResponse(false, at.fd, at.id, state.token.sid, status, at.address, at.port, at.localPort);
+		}
+		// Stream bookkeeping (listeners added and removed, flow control) runs no request code.
+		if (state.scope === null || event === 'newListener' || event === 'removeListener' ||
+			event === 'pause' || event === 'resume') {
+			return Reflect.apply(emit, stream, args);
+		}
+		// Reported running at the events that run its code (grpc-js reads its message from
+		// them), not at every event of the stream.
+		if (event === 'data' || event === 'end') {
+			runsNow(state.token);
+		}
+		return state.scope.runInAsyncScope(Reflect.apply, null, emit, stream, args);
+	};
+	// Client stream state: { call, method, path, host, phase }.
+	const announceClientStream = (stream, state) => {
+		const at = streamPorts(stream);
+		httpRequest(true, at.fd, at.id, state.call.id, state.method, state.path, state.host, at.port, at.localPort,
+			typeof stream.id === 'number' ? stream.id : 0);
+		state.phase = UNDICI_SENT;
+	};
+	const endClientStream = (stream, state, status) => {
+		if (state.phase === UNDICI_DONE) {
+			return;
+		}
+		if (state.phase === UNDICI_OPEN) {
+			announceClientStream(stream, state);
+		}
+		const at = streamPorts(stream);
+		httpResponse(true, at.fd, at.id, state.call.id, status, state.host, at.port, at.localPort);
+		state.phase = UNDICI_DONE;
+		clientDone(state.call);
+	};
+	const clientStreamEmit = (stream, emit, event, args, state) => {
+		if (event === 'ready') {
+			if (state.phase === UNDICI_OPEN && typeof stream.id === 'number') {
+				announceClientStream(stream, state);
+			}
+		} else if (event === 'response') {
+			const headers = args[1];
+			endClientStream(stream, state, Number((headers && headers[':status']) || 0));
+			runsNow(storeMode ? state.call.owner : null);
+		} else if (event === 'close') {
+			endClientStream(stream, state, 0);
+		}
+		return Reflect.apply(emit, stream, args);
+	};
+	const wrappedStreamClasses = new WeakSet();
+	const followStream = (stream, state) => {
+		stream[kVnodeH2] = state;
+		const proto = Object.getPrototypeOf(stream);
+		if (!proto || wrappedStreamClasses.has(proto)) {
+			return;
+		}
+		wrappedStreamClasses.add(proto);
+		const emit = proto.emit;
+		proto.emit = function vnodeHttp2StreamEmit(event) {
+			const followed = this[kVnodeH2];
+			if (followed === undefined) {
+				return Reflect.apply(emit, this, arguments);
+			}
+			return followed.call === undefined ? serverStreamEmit(this, emit, event, arguments, followed)
+				: clientStreamEmit(this, emit, event, arguments, followed);
+		};
+	};
 	const wrapServer = (server) => {
 		const emit = server.emit;
-		server.emit = function vnodeHttp2Emit(event, stream, headers, ...rest) {
+		server.emit = function vnodeHttp2Emit(event, stream, headers) {
 			if (event !== 'stream' || !hooked || !stream || typeof stream.id !== 'number') {
-				return emit.call(this, event, stream, headers, ...rest);
+				return Reflect.apply(emit, this, arguments);
 			}
 			const at = streamPorts(stream);
 			const token = requestStart(streamHandle(stream), false);
 			httpRequest(false, at.fd, at.id, token.sid, String(headers[':method'] || ''),
 				String(headers[':path'] || ''), at.address, at.port, at.localPort, stream.id);
-			if (storeMode) {
-				const streamEmit = stream.emit;
-				// Reported running at the events that run its code (grpc-js reads its
-				// message from them), not at every event of the stream.
-				stream.emit = function vnodeHttp2StreamEmit(event, ...args) {
-					return store.run(token, () => {
-						if (event === 'data' || event === 'end') {
-							runsNow(token);
-						}
-						return streamEmit.call(this, event, ...args);
-					});
-				};
-			}
-			stream.once('close', () => {
-				const sent = stream.sentHeaders;
-				const status = stream.rstCode ? 0 : Number((sent && sent[':status']) || 0);
-				httpResponse(false, at.fd, at.id, token.sid, status, at.address, at.port, at.localPort);
-			});
+			const state = { token, at, scope: null, done: false };
+			followStream(stream, state);
+			const args = arguments;
+			// One context for the request event and the stream's scope (store mode: each
+			// store.run() makes two context frames).
 			return runAs(token, () => {
-				runsNow(storeMode ? token : null);
-				return emit.call(this, event, stream, headers, ...rest);
+				if (storeMode) {
+					state.scope = new AsyncResource('DEEPSPAN_STREAM', { requireManualDestroy: true });
+					runsNow(token);
+				}
+				return Reflect.apply(emit, this, args);
 			});
 		};
 		return server;
@@ -674,38 +745,18 @@ if (addon) {
 			if (!hooked || !stream) {
 				return stream;
 			}
-			const call = clientCall();
-			const method = String((headers && headers[':method']) || 'GET');
-			const path = String((headers && headers[':path']) || '/');
-			let phase = UNDICI_OPEN;
-			const announce = () => {
-				const at = streamPorts(stream);
-				httpRequest(true, at.fd, at.id, call.id, method, path, host, at.port, at.localPort,
-					typeof stream.id === 'number' ? stream.id : 0);
-				phase = UNDICI_SENT;
+			const state = {
+				call: clientCall(),
+				method: String((headers && headers[':method']) || 'GET'),
+				path: String((headers && headers[':path']) || '/'),
+				host,
+				phase: UNDICI_OPEN,
 			};
-			const end = (status) => {
-				if (phase === UNDICI_DONE) {
-					return;
-				}
-				if (phase === UNDICI_OPEN) {
-					announce();
-				}
-				const at = streamPorts(stream);
-				httpResponse(true, at.fd, at.id, call.id, status, host, at.port, at.localPort);
-				phase = UNDICI_DONE;
-				clientDone(call);
-			};
-			stream.once('ready', () => {
-				if (phase === UNDICI_OPEN) {
-					announce();
-				}
-			});
-			stream.once('response', (responseHeaders) => {
-				end(Number(responseHeaders[':status'] || 0));
-				runsNow(storeMode ? call.owner : null);
-			});
-			stream.once('close', () => end(0));
+			followStream(stream, state);
+			// On a connected session the stream has its id (and was `ready`) already.
+			if (typeof stream.id === 'number') {
+				announceClientStream(stream, state);
+			}
 			return stream;
 		};
 		return session;

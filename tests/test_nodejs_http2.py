@@ -1,0 +1,102 @@
+# SPDX-License-Identifier: MIT
+"""node:http2 recorded directly (doc/nodejs.md, "What is recorded"): a client process makes one stream before
+its session connects (announced at `ready`) and three concurrent streams on the connected session (announced
+when request() returns, their ids known), to a server process; every stream must be a client span linked to
+the server span of the same stream id.  The recorder follows the streams through their class's `emit`, so
+it adds no listener to a stream (grpc-js's hot paths keep their own listeners only, doc/nodejs.md "Cost").
+"""
+import json
+import os
+import subprocess
+import uuid
+
+import pytest
+
+from test_nodejs_helpers import (RECORDER, _ensure_sessiond, _lttng, capture_unavailable, read_spans,
+                                 recorded_env, request_chains, services_node)
+
+SERVER = r"""
+const http2 = require('http2');
+const server = http2.createServer();
+server.on('stream', (stream, headers) => {
+	setTimeout(() => { stream.respond({ ':status': 200 }); stream.end(`ok ${headers[':path']}`); }, 5);
+});
+server.listen(0, '127.0.0.1', () => process.stdout.write(`${server.address().port}\n`));
+process.on('SIGTERM', () => { server.close(); process.exit(0); });
+"""
+
+# The listeners each stream has when request() returns, and the statuses.
+CLIENT = r"""
+const http2 = require('http2');
+const session = http2.connect(`http://127.0.0.1:${process.argv[1]}`);
+const names = ['ready', 'response', 'close', 'data', 'end', 'error', 'trailers'];
+const listeners = [];
+const one = (path) => new Promise((resolve, reject) => {
+	const stream = session.request({ ':path': path });
+	listeners.push(Object.fromEntries(names.map((name) => [name, stream.listenerCount(name)])));
+	stream.on('error', reject);
+	stream.on('response', (headers) => {
+		stream.resume();
+		stream.on('end', () => resolve(headers[':status']));
+	});
+});
+const early = one('/early');
+session.once('connect', async () => {
+	const statuses = [await early, ...(await Promise.all(['/a', '/b', '/c'].map(one)))];
+	session.close();
+	process.stdout.write(JSON.stringify({ statuses, listeners }));
+});
+"""
+
+
+def run_pair(recorded, node, mode=None):
+    env = dict(os.environ, **(recorded_env(node, {"DEEPSPAN_VNODE_CONTEXT": mode}) if recorded else {}))
+    preload = ["-r", str(RECORDER)] if recorded else []
+    server = subprocess.Popen([node, *preload, "-e", SERVER], stdout=subprocess.PIPE, text=True,
+                              env=dict(env, DEEPSPAN_SERVICE="h2server"))
+    try:
+        port = server.stdout.readline().strip()
+        assert port.isdigit(), "the http2 server did not start"
+        client = subprocess.run([node, *preload, "-e", CLIENT, port], capture_output=True, text=True, timeout=60,
+                                env=dict(env, DEEPSPAN_SERVICE="h2client"))
+        assert client.returncode == 0, client.stderr
+        return json.loads(client.stdout)
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+        server.stdout.close()
+
+
+@pytest.mark.parametrize("mode", ["hooks", "store"])
+def test_http2_streams_linked_and_no_listener_added(mode, tmp_path):
+    reason = capture_unavailable()
+    if reason:
+        pytest.skip(reason)
+    node = services_node()
+    plain = run_pair(False, node)
+    _ensure_sessiond()
+    session = f"deepspan-nodejs-h2-{os.getpid()}-{uuid.uuid4().hex[:8]}"
+    trace = tmp_path / "trace"
+    _lttng("create", session, f"--output={trace}")
+    try:
+        _lttng("enable-event", "-u", "vnode:*", "-s", session)
+        _lttng("add-context", "-u", "-t", "vpid", "-t", "vtid", "-t", "procname", "-s", session)
+        _lttng("start", session)
+        recorded = run_pair(True, node, mode)
+        _lttng("stop", session)
+    finally:
+        _lttng("destroy", session)
+    print(f"without the recorder: {plain}\nrecorded ({mode} mode): {recorded}")
+    assert plain["statuses"] == recorded["statuses"] == [200] * 4
+    assert recorded["listeners"] == plain["listeners"]
+    stats_path = tmp_path / "stats.json"
+    spans, _, _ = read_spans(trace, "-p", f'stats="{stats_path}"')
+    stats = json.loads(stats_path.read_text())
+    assert stats["server_requests"] == stats["server_responses"] == 4
+    assert stats["client_requests"] == stats["client_responses"] == 4
+    assert stats["clients_with_callee"] == 4
+    assert stats["open_at_end"] == 0 and stats["unmatched_responses"] == 0
+    chains = request_chains(spans)
+    assert sorted((c[0]["service"], c[0]["kind"], c[1]["service"], c[1]["kind"], c[1]["operation"])
+                  for c in chains) == sorted(("h2client", 2, "h2server", 1, f"HTTP GET {path}")
+                                             for path in ("/early", "/a", "/b", "/c"))
