@@ -7,7 +7,8 @@ import pytest
 from conftest import run_babeltrace2
 
 
-def _run_sync(shared_traces, *sync_params):
+def _sync_graph(shared_traces, *sync_params, check):
+    """Runs the two synctraces hosts through filter.deepspan.sync (with sync_params) into a dummy sink."""
     base = shared_traces / "synctraces"
     args = ["run", "-c", "src:source.ctf.fs", "-p", f'inputs=["{base / "scp_src"}"]',
             "-c", "dst:source.ctf.fs", "-p", f'inputs=["{base / "scp_dest"}"]',
@@ -16,7 +17,11 @@ def _run_sync(shared_traces, *sync_params):
         args += ["-p", p]
     args += ["-c", "out:sink.utils.dummy", "--connect", "src:sync.in0",
              "--connect", "dst:sync.in1", "--connect", "sync:out"]
-    proc = run_babeltrace2(*args, check=False)
+    return run_babeltrace2(*args, check=check)
+
+
+def _run_sync(shared_traces, *sync_params):
+    proc = _sync_graph(shared_traces, *sync_params, check=False)
     assert proc.returncode != 0
     return " ".join(proc.stderr.split())   # the CLI wraps long causes
 
@@ -124,12 +129,7 @@ def _vm1(tmp_path, **fields):
 def test_formula_applies_cleanly(shared_traces, tmp_path):
     """The valid base of the cases below runs without a word."""
     f = _formula(tmp_path)
-    base = shared_traces / "synctraces"
-    proc = run_babeltrace2("run", "-c", "src:source.ctf.fs", "-p", f'inputs=["{base / "scp_src"}"]',
-                           "-c", "dst:source.ctf.fs", "-p", f'inputs=["{base / "scp_dest"}"]',
-                           "-c", "sync:filter.deepspan.sync", "-p", f'formula="{f}"',
-                           "-c", "out:sink.utils.dummy", "--connect", "src:sync.in0",
-                           "--connect", "dst:sync.in1", "--connect", "sync:out")
+    proc = _sync_graph(shared_traces, f'formula="{f}"', check=True)
     assert proc.stderr == ""
 
 
@@ -196,12 +196,7 @@ def test_formula_bad_applies_to(shared_traces, tmp_path, applies_to, text):
 def test_formula_applies_to_a_host(shared_traces, tmp_path):
     """A valid `applies_to` runs as the formula without it (here every host is in the input)."""
     f = _formula(tmp_path, applies_to=["VM1"])
-    base = shared_traces / "synctraces"
-    proc = run_babeltrace2("run", "-c", "src:source.ctf.fs", "-p", f'inputs=["{base / "scp_src"}"]',
-                           "-c", "dst:source.ctf.fs", "-p", f'inputs=["{base / "scp_dest"}"]',
-                           "-c", "sync:filter.deepspan.sync", "-p", f'formula="{f}"',
-                           "-c", "out:sink.utils.dummy", "--connect", "src:sync.in0",
-                           "--connect", "dst:sync.in1", "--connect", "sync:out")
+    proc = _sync_graph(shared_traces, f'formula="{f}"', check=True)
     assert proc.stderr == ""
 
 
@@ -302,12 +297,7 @@ def test_identity_formula_keeps_every_clock_quietly(shared_traces, tmp_path):
     """`{"hosts": []}` is the identity formula: both hosts keep their clocks, no error, no warning."""
     f = tmp_path / "identity.json"
     f.write_text('{"hosts": [], "reorder": {"window_ns": 1000000}}')
-    base = shared_traces / "synctraces"
-    proc = run_babeltrace2("run", "-c", "src:source.ctf.fs", "-p", f'inputs=["{base / "scp_src"}"]',
-                           "-c", "dst:source.ctf.fs", "-p", f'inputs=["{base / "scp_dest"}"]',
-                           "-c", "sync:filter.deepspan.sync", "-p", f'formula="{f}"',
-                           "-c", "out:sink.utils.dummy", "--connect", "src:sync.in0",
-                           "--connect", "dst:sync.in1", "--connect", "sync:out")
+    proc = _sync_graph(shared_traces, f'formula="{f}"', check=True)
     assert proc.stderr == ""
 
 
