@@ -9,7 +9,7 @@ three-level tree, as with http.
 
 import pytest
 
-from test_nodejs_helpers import recorded_demo, request_chains
+from test_nodejs_helpers import recorded_demo, assert_demo_trees
 
 REQUESTS = 40
 CONCURRENCY = 4
@@ -46,13 +46,8 @@ def test_fetch_counts_equal_requests_times_hops(fetch_demo):
 
 def test_fetch_three_level_trees(fetch_demo):
     spans = fetch_demo["spans"]
-    chains = request_chains(spans)
-    assert len(chains) == REQUESTS
-    for chain in chains:
+    for chain in assert_demo_trees(spans, REQUESTS):
         assert (chain[0]["service"], chain[0]["operation"], chain[0]["kind"]) == ("gateway", "HTTP GET /api", 1)
-        assert [(s["service"], s["kind"]) for s in chain] == [
-            ("gateway", 1), ("gateway", 2), ("users", 1), ("users", 2), ("store", 1)]
-        assert len({s["trace_id_low"] for s in chain}) == 1
         assert all(s["begin"] <= c["begin"] for s, c in zip(chain, chain[1:]))
         assert all(s["end"] is not None and c["end"] <= s["end"] for s, c in zip(chain, chain[1:]))
 

@@ -10,7 +10,7 @@ client spans, which know no route, have the normalised paths (doc/nodejs.md, "Op
 import pytest
 
 from conftest import run_babeltrace2
-from test_nodejs_helpers import recorded_demo, request_chains
+from test_nodejs_helpers import recorded_demo, assert_demo_trees
 
 REQUESTS = 40
 CONCURRENCY = 4
@@ -64,9 +64,4 @@ def test_frameworks_metrics_one_row_per_route(frameworks_demo):
 
 def test_frameworks_three_level_trees(frameworks_demo):
     spans = frameworks_demo["spans"]
-    chains = request_chains(spans)
-    assert len(chains) == REQUESTS
-    for chain in chains:
-        assert [(s["service"], s["kind"]) for s in chain] == [
-            ("gateway", 1), ("gateway", 2), ("users", 1), ("users", 2), ("store", 1)]
-        assert len({s["trace_id_low"] for s in chain}) == 1
+    assert_demo_trees(spans, REQUESTS)

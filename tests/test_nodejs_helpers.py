@@ -386,6 +386,20 @@ def request_chains(spans):
     return chains
 
 
+DEMO_TREE = [("gateway", 1), ("gateway", 2), ("users", 1), ("users", 2), ("store", 1)]
+
+
+def assert_demo_trees(spans, requests, one_trace=True):
+    """The three-service demo's trees: one per request, gateway → users → store, each (with one_trace) in one
+    trace; returns the chains for further checks."""
+    chains = request_chains(spans)
+    assert len(chains) == requests
+    for chain in chains:
+        assert [(s["service"], s["kind"]) for s in chain] == DEMO_TREE
+        if one_trace:
+            assert len({s["trace_id_low"] for s in chain}) == 1
+    return chains
+
 PG_BIN = pathlib.Path("/usr/lib/postgresql")
 
 

@@ -18,7 +18,7 @@ import subprocess
 import pytest
 
 from test_nodejs_helpers import (ADDON, NODE_VERSIONS, RECORDER, capture_unavailable, node_binary, recorded_demo,
-                                 request_chains)
+                                 assert_demo_trees)
 
 REQUESTS = 20
 CONCURRENCY = 4
@@ -148,9 +148,4 @@ def test_capture_on_each_version(node, kind, tmp_path_factory, plugin_dir):
     assert stats["clients_with_parent"] == stats["clients_with_callee"] == 2 * REQUESTS
     assert stats["roots"] == REQUESTS
     assert stats["open_at_end"] == 0 and stats["unmatched_responses"] == 0
-    chains = request_chains(spans)
-    assert len(chains) == REQUESTS
-    for chain in chains:
-        assert [(s["service"], s["kind"]) for s in chain] == [
-            ("gateway", 1), ("gateway", 2), ("users", 1), ("users", 2), ("store", 1)]
-        assert len({s["trace_id_low"] for s in chain}) == 1
+    assert_demo_trees(spans, REQUESTS)
