@@ -227,21 +227,29 @@ def _stop(procs):
         proc.stderr.close()
 
 
-def capture(out_dir, requests, concurrency, slow_every=0, client="http", env=None, node=None):
-    """Records the demo under load into out_dir/trace; returns (trace dir, load generator JSON).
-    The services get the environment scripts/deepspan-record gives (recorded_env)."""
+def record_vnode(trace_dir, run, label="nodejs"):
+    """Runs run() while a fresh session records vnode:* (vpid, vtid, procname contexts) into trace_dir;
+    returns what run() returned. The session is destroyed in any case."""
     _ensure_sessiond()
-    session = f"deepspan-nodejs-{os.getpid()}-{uuid.uuid4().hex[:8]}"
-    trace_dir = out_dir / "trace"
+    session = f"deepspan-{label}-{os.getpid()}-{uuid.uuid4().hex[:8]}"
     _lttng("create", session, f"--output={trace_dir}")
     try:
         _lttng("enable-event", "-u", "vnode:*", "-s", session)
         _lttng("add-context", "-u", "-t", "vpid", "-t", "vtid", "-t", "procname", "-s", session)
         _lttng("start", session)
-        load = run_demo(requests, concurrency, slow_every, client=client, env=recorded_env(node, env), node=node)
+        result = run()
         _lttng("stop", session)
     finally:
         _lttng("destroy", session)
+    return result
+
+
+def capture(out_dir, requests, concurrency, slow_every=0, client="http", env=None, node=None):
+    """Records the demo under load into out_dir/trace; returns (trace dir, load generator JSON).
+    The services get the environment scripts/deepspan-record gives (recorded_env)."""
+    trace_dir = out_dir / "trace"
+    load = record_vnode(trace_dir, lambda: run_demo(requests, concurrency, slow_every, client=client,
+                                                    env=recorded_env(node, env), node=node))
     return trace_dir, load
 
 

@@ -8,12 +8,11 @@ it adds no listener to a stream (grpc-js's hot paths keep their own listeners on
 import json
 import os
 import subprocess
-import uuid
 
 import pytest
 
-from test_nodejs_helpers import (RECORDER, _ensure_sessiond, _lttng, capture_unavailable, read_spans,
-                                 recorded_env, request_chains, services_node)
+from test_nodejs_helpers import (RECORDER, capture_unavailable, read_spans, record_vnode, recorded_env,
+                                 request_chains, services_node)
 
 SERVER = r"""
 const http2 = require('http2');
@@ -74,18 +73,8 @@ def test_http2_streams_linked_and_no_listener_added(mode, tmp_path):
         pytest.skip(reason)
     node = services_node()
     plain = run_pair(False, node)
-    _ensure_sessiond()
-    session = f"deepspan-nodejs-h2-{os.getpid()}-{uuid.uuid4().hex[:8]}"
     trace = tmp_path / "trace"
-    _lttng("create", session, f"--output={trace}")
-    try:
-        _lttng("enable-event", "-u", "vnode:*", "-s", session)
-        _lttng("add-context", "-u", "-t", "vpid", "-t", "vtid", "-t", "procname", "-s", session)
-        _lttng("start", session)
-        recorded = run_pair(True, node, mode)
-        _lttng("stop", session)
-    finally:
-        _lttng("destroy", session)
+    recorded = record_vnode(trace, lambda: run_pair(True, node, mode), label="nodejs-h2")
     print(f"without the recorder: {plain}\nrecorded ({mode} mode): {recorded}")
     assert plain["statuses"] == recorded["statuses"] == [200] * 4
     assert recorded["listeners"] == plain["listeners"]
