@@ -120,6 +120,9 @@ if (addon) {
 		turnQueued = false;
 		report(null);
 	};
+	// A microtask queued as a reaction of a settled promise: one V8 job (queueMicrotask makes an
+	// AsyncResource, a bound function and a scope per call), in the same queue, in the same order.
+	const settled = Promise.resolve();
 	// `token`'s code runs now, until the end of this turn.
 	const runsNow = (token) => {
 		if (token === undefined || token === null) {
@@ -128,7 +131,7 @@ if (addon) {
 		report(token);
 		if (!turnQueued) {
 			turnQueued = true;
-			queueMicrotask(turnEnd);
+			settled.then(turnEnd);
 		}
 	};
 
@@ -385,7 +388,7 @@ if (addon) {
 	// it; `switchTo` and the response name the request by it).
 	whileTracing('http.server.request.start', ({ request, socket, server }) => {
 		learnExpressApp(server);
-		const token = requestStart(executionAsyncResource(), true);
+		const token = requestStart(storeMode ? null : executionAsyncResource(), true);
 		const at = socketInfo(socket);
 		httpRequest(false, at.fd, at.id, token.sid, request.method || '',
 			routeOf(request.method, request.url || ''), at.address, at.port, at.localPort);
@@ -545,53 +548,60 @@ if (addon) {
 			runsNow(calls[0].owner);
 		}
 	};
+	// A client socket (made by net.connect or socket.connect()): TCP_CLIENT, then TCP_FOLLOWED once
+	// its first call added the `close` listener that ends its calls.  write() and push() are
+	// wrapped once on net.Socket.prototype, not per socket: a socket keeps its shape (no own
+	// accessor, closure or listener per connection: http's and undici's client sockets, which are
+	// not TCP calls, are left as they are), and net's own `socket.write = Socket.prototype.write`
+	// picks up the wrapper.
 	const kVnodeTcp = Symbol('deepspan-vnode-tcp');
-	const wrapTcp = (socket) => {
-		if (!hooked || !socket || typeof socket.write !== 'function' || socket[kVnodeTcp]) {
-			return;
+	const TCP_CLIENT = 1, TCP_FOLLOWED = 2;
+	const markTcpClient = (socket) => {
+		if (hooked && socket && socket[kVnodeTcp] === undefined) {
+			socket[kVnodeTcp] = TCP_CLIENT;
 		}
-		socket[kVnodeTcp] = true;
-		// An accessor, not a plain property: net's connect() and end() assign socket.write
-		// themselves (Socket.prototype.write, writeAfterFIN); those become the inner write.
-		let write = socket.write;
-		const push = socket.push;
-		const vnodeTcpWrite = function vnodeTcpWrite(...args) {
-			if (hooked && !this._httpMessage && !this.parser && !this[kVnodeHttp]) {
-				const call = clientCall();
-				if (this[kVnode] === undefined) {
-					this[kVnode] = [];
-				}
-				this[kVnode].push(call);
-				const at = socketInfo(this);
-				httpRequest(true, at.fd, at.id, call.id, 'TCP', '', at.address, at.port, at.localPort);
-			}
-			return write.apply(this, args);
-		};
-		Object.defineProperty(socket, 'write', {
-			configurable: true,
-			get: () => vnodeTcpWrite,
-			set: (value) => { write = value; },
-		});
-		socket.push = function vnodeTcpPush(chunk, encoding) {
-			if (chunk !== null && this[kVnode] !== undefined) {
-				tcpEnd(this, 200);
-			}
-			return push.call(this, chunk, encoding);
-		};
-		socket.once('close', () => {
-			if (socket[kVnode] !== undefined) {
-				tcpEnd(socket, 0);
-			}
-		});
 	};
-	whileTracing('net.client.socket', ({ socket }) => wrapTcp(socket));
-	// Clients that make their socket themselves (`new net.Socket()` then `connect()`, as npm
-	// `pg` does) publish no `net.client.socket`: their connect() wraps them.
+	const tcpCall = (socket) => {
+		const call = clientCall();
+		if (socket[kVnode] === undefined) {
+			socket[kVnode] = [];
+		}
+		socket[kVnode].push(call);
+		if (socket[kVnodeTcp] === TCP_CLIENT) {
+			socket[kVnodeTcp] = TCP_FOLLOWED;
+			socket.once('close', () => {
+				if (socket[kVnode] !== undefined) {
+					tcpEnd(socket, 0);
+				}
+			});
+		}
+		const at = socketInfo(socket);
+		httpRequest(true, at.fd, at.id, call.id, 'TCP', '', at.address, at.port, at.localPort);
+	};
 	const net = require('net');
-	const socketConnect = net.Socket.prototype.connect;
-	net.Socket.prototype.connect = function vnodeSocketConnect(...args) {
-		wrapTcp(this);
-		return socketConnect.apply(this, args);
+	const socketProto = net.Socket.prototype;
+	const socketWrite = socketProto.write;
+	const socketPush = socketProto.push;
+	socketProto.write = function vnodeTcpWrite(chunk, encoding, callback) {
+		if (this[kVnodeTcp] !== undefined && hooked && !this._httpMessage && !this.parser &&
+			!this[kVnodeHttp]) {
+			tcpCall(this);
+		}
+		return socketWrite.call(this, chunk, encoding, callback);
+	};
+	socketProto.push = function vnodeTcpPush(chunk, encoding) {
+		if (this[kVnode] !== undefined && chunk !== null && this[kVnodeTcp] !== undefined) {
+			tcpEnd(this, 200);
+		}
+		return socketPush.call(this, chunk, encoding);
+	};
+	whileTracing('net.client.socket', ({ socket }) => markTcpClient(socket));
+	// Clients that make their socket themselves (`new net.Socket()` then `connect()`, as npm
+	// `pg` does) publish no `net.client.socket`: their connect() marks them.
+	const socketConnect = socketProto.connect;
+	socketProto.connect = function vnodeSocketConnect(...args) {
+		markTcpClient(this);
+		return Reflect.apply(socketConnect, this, args);
 	};
 
 	// node:http2 (and @grpc/grpc-js, which runs on it).  Node 18 and 20 publish no http2
