@@ -47,6 +47,7 @@ void ds_chain_ctx_destroy(struct ds_chain_ctx *ctx)
 	g_array_free(ctx->sends, TRUE);
 	g_hash_table_destroy(ctx->send_index);
 	ds_chain_net_fini(ctx);
+	ds_chain_arrays_fini(ctx);
 	g_free(ctx);
 }
 

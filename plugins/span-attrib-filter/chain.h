@@ -142,6 +142,8 @@ struct ds_chain_ctx {
 	/* one host's pass (ds_chain_set_local_only()): walks needing another host are recorded, not guessed */
 	bool local_only;
 	struct ds_chain_cross_host cross_host;
+	/* the spans' chain arrays given back, for reuse (chain-arrays.c) */
+	GPtrArray *free_chains;		/* owned (NULL until needed); owned GArray of struct ds_chain_entry */
 };
 
 struct ds_chain_ctx *ds_chain_ctx_create(unsigned int depth, int64_t window);
@@ -189,4 +191,12 @@ void ds_chain_net_fini(struct ds_chain_ctx *ctx);
 void ds_chain_set_local_only(struct ds_chain_ctx *ctx);
 void ds_chain_cross_host_need(struct ds_chain_ctx *ctx, const struct ds_model *model, int64_t tid, int64_t ts,
 		const char *what);
+
+/*
+ * chain-arrays.c: a span's `chain` array, empty (reused when one was given back), and giving it back when
+ * the span is freed; ds_chain_arrays_fini() frees those kept (ds_chain_ctx_destroy()).
+ */
+GArray *ds_chain_array_take(struct ds_chain_ctx *ctx);
+void ds_chain_array_give(struct ds_chain_ctx *ctx, GArray *chain);
+void ds_chain_arrays_fini(struct ds_chain_ctx *ctx);
 #endif /* DEEPSPAN_SPAN_ATTRIB_CHAIN_H */

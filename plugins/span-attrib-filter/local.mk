@@ -10,6 +10,7 @@ plugins_span_attrib_filter_libspan_attrib_state_la_SOURCES = \
 	plugins/span-attrib-filter/chain.c plugins/span-attrib-filter/chain.h \
 	plugins/span-attrib-filter/block.c plugins/span-attrib-filter/block.h \
 	plugins/span-attrib-filter/chain-net.c plugins/span-attrib-filter/chain-continuation.c \
+	plugins/span-attrib-filter/chain-arrays.c \
 	plugins/span-attrib-filter/host-context.c plugins/span-attrib-filter/host-context.h
 plugins_babeltrace_plugin_deepspan_la_LIBADD += plugins/span-attrib-filter/libspan-attrib-state.la
 
