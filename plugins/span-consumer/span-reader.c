@@ -136,7 +136,7 @@ void ds_span_reader_fini(struct ds_span_reader *reader)
 		reader->chain_scratch = NULL;
 	}
 	if (reader->label_cache) {
-		g_hash_table_destroy(reader->label_cache);
+		ds_chain_label_cache_destroy(reader->label_cache);
 		reader->label_cache = NULL;
 	}
 	if (reader->deadlocks) {

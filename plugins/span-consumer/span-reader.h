@@ -47,7 +47,7 @@ struct ds_span_reader {
 	GByteArray *chain_scratch;		/* owned: one chain being read and checked */
 	uint32_t last_chain_string[16];		/* last id interned per chain member (span-reader.c's CH_*) */
 	uint32_t chain_strings[DS_SPAN_READER_STRINGS];	/* ids of chain strings by a hash of the text, 0 free */
-	GHashTable *label_cache;		/* owned: owned label key -> owned labels of a chain entry */
+	struct ds_chain_label_cache *label_cache;	/* owned: labels of chain entries by what they depend on */
 	uint64_t spans_read;
 	uint64_t reversed_spans;		/* end before begin (counted in invalid_spans too) */
 	uint64_t invalid_spans;			/* spans with bounds out of range: marked `invalid` */
