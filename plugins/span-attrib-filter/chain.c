@@ -417,7 +417,7 @@ static int64_t add_entry(struct walk *w, struct ds_model *model, const struct ds
 		g_strlcpy(e->detail, fmt, sizeof(e->detail));	/* a constant text ("ran instead: unknown") */
 	} else {
 		va_start(args, fmt);
-		vsnprintf(e->detail, sizeof(e->detail), fmt, args);
+		ds_chain_text_vformat(e->detail, sizeof(e->detail), fmt, args);	/* vsnprintf's bytes (chain-text.c) */
 		va_end(args);
 	}
 	if (!e->detail[0]) {
@@ -839,11 +839,11 @@ static void explain_blocked(struct walk *w, struct ds_model *model, const struct
 		first = ds_chain_send_first(w->ctx, send);
 		sender = ds_model_thread(first->model, first->tid, false);
 		if (first->tid <= 0 && first->irq) {
-			snprintf(buf, sizeof(buf), "%s \u2190 %s/%s:%s", sc, first->model->host,
+			ds_chain_text_format(buf, sizeof(buf), "%s \u2190 %s/%s:%s", sc, first->model->host,
 				first->irq_soft ? "softirq" : "irq", first->irq);
 		} else {
-			snprintf(buf, sizeof(buf), "%s \u2190 %s/%s/%" PRId64, sc, first->model->host, comm_of(sender),
-				first->tid);
+			ds_chain_text_format(buf, sizeof(buf), "%s \u2190 %s/%s/%" PRId64, sc, first->model->host,
+				comm_of(sender), first->tid);
 		}
 		if (depth + 1 > w->ctx->depth) {
 			add_entry(w, model, thread, parent, depth, x, y, DS_STATE_BLOCKED, DS_CHAIN_DEPTH_LIMIT, -1,

@@ -17,7 +17,9 @@
 #ifndef DEEPSPAN_SPAN_ATTRIB_CHAIN_H
 #define DEEPSPAN_SPAN_ATTRIB_CHAIN_H
 
+#include <stdarg.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <glib.h>
 
@@ -199,4 +201,11 @@ void ds_chain_cross_host_need(struct ds_chain_ctx *ctx, const struct ds_model *m
 GArray *ds_chain_array_take(struct ds_chain_ctx *ctx);
 void ds_chain_array_give(struct ds_chain_ctx *ctx, GArray *chain);
 void ds_chain_arrays_fini(struct ds_chain_ctx *ctx);
+
+/*
+ * chain-text.c: vsnprintf(buf, size, fmt, args)'s bytes, written without printf when the conversions of
+ * `fmt` are only %s, %u, %ld and %lu (the chain details); vsnprintf itself otherwise.
+ */
+void ds_chain_text_vformat(char *buf, size_t size, const char *fmt, va_list args);
+void ds_chain_text_format(char *buf, size_t size, const char *fmt, ...) G_GNUC_PRINTF(3, 4);
 #endif /* DEEPSPAN_SPAN_ATTRIB_CHAIN_H */
