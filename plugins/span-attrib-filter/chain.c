@@ -145,7 +145,6 @@ void ds_chain_thread_init(struct ds_model *model, struct ds_thread *thread)
 {
 	struct ds_thread_history *h = g_new0(struct ds_thread_history, 1);
 
-	h->pieces = g_array_sized_new(FALSE, FALSE, sizeof(struct ds_piece), 8);
 	h->open_since = model->last_ts;
 	h->open_cpu = thread->cpu;
 	h->open_reason = thread->unknown_reason;
@@ -155,7 +154,12 @@ void ds_chain_thread_init(struct ds_model *model, struct ds_thread *thread)
 void ds_chain_thread_fini(struct ds_thread *thread)
 {
 	if (thread->chain) {
-		g_array_free(thread->chain->pieces, TRUE);
+		guint i;
+
+		for (i = 0; i < thread->chain->block_count; i++) {
+			g_free(thread->chain->blocks[i]);
+		}
+		g_free(thread->chain->blocks);
 		g_free(thread->chain);
 		thread->chain = NULL;
 	}
@@ -167,25 +171,35 @@ void ds_chain_piece_close(struct ds_model *model, struct ds_thread *thread, int6
 	int64_t limit = window_limit(model->chain, ts);
 
 	if (ts > h->open_since) {
-		struct ds_piece piece;
+		struct ds_piece *piece;
 
-		piece.begin = h->open_since;
-		piece.end = ts;
-		piece.state = thread->state;
-		piece.detail = thread->detail;
-		piece.syscall = thread->syscall;
-		piece.reason = h->open_reason;
-		piece.cpu = h->open_cpu;
-		piece.wake = h->wake;
-		g_array_append_val(h->pieces, piece);
-		while (h->head < h->pieces->len &&
-				g_array_index(h->pieces, struct ds_piece, h->head).end <= limit) {
+		if (h->len == h->block_count * DS_PIECE_BLOCK) {
+			if (h->block_count == h->block_alloc) {
+				h->block_alloc = h->block_alloc ? h->block_alloc * 2 : 4;
+				h->blocks = g_renew(struct ds_piece *, h->blocks, h->block_alloc);
+			}
+			h->blocks[h->block_count++] = g_new(struct ds_piece, DS_PIECE_BLOCK);
+		}
+		piece = ds_chain_piece_at(h, h->len++);
+		piece->begin = h->open_since;
+		piece->end = ts;
+		piece->state = thread->state;
+		piece->detail = thread->detail;
+		piece->syscall = thread->syscall;
+		piece->reason = h->open_reason;
+		piece->cpu = h->open_cpu;
+		piece->wake = h->wake;
+		while (h->head < h->len && ds_chain_piece_at(h, h->head)->end <= limit) {
 			h->head++;
 			h->pruned = true;
 		}
-		if (h->head >= COMPACT_MIN && h->head * 2 >= h->pieces->len) {
-			g_array_remove_range(h->pieces, 0, h->head);
-			h->head = 0;
+		/* the first block's pieces all left the window: free it (the others move down one slot) */
+		while (h->head >= DS_PIECE_BLOCK) {
+			g_free(h->blocks[0]);
+			memmove(h->blocks, h->blocks + 1, (h->block_count - 1) * sizeof(*h->blocks));
+			h->block_count--;
+			h->head -= DS_PIECE_BLOCK;
+			h->len -= DS_PIECE_BLOCK;
 		}
 		h->open_since = ts;
 	}
@@ -948,7 +962,7 @@ static void explain(struct walk *w, struct ds_model *model, int64_t tid, int64_t
 		return;
 	}
 	h = thread->chain;
-	oldest = h->head < h->pieces->len ? g_array_index(h->pieces, struct ds_piece, h->head).begin : h->open_since;
+	oldest = h->head < h->len ? ds_chain_piece_at(h, h->head)->begin : h->open_since;
 	if (a < oldest) {
 		int64_t e = oldest < b ? oldest : b;
 
@@ -968,11 +982,11 @@ static void explain(struct walk *w, struct ds_model *model, int64_t tid, int64_t
 	}
 	/* the first closed piece ending after a */
 	lo = h->head;
-	hi = h->pieces->len;
+	hi = h->len;
 	while (lo < hi) {
 		guint mid = lo + (hi - lo) / 2;
 
-		if (g_array_index(h->pieces, struct ds_piece, mid).end <= a) {
+		if (ds_chain_piece_at(h, mid)->end <= a) {
 			lo = mid + 1;
 		} else {
 			hi = mid;
@@ -986,8 +1000,8 @@ static void explain(struct walk *w, struct ds_model *model, int64_t tid, int64_t
 	open.reason = h->open_reason;
 	open.cpu = h->open_cpu;
 	memset(&open.wake, 0, sizeof(open.wake));
-	for (i = lo; a < b && i <= h->pieces->len; i++) {
-		const struct ds_piece *p = i < h->pieces->len ? &g_array_index(h->pieces, struct ds_piece, i) : &open;
+	for (i = lo; a < b && i <= h->len; i++) {
+		const struct ds_piece *p = i < h->len ? ds_chain_piece_at(h, i) : &open;
 		int64_t x = a > p->begin ? a : p->begin;
 		int64_t y = b < p->end ? b : p->end;
 

@@ -284,6 +284,60 @@ static void test_history_expiry(void)
 }
 
 /*
+ * A long history kept in blocks (struct ds_thread_history): a waker with thousands of pieces, most of them
+ * out of the window (whole blocks freed as they leave it); the wait is explained piece by piece from the
+ * pieces still kept, across block boundaries, and the part before the window is `history expired`.
+ */
+static void test_history_blocks(void)
+{
+	struct ds_chain_ctx *saved = ctx;
+	struct ds_model *m;
+	struct sa_span *span;
+	bool pieces_ok = true;
+	int64_t t;
+	guint i, running = 0;
+
+	ctx = ds_chain_ctx_create(8, 5000);
+	m = model_on("alpha");
+	sw(m, 0, 0, 0, "swapper/0", 0, 100, "app");
+	sw(m, 0, 1, 0, "swapper/1", 0, 200, "busy");
+	for (t = 10; t < 90000; t += 20) {
+		ds_model_syscall_entry(m, t, 1, "getpid");
+		ds_model_syscall_exit(m, t + 10, 1);
+	}
+	span = span_on(m, 100, 90000);
+	ds_model_syscall_entry(m, 90000, 0, "futex");
+	sw(m, 90000, 0, 100, "app", BLOCKED, 0, "swapper/0");
+	for (t = 90010; t < 104000; t += 20) {
+		ds_model_syscall_entry(m, t, 1, "getpid");
+		ds_model_syscall_exit(m, t + 10, 1);
+	}
+	ds_model_wakeup_target(m, 104000, 1, 100, "app", 0);
+	sw(m, 104005, 0, 0, "swapper/0", 0, 100, "app");
+	sa_span_finish(m, span, 104010);
+	check_chain(span, "blocks: partition");
+	expect(span, DS_CHAIN_UNKNOWN, "unknown: history expired", 1, 90000, 99000, "blocks: before the window expired");
+	for (i = 0; i < span->chain->len; i++) {
+		const struct ds_chain_entry *e = entry(span, i);
+
+		if (e->kind != DS_CHAIN_RUNNING) {
+			continue;
+		}
+		/* busy: getpid over [10 + 20k, 20 + 20k), user space over [20 + 20k, 30 + 20k) */
+		pieces_ok = pieces_ok && e->end - e->begin == 10 && e->depth == 1 && e->tid == 200 &&
+			strcmp(e->detail, (e->begin - 10) % 20 == 0 ? "getpid" : "-") == 0;
+		running++;
+	}
+	UNIT_CHECK(pieces_ok, "blocks: every kept piece of the waker is its own entry, in order");
+	UNIT_EQ_UINT(running, (104000 - 99000) / 10, "blocks: the pieces of the window, across block boundaries");
+	UNIT_CHECK(ctx->counters.history_expired > 0, "blocks: expiry counted");
+	sa_span_free(span);
+	ds_model_destroy(m);
+	ds_chain_ctx_destroy(ctx);
+	ctx = saved;
+}
+
+/*
  * Lost events inside a chain: the waker's history has an Unknown stretch (lost events), and a CPU whose
  * switch-out was lost still names T as current: the chain comes back to T, reported as a deadlock, not looped.
  */
@@ -748,6 +802,7 @@ int main(void)
 	test_waker_migrates();
 	test_irq_timer_terminals();
 	test_history_expiry();
+	test_history_blocks();
 	test_lost_events_and_cycle();
 	test_lost_events_unknown();
 	test_tcp_hand_off();
