@@ -224,7 +224,7 @@ void ds_chain_cpu_run(struct ds_model *model, struct cpu_state *cpu, int64_t ts,
 	run.begin = ts;
 	run.tid = tid;
 	if (comm) {
-		g_strlcpy(run.comm, comm, sizeof(run.comm));
+		ds_chain_text_copy(run.comm, comm, sizeof(run.comm));
 	}
 	g_array_append_val(cpu->runs, run);
 	/* a run ends where the next begins */
@@ -377,7 +377,7 @@ static void process_of(struct ds_model *model, const struct ds_thread *thread, c
 		return;
 	}
 	leader = thread->pid > 0 ? ds_model_thread(model, thread->pid, false) : NULL;
-	g_strlcpy(out, leader && leader->comm[0] ? leader->comm : text_or_none(thread->comm), 16);
+	ds_chain_text_copy(out, leader && leader->comm[0] ? leader->comm : text_or_none(thread->comm), 16);
 	if (h && leader && leader->comm[0]) {
 		memcpy(h->process, out, 16);
 		h->process_pid = thread->pid;
@@ -425,10 +425,10 @@ static int64_t add_entry(struct walk *w, struct ds_model *model, const struct ds
 	if (fmt[0] == '%' && fmt[1] == 's' && !fmt[2]) {
 		/* the common case: a ready text */
 		va_start(args, fmt);
-		g_strlcpy(e->detail, va_arg(args, const char *), sizeof(e->detail));
+		ds_chain_text_copy(e->detail, va_arg(args, const char *), sizeof(e->detail));
 		va_end(args);
 	} else if (!strchr(fmt, '%')) {
-		g_strlcpy(e->detail, fmt, sizeof(e->detail));	/* a constant text ("ran instead: unknown") */
+		ds_chain_text_copy(e->detail, fmt, sizeof(e->detail));	/* a constant text ("ran instead: unknown") */
 	} else {
 		va_start(args, fmt);
 		ds_chain_text_vformat(e->detail, sizeof(e->detail), fmt, args);	/* vsnprintf's bytes (chain-text.c) */

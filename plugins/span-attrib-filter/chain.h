@@ -21,6 +21,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <glib.h>
 
 #include "kernel-net.h"
@@ -208,4 +209,13 @@ void ds_chain_arrays_fini(struct ds_chain_ctx *ctx);
  */
 void ds_chain_text_vformat(char *buf, size_t size, const char *fmt, va_list args);
 void ds_chain_text_format(char *buf, size_t size, const char *fmt, ...) G_GNUC_PRINTF(3, 4);
+
+/* g_strlcpy(dst, src, size)'s bytes (size > 0) without its byte loop: at most size - 1 bytes, NUL-terminated. */
+static inline void ds_chain_text_copy(char *dst, const char *src, size_t size)
+{
+	size_t n = strnlen(src, size - 1);
+
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+}
 #endif /* DEEPSPAN_SPAN_ATTRIB_CHAIN_H */

@@ -3,7 +3,7 @@
  * Unit tests of plugins/span-attrib-filter/chain-text.c: ds_chain_text_format() writes the bytes snprintf
  * writes (the chain details of doc/critical-path.md must not change by one byte), for every format the walk
  * uses, with chosen and random arguments, at every buffer size (truncation), and hands other conversions
- * to vsnprintf.
+ * to vsnprintf; ds_chain_text_copy() writes g_strlcpy's bytes.
  */
 #include "unit.h"
 #include "span-attrib-filter/chain.h"
@@ -121,6 +121,18 @@ int main(void)
 	ds_chain_text_format(got, sizeof(got), "%.3s|%5d|%x", "abcdef", 42, 255u);
 	snprintf(want, sizeof(want), "%.3s|%5d|%x", "abcdef", 42, 255u);
 	UNIT_CHECK(strcmp(got, want) == 0, "other conversions: vsnprintf");
+	mismatches = 0;
+	for (k = 0; k < 2000; k++) {
+		size_t size = 1 + (size_t) rand() % 40;
+
+		random_text(r[0], sizeof(r[0]) / 2);
+		memset(want, 'x', sizeof(want));
+		memset(got, 'x', sizeof(got));
+		g_strlcpy(want, r[0], size);
+		ds_chain_text_copy(got, r[0], size);
+		mismatches += memcmp(want, got, sizeof(want)) != 0;
+	}
+	UNIT_EQ_UINT(mismatches, 0, "ds_chain_text_copy: g_strlcpy's bytes at every size");
 	ds_chain_text_format(got, sizeof(got), "%s", (const char *) NULL);
 	UNIT_CHECK(strcmp(got, "(null)") == 0, "a NULL string is written as glibc writes it");
 	return unit_finish();
