@@ -55,18 +55,18 @@ static bool simple_format(const char *fmt)
 	return true;
 }
 
-void ds_chain_text_vformat(char *buf, size_t size, const char *fmt, va_list args)
+size_t ds_chain_text_vformat(char *buf, size_t size, const char *fmt, va_list args)
 {
 	char digits[24];
 	size_t len = 0;
 	const char *p = fmt, *pct;
 
 	if (!size) {
-		return;
+		return 0;
 	}
 	if (!simple_format(fmt)) {
 		vsnprintf(buf, size, fmt, args);
-		return;
+		return strlen(buf);
 	}
 	while ((pct = strchr(p, '%'))) {
 		const char *text;
@@ -98,6 +98,7 @@ void ds_chain_text_vformat(char *buf, size_t size, const char *fmt, va_list args
 	}
 	cat(buf, size, &len, p, strlen(p));
 	buf[len] = '\0';
+	return len;
 }
 
 void ds_chain_text_format(char *buf, size_t size, const char *fmt, ...)

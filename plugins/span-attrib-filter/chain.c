@@ -354,6 +354,9 @@ struct walk {
 	bool at_end;			/* the span is truncated at the end of the trace */
 	struct walk_step path[DS_CHAIN_MAX_DEPTH + 2];	/* the threads on the chain, depth 0 first */
 	unsigned int path_len;
+	const struct ds_model *host_model;	/* borrowed; NULL: none yet */
+	const char *host;		/* borrowed: host_model's host name for the entries, "-" when unknown */
+	uint8_t host_len;
 };
 
 static const char *text_or_none(const char *text)
@@ -404,7 +407,14 @@ static int64_t add_entry(struct walk *w, struct ds_model *model, const struct ds
 	e->depth = depth;
 	e->begin = begin;
 	e->end = end;
-	e->host = model->host ? model->host : "-";
+	if (model != w->host_model) {
+		/* the host name's length, once per model walked in a row */
+		w->host_model = model;
+		w->host = model->host ? model->host : "-";
+		w->host_len = (uint8_t) MIN(strlen(w->host), UINT8_MAX);
+	}
+	e->host = w->host;
+	e->host_len = w->host_len;
 	e->pid = thread ? thread->pid : -1;
 	e->tid = thread ? thread->tid : -1;
 	if (thread && thread->comm[0]) {
@@ -413,11 +423,13 @@ static int64_t add_entry(struct walk *w, struct ds_model *model, const struct ds
 	} else {
 		memcpy(e->comm, "-", 2);
 	}
+	e->comm_len = (uint8_t) strlen(e->comm);
 	if (thread) {
 		process_of(model, thread, e->process);
 	} else {
 		memcpy(e->process, "-", 2);
 	}
+	e->process_len = (uint8_t) strlen(e->process);
 	e->cpu = cpu;
 	e->state = state;
 	e->kind = kind;
@@ -425,17 +437,20 @@ static int64_t add_entry(struct walk *w, struct ds_model *model, const struct ds
 	if (fmt[0] == '%' && fmt[1] == 's' && !fmt[2]) {
 		/* the common case: a ready text */
 		va_start(args, fmt);
-		ds_chain_text_copy(e->detail, va_arg(args, const char *), sizeof(e->detail));
+		e->detail_len = (uint8_t) ds_chain_text_copy(e->detail, va_arg(args, const char *), sizeof(e->detail));
 		va_end(args);
 	} else if (!strchr(fmt, '%')) {
-		ds_chain_text_copy(e->detail, fmt, sizeof(e->detail));	/* a constant text ("ran instead: unknown") */
+		/* a constant text ("ran instead: unknown") */
+		e->detail_len = (uint8_t) ds_chain_text_copy(e->detail, fmt, sizeof(e->detail));
 	} else {
 		va_start(args, fmt);
-		ds_chain_text_vformat(e->detail, sizeof(e->detail), fmt, args);	/* vsnprintf's bytes (chain-text.c) */
+		/* vsnprintf's bytes (chain-text.c) */
+		e->detail_len = (uint8_t) ds_chain_text_vformat(e->detail, sizeof(e->detail), fmt, args);
 		va_end(args);
 	}
 	if (!e->detail[0]) {
 		memcpy(e->detail, "-", 2);
+		e->detail_len = 1;
 	}
 	return (int64_t) w->out->len - 1;
 }
@@ -747,8 +762,9 @@ static bool explain_disk(struct walk *w, struct ds_model *model, const struct ds
 			struct ds_chain_entry *entry = &g_array_index(w->out, struct ds_chain_entry, leaf);
 
 			entry->tid = ah->top_tid;
-			g_strlcpy(entry->comm, ah->top_comm, sizeof(entry->comm));
-			g_strlcpy(entry->process, ah->top_comm, sizeof(entry->process));
+			entry->comm_len = (uint8_t) ds_chain_text_copy(entry->comm, ah->top_comm, sizeof(entry->comm));
+			entry->process_len = (uint8_t) ds_chain_text_copy(entry->process, ah->top_comm,
+				sizeof(entry->process));
 		}
 	} else if (b > a) {
 		add_entry(w, model, thread, e, depth + 1, a, b, DS_STATE_BLOCKED, DS_CHAIN_DISK, -1,
@@ -1060,6 +1076,7 @@ void ds_chain_explain_segment(struct ds_model *model, struct sa_span *span, guin
 		return;
 	}
 	w.ctx = model->chain;
+	w.host_model = NULL;
 	w.out = span->chain;
 	w.segment = index;
 	w.at_end = span->truncated;

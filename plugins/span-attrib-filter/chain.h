@@ -71,6 +71,8 @@ struct ds_chain_entry {
 	 * request's; a queue time behind a submitter: the top submitter's served ahead; 0 otherwise.
 	 */
 	uint64_t bytes;
+	/* strlen() of host, comm, process and detail (UINT8_MAX: 255 or more), for output.c: no strlen there */
+	uint8_t host_len, comm_len, process_len, detail_len;
 };
 
 /* Counters the filter reports (warnings). */
@@ -207,15 +209,19 @@ void ds_chain_arrays_fini(struct ds_chain_ctx *ctx);
  * chain-text.c: vsnprintf(buf, size, fmt, args)'s bytes, written without printf when the conversions of
  * `fmt` are only %s, %u, %ld and %lu (the chain details); vsnprintf itself otherwise.
  */
-void ds_chain_text_vformat(char *buf, size_t size, const char *fmt, va_list args);
+size_t ds_chain_text_vformat(char *buf, size_t size, const char *fmt, va_list args);
 void ds_chain_text_format(char *buf, size_t size, const char *fmt, ...) G_GNUC_PRINTF(3, 4);
 
-/* g_strlcpy(dst, src, size)'s bytes (size > 0) without its byte loop: at most size - 1 bytes, NUL-terminated. */
-static inline void ds_chain_text_copy(char *dst, const char *src, size_t size)
+/*
+ * g_strlcpy(dst, src, size)'s bytes (size > 0) without its byte loop: at most size - 1 bytes, NUL-terminated;
+ * returns the length written (ds_chain_text_vformat() too).
+ */
+static inline size_t ds_chain_text_copy(char *dst, const char *src, size_t size)
 {
 	size_t n = strnlen(src, size - 1);
 
 	memcpy(dst, src, n);
 	dst[n] = '\0';
+	return n;
 }
 #endif /* DEEPSPAN_SPAN_ATTRIB_CHAIN_H */

@@ -89,6 +89,15 @@ static void check_chain(const struct sa_span *span, const char *what)
 	}
 	ok = ok && next == span->chain->len;
 	UNIT_CHECK(ok, what);
+	/* the lengths kept with the texts (output.c writes the texts by them; UINT8_MAX: 255 bytes or more) */
+	for (i = 0, ok = true; span->chain && i < span->chain->len; i++) {
+		const struct ds_chain_entry *e = entry(span, i);
+		size_t host = strlen(e->host);
+
+		ok = ok && e->comm_len == strlen(e->comm) && e->process_len == strlen(e->process) &&
+			e->detail_len == strlen(e->detail) && e->host_len == (host < UINT8_MAX ? host : UINT8_MAX);
+	}
+	UNIT_CHECK(ok, "entries' text lengths");
 }
 
 /* The index of the first entry of `kind` with `detail`, or -1. */
@@ -281,6 +290,31 @@ static void test_history_expiry(void)
 	ds_model_destroy(m);
 	ds_chain_ctx_destroy(ctx);
 	ctx = saved;
+}
+
+/* A host name of 300 bytes: its entries keep no length for it (UINT8_MAX), the others theirs. */
+static void test_long_host(void)
+{
+	char host[301];
+	struct ds_model *m;
+	struct sa_span *span;
+
+	memset(host, 'h', sizeof(host) - 1);
+	host[sizeof(host) - 1] = '\0';
+	m = model_on(host);
+	sw(m, 0, 0, 0, "swapper/0", 0, 100, "app");
+	sw(m, 0, 1, 0, "swapper/1", 0, 200, "holder");
+	span = span_on(m, 100, 0);
+	ds_model_syscall_entry(m, 10, 0, "futex");
+	sw(m, 10, 0, 100, "app", BLOCKED, 0, "swapper/0");
+	ds_model_wakeup_target(m, 50, 1, 100, "app", 0);
+	sw(m, 60, 0, 0, "swapper/0", 0, 100, "app");
+	sa_span_finish(m, span, 70);
+	check_chain(span, "long host: partition");
+	UNIT_CHECK(span->chain->len > 0 && strcmp(entry(span, 0)->host, host) == 0 &&
+		entry(span, 0)->host_len == UINT8_MAX, "long host: the name whole, its length not kept");
+	sa_span_free(span);
+	ds_model_destroy(m);
 }
 
 /*
@@ -803,6 +837,7 @@ int main(void)
 	test_irq_timer_terminals();
 	test_history_expiry();
 	test_history_blocks();
+	test_long_host();
 	test_lost_events_and_cycle();
 	test_lost_events_unknown();
 	test_tcp_hand_off();
