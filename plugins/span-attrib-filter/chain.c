@@ -1048,11 +1048,12 @@ static bool replay_memo(struct ds_chain_ctx *ctx, const struct ds_model *model, 
 			ctx->memo.at_end != span->truncated) {
 		return false;
 	}
-	g_array_append_vals(span->chain, &g_array_index(ctx->memo.entries, struct ds_chain_entry, ctx->memo.base),
-		ctx->memo.count);
-	for (i = base; i < span->chain->len; i++) {
-		struct ds_chain_entry *e = &g_array_index(span->chain, struct ds_chain_entry, i);
+	/* one pass: each entry copied and renumbered (one bulk copy, then a second pass, cost more) */
+	g_array_set_size(span->chain, base + ctx->memo.count);
+	for (i = 0; i < ctx->memo.count; i++) {
+		struct ds_chain_entry *e = &g_array_index(span->chain, struct ds_chain_entry, base + i);
 
+		*e = g_array_index(ctx->memo.entries, struct ds_chain_entry, ctx->memo.base + i);
 		e->segment = index;
 		if (e->parent >= 0) {
 			e->parent = e->parent - (int64_t) ctx->memo.base + (int64_t) base;
