@@ -8,9 +8,12 @@
  */
 #include "chain.h"
 
-/* Arrays kept for reuse, and the largest capacity kept (a longer chain's array is freed, as before). */
-#define POOL_MAX 32
-#define POOL_MAX_ENTRIES 4096
+/*
+ * Arrays kept for reuse, and the longest chain whose array is kept (a longer one's is freed, as before): at
+ * most 16 x 512 entries (~2.3 MB) stay allocated, whatever the trace's length.
+ */
+#define POOL_MAX 16
+#define POOL_MAX_ENTRIES 512
 
 GArray *ds_chain_array_take(struct ds_chain_ctx *ctx)
 {
