@@ -47,6 +47,7 @@ void ds_chain_ctx_destroy(struct ds_chain_ctx *ctx)
 	g_array_free(ctx->sends, TRUE);
 	g_hash_table_destroy(ctx->send_index);
 	ds_chain_net_fini(ctx);
+	ds_chain_arrays_fini(ctx);
 	g_free(ctx);
 }
 
@@ -144,7 +145,6 @@ void ds_chain_thread_init(struct ds_model *model, struct ds_thread *thread)
 {
 	struct ds_thread_history *h = g_new0(struct ds_thread_history, 1);
 
-	h->pieces = g_array_sized_new(FALSE, FALSE, sizeof(struct ds_piece), 8);
 	h->open_since = model->last_ts;
 	h->open_cpu = thread->cpu;
 	h->open_reason = thread->unknown_reason;
@@ -154,7 +154,12 @@ void ds_chain_thread_init(struct ds_model *model, struct ds_thread *thread)
 void ds_chain_thread_fini(struct ds_thread *thread)
 {
 	if (thread->chain) {
-		g_array_free(thread->chain->pieces, TRUE);
+		guint i;
+
+		for (i = 0; i < thread->chain->block_count; i++) {
+			g_free(thread->chain->blocks[i]);
+		}
+		g_free(thread->chain->blocks);
 		g_free(thread->chain);
 		thread->chain = NULL;
 	}
@@ -166,25 +171,35 @@ void ds_chain_piece_close(struct ds_model *model, struct ds_thread *thread, int6
 	int64_t limit = window_limit(model->chain, ts);
 
 	if (ts > h->open_since) {
-		struct ds_piece piece;
+		struct ds_piece *piece;
 
-		piece.begin = h->open_since;
-		piece.end = ts;
-		piece.state = thread->state;
-		piece.detail = thread->detail;
-		piece.syscall = thread->syscall;
-		piece.reason = h->open_reason;
-		piece.cpu = h->open_cpu;
-		piece.wake = h->wake;
-		g_array_append_val(h->pieces, piece);
-		while (h->head < h->pieces->len &&
-				g_array_index(h->pieces, struct ds_piece, h->head).end <= limit) {
+		if (h->len == h->block_count * DS_PIECE_BLOCK) {
+			if (h->block_count == h->block_alloc) {
+				h->block_alloc = h->block_alloc ? h->block_alloc * 2 : 4;
+				h->blocks = g_renew(struct ds_piece *, h->blocks, h->block_alloc);
+			}
+			h->blocks[h->block_count++] = g_new(struct ds_piece, DS_PIECE_BLOCK);
+		}
+		piece = ds_chain_piece_at(h, h->len++);
+		piece->begin = h->open_since;
+		piece->end = ts;
+		piece->state = thread->state;
+		piece->detail = thread->detail;
+		piece->syscall = thread->syscall;
+		piece->reason = h->open_reason;
+		piece->cpu = h->open_cpu;
+		piece->wake = h->wake;
+		while (h->head < h->len && ds_chain_piece_at(h, h->head)->end <= limit) {
 			h->head++;
 			h->pruned = true;
 		}
-		if (h->head >= COMPACT_MIN && h->head * 2 >= h->pieces->len) {
-			g_array_remove_range(h->pieces, 0, h->head);
-			h->head = 0;
+		/* the first block's pieces all left the window: free it (the others move down one slot) */
+		while (h->head >= DS_PIECE_BLOCK) {
+			g_free(h->blocks[0]);
+			memmove(h->blocks, h->blocks + 1, (h->block_count - 1) * sizeof(*h->blocks));
+			h->block_count--;
+			h->head -= DS_PIECE_BLOCK;
+			h->len -= DS_PIECE_BLOCK;
 		}
 		h->open_since = ts;
 	}
@@ -209,7 +224,7 @@ void ds_chain_cpu_run(struct ds_model *model, struct cpu_state *cpu, int64_t ts,
 	run.begin = ts;
 	run.tid = tid;
 	if (comm) {
-		g_strlcpy(run.comm, comm, sizeof(run.comm));
+		ds_chain_text_copy(run.comm, comm, sizeof(run.comm));
 	}
 	g_array_append_val(cpu->runs, run);
 	/* a run ends where the next begins */
@@ -339,6 +354,9 @@ struct walk {
 	bool at_end;			/* the span is truncated at the end of the trace */
 	struct walk_step path[DS_CHAIN_MAX_DEPTH + 2];	/* the threads on the chain, depth 0 first */
 	unsigned int path_len;
+	const struct ds_model *host_model;	/* borrowed; NULL: none yet */
+	const char *host;		/* borrowed: host_model's host name for the entries, "-" when unknown */
+	uint8_t host_len;
 };
 
 static const char *text_or_none(const char *text)
@@ -362,7 +380,7 @@ static void process_of(struct ds_model *model, const struct ds_thread *thread, c
 		return;
 	}
 	leader = thread->pid > 0 ? ds_model_thread(model, thread->pid, false) : NULL;
-	g_strlcpy(out, leader && leader->comm[0] ? leader->comm : text_or_none(thread->comm), 16);
+	ds_chain_text_copy(out, leader && leader->comm[0] ? leader->comm : text_or_none(thread->comm), 16);
 	if (h && leader && leader->comm[0]) {
 		memcpy(h->process, out, 16);
 		h->process_pid = thread->pid;
@@ -389,7 +407,14 @@ static int64_t add_entry(struct walk *w, struct ds_model *model, const struct ds
 	e->depth = depth;
 	e->begin = begin;
 	e->end = end;
-	e->host = model->host ? model->host : "-";
+	if (model != w->host_model) {
+		/* the host name's length, once per model walked in a row */
+		w->host_model = model;
+		w->host = model->host ? model->host : "-";
+		w->host_len = (uint8_t) MIN(strlen(w->host), UINT8_MAX);
+	}
+	e->host = w->host;
+	e->host_len = w->host_len;
 	e->pid = thread ? thread->pid : -1;
 	e->tid = thread ? thread->tid : -1;
 	if (thread && thread->comm[0]) {
@@ -398,11 +423,13 @@ static int64_t add_entry(struct walk *w, struct ds_model *model, const struct ds
 	} else {
 		memcpy(e->comm, "-", 2);
 	}
+	e->comm_len = (uint8_t) strlen(e->comm);
 	if (thread) {
 		process_of(model, thread, e->process);
 	} else {
 		memcpy(e->process, "-", 2);
 	}
+	e->process_len = (uint8_t) strlen(e->process);
 	e->cpu = cpu;
 	e->state = state;
 	e->kind = kind;
@@ -410,17 +437,20 @@ static int64_t add_entry(struct walk *w, struct ds_model *model, const struct ds
 	if (fmt[0] == '%' && fmt[1] == 's' && !fmt[2]) {
 		/* the common case: a ready text */
 		va_start(args, fmt);
-		g_strlcpy(e->detail, va_arg(args, const char *), sizeof(e->detail));
+		e->detail_len = (uint8_t) ds_chain_text_copy(e->detail, va_arg(args, const char *), sizeof(e->detail));
 		va_end(args);
 	} else if (!strchr(fmt, '%')) {
-		g_strlcpy(e->detail, fmt, sizeof(e->detail));	/* a constant text ("ran instead: unknown") */
+		/* a constant text ("ran instead: unknown") */
+		e->detail_len = (uint8_t) ds_chain_text_copy(e->detail, fmt, sizeof(e->detail));
 	} else {
 		va_start(args, fmt);
-		vsnprintf(e->detail, sizeof(e->detail), fmt, args);
+		/* vsnprintf's bytes (chain-text.c) */
+		e->detail_len = (uint8_t) ds_chain_text_vformat(e->detail, sizeof(e->detail), fmt, args);
 		va_end(args);
 	}
 	if (!e->detail[0]) {
 		memcpy(e->detail, "-", 2);
+		e->detail_len = 1;
 	}
 	return (int64_t) w->out->len - 1;
 }
@@ -732,8 +762,9 @@ static bool explain_disk(struct walk *w, struct ds_model *model, const struct ds
 			struct ds_chain_entry *entry = &g_array_index(w->out, struct ds_chain_entry, leaf);
 
 			entry->tid = ah->top_tid;
-			g_strlcpy(entry->comm, ah->top_comm, sizeof(entry->comm));
-			g_strlcpy(entry->process, ah->top_comm, sizeof(entry->process));
+			entry->comm_len = (uint8_t) ds_chain_text_copy(entry->comm, ah->top_comm, sizeof(entry->comm));
+			entry->process_len = (uint8_t) ds_chain_text_copy(entry->process, ah->top_comm,
+				sizeof(entry->process));
 		}
 	} else if (b > a) {
 		add_entry(w, model, thread, e, depth + 1, a, b, DS_STATE_BLOCKED, DS_CHAIN_DISK, -1,
@@ -838,11 +869,11 @@ static void explain_blocked(struct walk *w, struct ds_model *model, const struct
 		first = ds_chain_send_first(w->ctx, send);
 		sender = ds_model_thread(first->model, first->tid, false);
 		if (first->tid <= 0 && first->irq) {
-			snprintf(buf, sizeof(buf), "%s \u2190 %s/%s:%s", sc, first->model->host,
+			ds_chain_text_format(buf, sizeof(buf), "%s \u2190 %s/%s:%s", sc, first->model->host,
 				first->irq_soft ? "softirq" : "irq", first->irq);
 		} else {
-			snprintf(buf, sizeof(buf), "%s \u2190 %s/%s/%" PRId64, sc, first->model->host, comm_of(sender),
-				first->tid);
+			ds_chain_text_format(buf, sizeof(buf), "%s \u2190 %s/%s/%" PRId64, sc, first->model->host,
+				comm_of(sender), first->tid);
 		}
 		if (depth + 1 > w->ctx->depth) {
 			add_entry(w, model, thread, parent, depth, x, y, DS_STATE_BLOCKED, DS_CHAIN_DEPTH_LIMIT, -1,
@@ -947,7 +978,7 @@ static void explain(struct walk *w, struct ds_model *model, int64_t tid, int64_t
 		return;
 	}
 	h = thread->chain;
-	oldest = h->head < h->pieces->len ? g_array_index(h->pieces, struct ds_piece, h->head).begin : h->open_since;
+	oldest = h->head < h->len ? ds_chain_piece_at(h, h->head)->begin : h->open_since;
 	if (a < oldest) {
 		int64_t e = oldest < b ? oldest : b;
 
@@ -967,11 +998,11 @@ static void explain(struct walk *w, struct ds_model *model, int64_t tid, int64_t
 	}
 	/* the first closed piece ending after a */
 	lo = h->head;
-	hi = h->pieces->len;
+	hi = h->len;
 	while (lo < hi) {
 		guint mid = lo + (hi - lo) / 2;
 
-		if (g_array_index(h->pieces, struct ds_piece, mid).end <= a) {
+		if (ds_chain_piece_at(h, mid)->end <= a) {
 			lo = mid + 1;
 		} else {
 			hi = mid;
@@ -985,8 +1016,8 @@ static void explain(struct walk *w, struct ds_model *model, int64_t tid, int64_t
 	open.reason = h->open_reason;
 	open.cpu = h->open_cpu;
 	memset(&open.wake, 0, sizeof(open.wake));
-	for (i = lo; a < b && i <= h->pieces->len; i++) {
-		const struct ds_piece *p = i < h->pieces->len ? &g_array_index(h->pieces, struct ds_piece, i) : &open;
+	for (i = lo; a < b && i <= h->len; i++) {
+		const struct ds_piece *p = i < h->len ? ds_chain_piece_at(h, i) : &open;
 		int64_t x = a > p->begin ? a : p->begin;
 		int64_t y = b < p->end ? b : p->end;
 
@@ -1017,11 +1048,12 @@ static bool replay_memo(struct ds_chain_ctx *ctx, const struct ds_model *model, 
 			ctx->memo.at_end != span->truncated) {
 		return false;
 	}
-	g_array_append_vals(span->chain, &g_array_index(ctx->memo.entries, struct ds_chain_entry, ctx->memo.base),
-		ctx->memo.count);
-	for (i = base; i < span->chain->len; i++) {
-		struct ds_chain_entry *e = &g_array_index(span->chain, struct ds_chain_entry, i);
+	/* one pass: each entry copied and renumbered (one bulk copy, then a second pass, cost more) */
+	g_array_set_size(span->chain, base + ctx->memo.count);
+	for (i = 0; i < ctx->memo.count; i++) {
+		struct ds_chain_entry *e = &g_array_index(span->chain, struct ds_chain_entry, base + i);
 
+		*e = g_array_index(ctx->memo.entries, struct ds_chain_entry, ctx->memo.base + i);
 		e->segment = index;
 		if (e->parent >= 0) {
 			e->parent = e->parent - (int64_t) ctx->memo.base + (int64_t) base;
@@ -1045,6 +1077,7 @@ void ds_chain_explain_segment(struct ds_model *model, struct sa_span *span, guin
 		return;
 	}
 	w.ctx = model->chain;
+	w.host_model = NULL;
 	w.out = span->chain;
 	w.segment = index;
 	w.at_end = span->truncated;

@@ -17,8 +17,11 @@
 #ifndef DEEPSPAN_SPAN_ATTRIB_CHAIN_H
 #define DEEPSPAN_SPAN_ATTRIB_CHAIN_H
 
+#include <stdarg.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <glib.h>
 
 #include "kernel-net.h"
@@ -68,6 +71,8 @@ struct ds_chain_entry {
 	 * request's; a queue time behind a submitter: the top submitter's served ahead; 0 otherwise.
 	 */
 	uint64_t bytes;
+	/* strlen() of host, comm, process and detail (UINT8_MAX: 255 or more), for output.c: no strlen there */
+	uint8_t host_len, comm_len, process_len, detail_len;
 };
 
 /* Counters the filter reports (warnings). */
@@ -142,6 +147,8 @@ struct ds_chain_ctx {
 	/* one host's pass (ds_chain_set_local_only()): walks needing another host are recorded, not guessed */
 	bool local_only;
 	struct ds_chain_cross_host cross_host;
+	/* the spans' chain arrays given back, for reuse (chain-arrays.c) */
+	GPtrArray *free_chains;		/* owned (NULL until needed); owned GArray of struct ds_chain_entry */
 };
 
 struct ds_chain_ctx *ds_chain_ctx_create(unsigned int depth, int64_t window);
@@ -189,4 +196,32 @@ void ds_chain_net_fini(struct ds_chain_ctx *ctx);
 void ds_chain_set_local_only(struct ds_chain_ctx *ctx);
 void ds_chain_cross_host_need(struct ds_chain_ctx *ctx, const struct ds_model *model, int64_t tid, int64_t ts,
 		const char *what);
+
+/*
+ * chain-arrays.c: a span's `chain` array, empty (reused when one was given back), and giving it back when
+ * the span is freed; ds_chain_arrays_fini() frees those kept (ds_chain_ctx_destroy()).
+ */
+GArray *ds_chain_array_take(struct ds_chain_ctx *ctx);
+void ds_chain_array_give(struct ds_chain_ctx *ctx, GArray *chain);
+void ds_chain_arrays_fini(struct ds_chain_ctx *ctx);
+
+/*
+ * chain-text.c: vsnprintf(buf, size, fmt, args)'s bytes, written without printf when the conversions of
+ * `fmt` are only %s, %u, %ld and %lu (the chain details); vsnprintf itself otherwise.
+ */
+size_t ds_chain_text_vformat(char *buf, size_t size, const char *fmt, va_list args);
+void ds_chain_text_format(char *buf, size_t size, const char *fmt, ...) G_GNUC_PRINTF(3, 4);
+
+/*
+ * g_strlcpy(dst, src, size)'s bytes (size > 0) without its byte loop: at most size - 1 bytes, NUL-terminated;
+ * returns the length written (ds_chain_text_vformat() too).
+ */
+static inline size_t ds_chain_text_copy(char *dst, const char *src, size_t size)
+{
+	size_t n = strnlen(src, size - 1);
+
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+	return n;
+}
 #endif /* DEEPSPAN_SPAN_ATTRIB_CHAIN_H */

@@ -10,6 +10,7 @@ plugins_span_attrib_filter_libspan_attrib_state_la_SOURCES = \
 	plugins/span-attrib-filter/chain.c plugins/span-attrib-filter/chain.h \
 	plugins/span-attrib-filter/block.c plugins/span-attrib-filter/block.h \
 	plugins/span-attrib-filter/chain-net.c plugins/span-attrib-filter/chain-continuation.c \
+	plugins/span-attrib-filter/chain-arrays.c plugins/span-attrib-filter/chain-text.c \
 	plugins/span-attrib-filter/host-context.c plugins/span-attrib-filter/host-context.h
 plugins_babeltrace_plugin_deepspan_la_LIBADD += plugins/span-attrib-filter/libspan-attrib-state.la
 
@@ -24,6 +25,10 @@ tests_unit_test_block_LDADD = plugins/span-attrib-filter/libspan-attrib-state.la
 check_PROGRAMS += tests/unit/test_host_context
 tests_unit_test_host_context_SOURCES = tests/unit/test_host_context.c tests/unit/unit.h
 tests_unit_test_host_context_LDADD = plugins/span-attrib-filter/libspan-attrib-state.la $(UNIT_LDADD)
+
+check_PROGRAMS += tests/unit/test_chain_text
+tests_unit_test_chain_text_SOURCES = tests/unit/test_chain_text.c tests/unit/unit.h
+tests_unit_test_chain_text_LDADD = plugins/span-attrib-filter/libspan-attrib-state.la $(UNIT_LDADD)
 
 check_PROGRAMS += tests/unit/test_chain
 tests_unit_test_chain_SOURCES = tests/unit/test_chain.c tests/unit/unit.h

@@ -109,7 +109,14 @@ struct ds_last_waker {
 
 /* Per-thread chain history (struct ds_thread::chain, owned by the thread). */
 struct ds_thread_history {
-	GArray *pieces;			/* owned; struct ds_piece, closed pieces in time order, live from `head` */
+	/*
+	 * Closed pieces in time order, live from `head`: piece i is blocks[i / DS_PIECE_BLOCK][i % DS_PIECE_BLOCK]
+	 * (ds_chain_piece_at()); appended in place, never moved (no growth copies), and a block whose pieces
+	 * all left the window is freed whole.
+	 */
+	struct ds_piece **blocks;	/* owned array (`block_alloc` slots) of `block_count` owned blocks */
+	guint block_count, block_alloc;
+	guint len;			/* pieces from blocks[0][0] */
 	guint head;
 	bool pruned;			/* pieces older than the window were dropped */
 	int64_t open_since;		/* the open piece: [open_since, now) in the thread's current state */
@@ -121,6 +128,14 @@ struct ds_thread_history {
 	char process[16];		/* process name cache ("" none) for `process_pid` */
 	int64_t process_pid;
 };
+
+/* Pieces per block of a thread's history (a power of 2). */
+#define DS_PIECE_BLOCK 64u
+
+static inline struct ds_piece *ds_chain_piece_at(const struct ds_thread_history *h, guint i)
+{
+	return &h->blocks[i / DS_PIECE_BLOCK][i % DS_PIECE_BLOCK];
+}
 
 /* chain.c, called by the model */
 void ds_chain_thread_init(struct ds_model *model, struct ds_thread *thread);

@@ -363,6 +363,20 @@ static int fill_segments(bt_field *array, const struct sa_span *span)
 	return 0;
 }
 
+/*
+ * set_string() of a text whose length is known (chain entries; UINT8_MAX: 255 or more, not kept): clear +
+ * append is what bt_field_string_set_value() does.
+ */
+static int set_text(bt_field *field, const char *value, size_t len)
+{
+	if (!len || len == UINT8_MAX) {
+		return set_string(field, value);
+	}
+	bt_field_string_clear(field);
+	return bt_field_string_append_with_length(field, value, len) ==
+		BT_FIELD_STRING_APPEND_STATUS_OK ? 0 : -1;
+}
+
 static int fill_chain(bt_field *array, const struct sa_span *span, bool with_layers)
 {
 	guint count = span->chain ? span->chain->len : 0;
@@ -388,10 +402,13 @@ static int fill_chain(bt_field *array, const struct sa_span *span, bool with_lay
 		if (with_layers) {
 			set_u64(elem, C_BYTES, e->bytes);
 		}
-		if (set_string(bt_field_structure_borrow_member_field_by_index(elem, C_HOST), e->host) ||
-				set_string(bt_field_structure_borrow_member_field_by_index(elem, C_COMM), e->comm) ||
-				set_string(bt_field_structure_borrow_member_field_by_index(elem, C_PROCESS), e->process) ||
-				set_string(bt_field_structure_borrow_member_field_by_index(elem, C_DETAIL), e->detail)) {
+		if (set_text(bt_field_structure_borrow_member_field_by_index(elem, C_HOST), e->host, e->host_len) ||
+				set_text(bt_field_structure_borrow_member_field_by_index(elem, C_COMM), e->comm,
+					e->comm_len) ||
+				set_text(bt_field_structure_borrow_member_field_by_index(elem, C_PROCESS), e->process,
+					e->process_len) ||
+				set_text(bt_field_structure_borrow_member_field_by_index(elem, C_DETAIL), e->detail,
+					e->detail_len)) {
 			return -1;
 		}
 	}

@@ -33,7 +33,7 @@ struct sa_span *sa_span_new(struct ds_model *model, int64_t begin)
 	if (model->record_segments) {
 		span->segments = g_array_sized_new(FALSE, FALSE, sizeof(struct sa_segment), 16);
 		if (model->chain) {
-			span->chain = g_array_sized_new(FALSE, FALSE, sizeof(struct ds_chain_entry), 16);
+			span->chain = ds_chain_array_take(model->chain);
 		}
 	}
 	return span;
@@ -68,7 +68,7 @@ void sa_span_free(struct sa_span *span)
 		g_array_free(span->segments, TRUE);
 	}
 	if (span->chain) {
-		g_array_free(span->chain, TRUE);
+		ds_chain_array_give(span->model->chain, span->chain);
 	}
 	if (span->reads) {
 		g_array_free(span->reads, TRUE);

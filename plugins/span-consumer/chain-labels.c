@@ -377,14 +377,56 @@ static gboolean equal_label_key(gconstpointer a, gconstpointer b)
 	return memcmp(a, b, sizeof(struct label_key)) == 0;
 }
 
-GHashTable *ds_chain_label_cache_new(void)
+/* Slots of the front of the label cache (a power of 2). */
+#define LABEL_FRONT_SLOTS 1024u
+
+/*
+ * The labels of chain entries by what they depend on: a direct-mapped front keyed by a multiplicative hash
+ * of the key's words (one compare of the key on a hit), over the hash table of every key.
+ */
+struct ds_chain_label_cache {
+	GHashTable *table;		/* owned; owned struct label_key -> owned struct label_value */
+	struct label_front {
+		struct label_key key;
+		struct label_value value;
+		bool used;
+	} front[LABEL_FRONT_SLOTS];
+};
+
+struct ds_chain_label_cache *ds_chain_label_cache_new(void)
 {
-	return g_hash_table_new_full(hash_label_key, equal_label_key, g_free, g_free);
+	struct ds_chain_label_cache *cache = g_new0(struct ds_chain_label_cache, 1);
+
+	cache->table = g_hash_table_new_full(hash_label_key, equal_label_key, g_free, g_free);
+	return cache;
 }
 
-void ds_chain_label(GHashTable *cache, GString *scratch, struct ds_span_store *store,
+void ds_chain_label_cache_destroy(struct ds_chain_label_cache *cache)
+{
+	if (cache) {
+		g_hash_table_destroy(cache->table);
+		g_free(cache);
+	}
+}
+
+/* The front slot of `key` (zeroed padding: every byte is the key's). */
+static struct label_front *front_slot(struct ds_chain_label_cache *cache, const struct label_key *key)
+{
+	uint64_t words[sizeof(struct label_key) / sizeof(uint64_t)], h = 0;
+	size_t i;
+
+	G_STATIC_ASSERT(sizeof(struct label_key) % sizeof(uint64_t) == 0);
+	memcpy(words, key, sizeof(words));
+	for (i = 0; i < G_N_ELEMENTS(words); i++) {
+		h = (h ^ words[i]) * UINT64_C(0x9e3779b97f4a7c15);
+	}
+	return &cache->front[(h >> 40) & (LABEL_FRONT_SLOTS - 1)];
+}
+
+void ds_chain_label(struct ds_chain_label_cache *cache, GString *scratch, struct ds_span_store *store,
 		struct ds_chain_entry *chain, uint32_t count)
 {
+	struct label_front *front;
 	uint32_t i;
 
 	for (i = 0; i < count; i++) {
@@ -409,14 +451,22 @@ void ds_chain_label(GHashTable *cache, GString *scratch, struct ds_span_store *s
 			key.child_tid = chain[i + 1].tid;
 		}
 		e->leaf = !has_child;
-		value = g_hash_table_lookup(cache, &key);
-		if (!value) {
-			if (g_hash_table_size(cache) >= LABEL_CACHE_MAX) {
-				g_hash_table_remove_all(cache);
+		front = front_slot(cache, &key);
+		if (front->used && memcmp(&front->key, &key, sizeof(key)) == 0) {
+			value = &front->value;
+		} else {
+			value = g_hash_table_lookup(cache->table, &key);
+			if (!value) {
+				if (g_hash_table_size(cache->table) >= LABEL_CACHE_MAX) {
+					g_hash_table_remove_all(cache->table);
+				}
+				value = g_new(struct label_value, 1);
+				make_labels(store, scratch, chain, count, i, value);
+				g_hash_table_insert(cache->table, g_memdup2(&key, sizeof(key)), value);
 			}
-			value = g_new(struct label_value, 1);
-			make_labels(store, scratch, chain, count, i, value);
-			g_hash_table_insert(cache, g_memdup2(&key, sizeof(key)), value);
+			front->key = key;
+			front->value = *value;
+			front->used = true;
 		}
 		e->frame = value->frame;
 		e->step = value->step;

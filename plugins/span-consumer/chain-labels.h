@@ -11,14 +11,17 @@
 
 #include "span-store.h"
 
-/* A new label cache (keys and values owned by it; g_hash_table_destroy frees it). */
-GHashTable *ds_chain_label_cache_new(void);
+/* A label cache: a direct-mapped front of recent keys over a hash table of every key (both owned). */
+struct ds_chain_label_cache;
+
+struct ds_chain_label_cache *ds_chain_label_cache_new(void);
+void ds_chain_label_cache_destroy(struct ds_chain_label_cache *cache);
 
 /*
  * Sets the labels (frame, step, note, ran_comm, ran_tid) and the `leaf` flag of the `count`
  * entries of `chain` (checked, depth-first), through `cache`; `scratch` is a work buffer.
  */
-void ds_chain_label(GHashTable *cache, GString *scratch, struct ds_span_store *store,
+void ds_chain_label(struct ds_chain_label_cache *cache, GString *scratch, struct ds_span_store *store,
 		struct ds_chain_entry *chain, uint32_t count);
 
 #endif /* DEEPSPAN_SPAN_CONSUMER_CHAIN_LABELS_H */

@@ -136,7 +136,7 @@ void ds_span_reader_fini(struct ds_span_reader *reader)
 		reader->chain_scratch = NULL;
 	}
 	if (reader->label_cache) {
-		g_hash_table_destroy(reader->label_cache);
+		ds_chain_label_cache_destroy(reader->label_cache);
 		reader->label_cache = NULL;
 	}
 	if (reader->deadlocks) {
@@ -660,34 +660,37 @@ static void read_segments(const struct ds_span_layout *layout,
 }
 
 /*
- * Interns a chain string: the last id of that member first (hosts and threads repeat), then a cache
- * slot chosen by the length and the first and last 8 bytes (cheaper than the store's hash table; any
- * hit is checked against the store's text), then the store.
+ * Interns a chain string: the last id of that member first (hosts and threads repeat; compared by length,
+ * then bytes), then a cache slot chosen by the length and the first and last 8 bytes (cheaper than the
+ * store's hash table; any hit is checked against the store's text), then the store.
  */
 static inline uint32_t intern_chain_string(struct ds_span_store *store, struct ds_span_reader *reader,
-		uint32_t *last, const char *text)
+		unsigned int member, const bt_field *field)
 {
-	size_t n;
+	const char *text = bt_field_string_get_value(field);
+	uint64_t n = bt_field_string_get_length(field);
 	uint64_t head = 0, tail = 0;
 	uint32_t *slot;
 
-	if (*last != 0 && strcmp(text, ds_store_string(store, *last)) == 0) {
-		return *last;
+	if (reader->last_chain_string[member] != 0 && reader->last_chain_length[member] == n &&
+			memcmp(text, reader->last_chain_text[member], n) == 0) {
+		return reader->last_chain_string[member];
 	}
-	n = strlen(text);
 	memcpy(&head, text, MIN(n, sizeof(head)));
 	if (n > sizeof(tail)) {
 		memcpy(&tail, text + n - sizeof(tail), sizeof(tail));
 	}
 	/* the length multiplied too: XORed in as it is, it would sit in the low bits the shift drops */
 	slot = &reader->chain_strings[((head * UINT64_C(0x9e3779b97f4a7c15)) ^
-		(tail * UINT64_C(0xc2b2ae3d27d4eb4f)) ^ ((uint64_t) n * UINT64_C(0x165667b19e3779f9))) >> 40 &
+		(tail * UINT64_C(0xc2b2ae3d27d4eb4f)) ^ (n * UINT64_C(0x165667b19e3779f9))) >> 40 &
 		(DS_SPAN_READER_STRINGS - 1)];
 	if (*slot == 0 || strcmp(text, ds_store_string(store, *slot)) != 0) {
 		*slot = ds_strings_intern(store->strings, text);
 	}
-	*last = *slot;
-	return *last;
+	reader->last_chain_string[member] = *slot;
+	reader->last_chain_text[member] = ds_store_string(store, *slot);
+	reader->last_chain_length[member] = n;
+	return *slot;
 }
 
 /* A chain entry as read, before the checks and the labels. */
@@ -858,6 +861,11 @@ static void read_chain(const struct ds_span_layout *layout, const bt_field *arra
 	cursor = (int64_t *) (void *) (raw + n);
 	stack = (uint32_t *) (void *) (cursor + n);
 	stored_of = stack + n;
+	if (reader->chain_store != store) {
+		/* the last ids are another store's */
+		memset(reader->last_chain_string, 0, sizeof(reader->last_chain_string));
+		reader->chain_store = store;
+	}
 	/* The segments may have been sorted: read index -> stored index. */
 	for (i = 0; i < span->segment_count; i++) {
 		stored_of[wide[i].index] = (uint32_t) i;
@@ -871,8 +879,7 @@ static void read_chain(const struct ds_span_layout *layout, const bt_field *arra
 		struct ds_chain_entry *out = &chain[i];
 
 #define CH_INT(m) read_int(member_at(e, el->index[m]), el->is_signed[m])
-#define CH_STRING(m) intern_chain_string(store, reader, &reader->last_chain_string[m], \
-		bt_field_string_get_value(member_at(e, el->index[m])))
+#define CH_STRING(m) intern_chain_string(store, reader, m, member_at(e, el->index[m]))
 		memset(out, 0, sizeof(*out));
 		raw[i].segment = el->is_signed[CH_SEGMENT] ? CH_INT(CH_SEGMENT) :
 			(int64_t) MIN(read_uint(member_at(e, el->index[CH_SEGMENT]), false),

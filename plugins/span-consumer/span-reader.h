@@ -46,8 +46,11 @@ struct ds_span_reader {
 	bool keep_chains;			/* false: chains are not read (default: keep_segments; needs segments) */
 	GByteArray *chain_scratch;		/* owned: one chain being read and checked */
 	uint32_t last_chain_string[16];		/* last id interned per chain member (span-reader.c's CH_*) */
+	const char *last_chain_text[16];	/* borrowed from `chain_store`: the text of last_chain_string[m] */
+	uint64_t last_chain_length[16];		/* its length */
+	const void *chain_store;		/* borrowed: the store those ids are of (another: forgotten) */
 	uint32_t chain_strings[DS_SPAN_READER_STRINGS];	/* ids of chain strings by a hash of the text, 0 free */
-	GHashTable *label_cache;		/* owned: owned label key -> owned labels of a chain entry */
+	struct ds_chain_label_cache *label_cache;	/* owned: labels of chain entries by what they depend on */
 	uint64_t spans_read;
 	uint64_t reversed_spans;		/* end before begin (counted in invalid_spans too) */
 	uint64_t invalid_spans;			/* spans with bounds out of range: marked `invalid` */

@@ -89,6 +89,15 @@ static void check_chain(const struct sa_span *span, const char *what)
 	}
 	ok = ok && next == span->chain->len;
 	UNIT_CHECK(ok, what);
+	/* the lengths kept with the texts (output.c writes the texts by them; UINT8_MAX: 255 bytes or more) */
+	for (i = 0, ok = true; span->chain && i < span->chain->len; i++) {
+		const struct ds_chain_entry *e = entry(span, i);
+		size_t host = strlen(e->host);
+
+		ok = ok && e->comm_len == strlen(e->comm) && e->process_len == strlen(e->process) &&
+			e->detail_len == strlen(e->detail) && e->host_len == (host < UINT8_MAX ? host : UINT8_MAX);
+	}
+	UNIT_CHECK(ok, "entries' text lengths");
 }
 
 /* The index of the first entry of `kind` with `detail`, or -1. */
@@ -277,6 +286,85 @@ static void test_history_expiry(void)
 		"expiry: the last window is kept");
 	expect(span, DS_CHAIN_RUNNING, "getpid", 1, 980, 990, "expiry: recent history explained");
 	UNIT_CHECK(ctx->counters.history_expired > 0, "expiry: counted");
+	sa_span_free(span);
+	ds_model_destroy(m);
+	ds_chain_ctx_destroy(ctx);
+	ctx = saved;
+}
+
+/* A host name of 300 bytes: its entries keep no length for it (UINT8_MAX), the others theirs. */
+static void test_long_host(void)
+{
+	char host[301];
+	struct ds_model *m;
+	struct sa_span *span;
+
+	memset(host, 'h', sizeof(host) - 1);
+	host[sizeof(host) - 1] = '\0';
+	m = model_on(host);
+	sw(m, 0, 0, 0, "swapper/0", 0, 100, "app");
+	sw(m, 0, 1, 0, "swapper/1", 0, 200, "holder");
+	span = span_on(m, 100, 0);
+	ds_model_syscall_entry(m, 10, 0, "futex");
+	sw(m, 10, 0, 100, "app", BLOCKED, 0, "swapper/0");
+	ds_model_wakeup_target(m, 50, 1, 100, "app", 0);
+	sw(m, 60, 0, 0, "swapper/0", 0, 100, "app");
+	sa_span_finish(m, span, 70);
+	check_chain(span, "long host: partition");
+	UNIT_CHECK(span->chain->len > 0 && strcmp(entry(span, 0)->host, host) == 0 &&
+		entry(span, 0)->host_len == UINT8_MAX, "long host: the name whole, its length not kept");
+	sa_span_free(span);
+	ds_model_destroy(m);
+}
+
+/*
+ * A long history kept in blocks (struct ds_thread_history): a waker with thousands of pieces, most of them
+ * out of the window (whole blocks freed as they leave it); the wait is explained piece by piece from the
+ * pieces still kept, across block boundaries, and the part before the window is `history expired`.
+ */
+static void test_history_blocks(void)
+{
+	struct ds_chain_ctx *saved = ctx;
+	struct ds_model *m;
+	struct sa_span *span;
+	bool pieces_ok = true;
+	int64_t t;
+	guint i, running = 0;
+
+	ctx = ds_chain_ctx_create(8, 5000);
+	m = model_on("alpha");
+	sw(m, 0, 0, 0, "swapper/0", 0, 100, "app");
+	sw(m, 0, 1, 0, "swapper/1", 0, 200, "busy");
+	for (t = 10; t < 90000; t += 20) {
+		ds_model_syscall_entry(m, t, 1, "getpid");
+		ds_model_syscall_exit(m, t + 10, 1);
+	}
+	span = span_on(m, 100, 90000);
+	ds_model_syscall_entry(m, 90000, 0, "futex");
+	sw(m, 90000, 0, 100, "app", BLOCKED, 0, "swapper/0");
+	for (t = 90010; t < 104000; t += 20) {
+		ds_model_syscall_entry(m, t, 1, "getpid");
+		ds_model_syscall_exit(m, t + 10, 1);
+	}
+	ds_model_wakeup_target(m, 104000, 1, 100, "app", 0);
+	sw(m, 104005, 0, 0, "swapper/0", 0, 100, "app");
+	sa_span_finish(m, span, 104010);
+	check_chain(span, "blocks: partition");
+	expect(span, DS_CHAIN_UNKNOWN, "unknown: history expired", 1, 90000, 99000, "blocks: before the window expired");
+	for (i = 0; i < span->chain->len; i++) {
+		const struct ds_chain_entry *e = entry(span, i);
+
+		if (e->kind != DS_CHAIN_RUNNING) {
+			continue;
+		}
+		/* busy: getpid over [10 + 20k, 20 + 20k), user space over [20 + 20k, 30 + 20k) */
+		pieces_ok = pieces_ok && e->end - e->begin == 10 && e->depth == 1 && e->tid == 200 &&
+			strcmp(e->detail, (e->begin - 10) % 20 == 0 ? "getpid" : "-") == 0;
+		running++;
+	}
+	UNIT_CHECK(pieces_ok, "blocks: every kept piece of the waker is its own entry, in order");
+	UNIT_EQ_UINT(running, (104000 - 99000) / 10, "blocks: the pieces of the window, across block boundaries");
+	UNIT_CHECK(ctx->counters.history_expired > 0, "blocks: expiry counted");
 	sa_span_free(span);
 	ds_model_destroy(m);
 	ds_chain_ctx_destroy(ctx);
@@ -748,6 +836,8 @@ int main(void)
 	test_waker_migrates();
 	test_irq_timer_terminals();
 	test_history_expiry();
+	test_history_blocks();
+	test_long_host();
 	test_lost_events_and_cycle();
 	test_lost_events_unknown();
 	test_tcp_hand_off();
