@@ -105,7 +105,7 @@ def test_progress_counts_hosts_and_events(scenario, tmp_path):
 def test_dry_run_shows_the_per_host_steps(scenario):
     trace = scenario(2, "lock-remote", 11)
     proc = report("--sync", "--dry-run", trace)
-    assert proc.stdout.count("\n") == 1 and "--params=formula=" in proc.stdout
+    assert proc.stdout.count("\n") == 1 and ",clock-formula=" in proc.stdout
     steps = [line for line in proc.stderr.splitlines() if line.startswith("# host ")]
     assert len(steps) == 2 and all("filter.deepspan.sync-extract" in s and "sink.ctf.fs" in s for s in steps)
 
