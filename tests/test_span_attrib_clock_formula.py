@@ -55,11 +55,12 @@ def test_one_graph_report_identical(scenario, tmp_path, hosts, cause, seed):
 @pytest.mark.parametrize("hosts, cause, seed", [(3, "deadlock", 5), (3, "disk-contention", 3), (5, "lock-remote", 7)])
 def test_per_host_report_identical(scenario, tmp_path, hosts, cause, seed):
     """Per host (--no-chains): each host's pass applies its fit (`applies_to`) in span-attrib; deadlock's spans open
-    at the end make two hosts run again, with the same result."""
+    at the end make two hosts run again with sync's path, and not with span-attrib's: the same result."""
     new, old = _both(tmp_path, "--no-chains", "--jobs", "2", scenario(hosts, cause, seed))
     assert new["analysis"]["mode"] == old["analysis"]["mode"] == "per host"
-    assert new.get("analysis_again") == old.get("analysis_again")
-    assert (cause == "deadlock") == bool(new.get("analysis_again"))
+    # spans open at the end (deadlock): sync's path runs those hosts again; span-attrib's has the end at once
+    assert (cause == "deadlock") == bool(old.get("analysis_again")) and "analysis_again" not in new
+    assert new["analysis_end_time"] == new["analysis_end_estimate"]
 
 
 def test_per_host_attempt_that_stops_identical(scenario, tmp_path):
@@ -203,3 +204,74 @@ def test_apply_fit_errors(tmp_path):
                         "--apply-fit and --single-graph exclude each other")]:
         proc = report(*args, tmp_path, check=False)
         assert proc.returncode == 2 and text in proc.stderr
+
+
+LATE_EVENT_SOURCE = r'''
+import sys
+import bt2
+
+kernel, out, host = sys.argv[1], sys.argv[2], sys.argv[3]
+clock, last = None, None
+for msg in bt2.TraceCollectionMessageIterator(kernel):
+    if type(msg) is bt2._EventMessageConst:
+        clock, last = msg.default_clock_snapshot.clock_class, msg.default_clock_snapshot.value
+
+
+class Late(bt2._UserMessageIterator):
+    def __init__(self, config, port):
+        comp = self._component
+        cc = comp._create_clock_class(frequency=clock.frequency, name=clock.name, uuid=clock.uuid,
+                                      offset=bt2.ClockClassOffset(clock.offset.seconds, clock.offset.cycles),
+                                      origin_is_unix_epoch=clock.origin_is_unix_epoch)
+        tc = comp._create_trace_class()
+        sc = tc.create_stream_class(default_clock_class=cc)
+        ec = sc.create_event_class(name="deepspan_test:late")
+        trace = tc(environment={"hostname": host, "domain": "deepspan-test"})
+        stream = trace.create_stream(sc)
+        self._msgs = [self._create_stream_beginning_message(stream),
+                      self._create_event_message(ec, stream, default_clock_snapshot=last + clock.frequency),
+                      self._create_stream_end_message(stream)]
+
+    def __next__(self):
+        if not self._msgs:
+            raise StopIteration
+        return self._msgs.pop(0)
+
+
+class LateSource(bt2._UserSourceComponent, message_iterator_class=Late):
+    def __init__(self, config, params, obj):
+        self._add_output_port("out")
+
+
+graph = bt2.Graph()
+src = graph.add_component(LateSource, "late")
+sink = graph.add_component(bt2.find_plugin("ctf").sink_component_classes["fs"], "w",
+                           {"path": out, "quiet": True})
+graph.connect_ports(src.output_ports["out"], sink.input_ports["in"])
+graph.run()
+'''
+
+
+def test_end_estimate_checked_and_corrected(scenario, tmp_path):
+    """A host whose latest event is one that span-attrib does not read (an unknown class, on the host's clock, 1 s
+    after its last kernel event): the clock estimate's end is later than the latest time the passes saw, so it
+    is refused (`analysis_end_estimate_wrong`) and the hosts run again as with sync's path: the hosts with spans
+    open at the end given the right end, the others without one; the same report as the single graph."""
+    import shutil
+    import subprocess
+    trace = tmp_path / "trace"
+    shutil.copytree(scenario(3, "deadlock", 5), trace)
+    kernel = next(p.parent for p in sorted(trace.rglob("metadata")) if p.parent.name == "kernel")
+    host = kernel.relative_to(trace).parts[0]
+    script = tmp_path / "late.py"
+    script.write_text(LATE_EVENT_SOURCE)
+    subprocess.run(["/usr/bin/python3", str(script), str(kernel), str(trace / host / "late"), host], check=True,
+                   timeout=300)
+    single = report("--sync", "--no-chains", "--single-graph", "-o", tmp_path / "single", trace)
+    new, old = _both(tmp_path, "--no-chains", trace)
+    same_files(tmp_path / "single", tmp_path / "span-attrib")
+    out = str(tmp_path / "single")
+    assert single.stdout.replace(out, "OUT") == report("--sync", "--no-chains", "-o", out, trace).stdout.replace(out, "OUT")
+    assert new["analysis"]["mode"] == "per host"
+    assert new["analysis_end_estimate"] > new["analysis_end_estimate_wrong"] == new["analysis_end_time"]
+    assert new["analysis_again"] and old["analysis_again"] == new["analysis_again"]

@@ -137,6 +137,8 @@ struct span_attrib_iterator {
 	char *error;				/* owned; first fatal decoding problem */
 	struct ds_sync_merge *fit;		/* owned; `clock-formula`: the inputs merged on the fit, else NULL */
 	uint64_t fit_cycles;			/* with `fit`: the current message's time on its clock */
+	int64_t events_last_ns;			/* cross-host.c: last_ns before `end-time` (INT64_MIN: none) */
+	uint64_t open_at_end;			/* cross-host.c: spans still open at the end of the input */
 };
 
 /* hosts.c */
