@@ -17,8 +17,9 @@ static const struct ds_sync_merge_owner *owner_of(const struct span_attrib_compo
 	return owner;
 }
 
-int clock_fit_load(struct span_attrib_component *comp, const char *path)
+enum span_attrib_status clock_fit_load(struct span_attrib_component *comp, const char *path)
 {
+	enum span_attrib_status status = SPAN_ATTRIB_STATUS_OK;
 	struct ds_sync_merge_owner owner;
 
 	if (comp->pass_through) {
@@ -27,11 +28,16 @@ int clock_fit_load(struct span_attrib_component *comp, const char *path)
 			"their hosts' clocks, only span-attrib's own output is on the synchronized clock): set "
 			"`pass-through=false`, or put `filter.deepspan.sync` with `formula=\"%s\"` before span-attrib "
 			"(doc/span-attrib.md, \"Parameters\").", SPAN_ATTRIB_CLASS_NAME, path);
-		return -1;
+		status = SPAN_ATTRIB_STATUS_ERROR;
+		goto end;
 	}
 	comp->clock_formula_path = g_strdup(path);
 	comp->clock_formula = ds_sync_merge_load_formula(owner_of(comp, &owner), path);
-	return comp->clock_formula ? 0 : -1;
+	if (!comp->clock_formula) {
+		status = SPAN_ATTRIB_STATUS_ERROR;
+	}
+end:
+	return status;
 }
 
 void clock_fit_free(struct span_attrib_component *comp)
@@ -42,13 +48,14 @@ void clock_fit_free(struct span_attrib_component *comp)
 	comp->clock_formula_path = NULL;
 }
 
-int clock_fit_start(struct span_attrib_iterator *it, bt_message_iterator **iters, unsigned int count)
+enum span_attrib_status clock_fit_start(struct span_attrib_iterator *it, bt_message_iterator **iters,
+		unsigned int count)
 {
 	struct ds_sync_merge_owner owner;
 
 	it->fit = ds_sync_merge_create(owner_of(it->comp, &owner), it->self_msg_iter, it->comp->clock_formula_path,
 		it->comp->clock_formula, iters, count);
-	return it->fit ? 0 : -1;
+	return it->fit ? SPAN_ATTRIB_STATUS_OK : SPAN_ATTRIB_STATUS_ERROR;
 }
 
 const bt_clock_class *clock_fit_stream_clock(const struct span_attrib_iterator *it, const bt_clock_class *own)

@@ -68,7 +68,7 @@ int inputs_init(struct span_attrib_iterator *it, bt_self_component_filter *self_
 			iters[i] = g_array_index(it->upstreams, struct upstream, i).iter;
 			g_array_index(it->upstreams, struct upstream, i).iter = NULL;
 		}
-		ret = clock_fit_start(it, iters, it->upstreams->len);
+		ret = clock_fit_start(it, iters, it->upstreams->len) == SPAN_ATTRIB_STATUS_OK ? 0 : -1;
 		g_free(iters);
 		return ret;
 	}

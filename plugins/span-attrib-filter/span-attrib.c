@@ -40,7 +40,7 @@ static int parse_params(struct span_attrib_component *comp, const bt_value *para
 			ds_params_get_string(&p, "cross-host-file", NULL, &cross_host_file) ||
 			ds_params_get_int(&p, "end-time", INT64_MIN, INT64_MIN, INT64_MAX, &comp->end_time) ||
 			ds_params_get_string(&p, "clock-formula", NULL, &clock_formula) ||
-			(clock_formula && clock_fit_load(comp, clock_formula))) {
+			(clock_formula && clock_fit_load(comp, clock_formula) != SPAN_ATTRIB_STATUS_OK)) {
 		return -1;
 	}
 	if (cross_host_file && !cross_host_file[0]) {

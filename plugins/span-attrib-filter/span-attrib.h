@@ -205,11 +205,12 @@ bt_message_iterator_class_next_method_status inputs_next(struct span_attrib_iter
 		const bt_message **out);
 
 /* clock-fit.c: parameter `clock-formula` (doc/span-attrib.md, "Parameters") */
-/* Reads and checks the file at component initialization; -1 with the cause appended. */
-int clock_fit_load(struct span_attrib_component *comp, const char *path);
+/* Reads and checks the file at component initialization; ERROR with the cause appended. */
+enum span_attrib_status clock_fit_load(struct span_attrib_component *comp, const char *path);
 void clock_fit_free(struct span_attrib_component *comp);
-/* The merge of the upstreams `iters` (references moved in) on the fit; -1 with the cause appended. */
-int clock_fit_start(struct span_attrib_iterator *it, bt_message_iterator **iters, unsigned int count);
+/* The merge of the upstreams `iters` (references moved in) on the fit; ERROR with the cause appended. */
+enum span_attrib_status clock_fit_start(struct span_attrib_iterator *it, bt_message_iterator **iters,
+		unsigned int count);
 /* The clock a stream's times are read on: the synchronized one with `clock-formula`, else its own. */
 const bt_clock_class *clock_fit_stream_clock(const struct span_attrib_iterator *it, const bt_clock_class *own);
 
