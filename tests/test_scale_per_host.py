@@ -153,7 +153,11 @@ def test_span_attrib_one_host_pass_stops_on_spans_open_at_the_end(scenario, tmp_
     graph = [a.replace("--component=d:sink.utils.dummy", "--component=d:sink.text.details") for a in graph]
     proc = bt(*graph)
     assert proc.returncode == 0, proc.stderr[-2000:]
-    assert json.loads(record.read_text()) == {"stopped": False, "last_ns": later}
+    ended = json.loads(record.read_text())
+    # and apart, its own latest event time and the spans it truncated (deepspan-report checks its end with them)
+    assert ended == {"stopped": False, "last_ns": later, "events_last_ns": need["last_ns"],
+                     "open_at_end": ended["open_at_end"]} and ended["open_at_end"] > 0
+    assert proc.stdout.count("truncated: Yes") == ended["open_at_end"]
     # sink.text.details groups digits: the 8 truncated spans end at the given time
     assert proc.stdout.count("truncated: Yes") == proc.stdout.count(f"\n    end: {later:,}\n") > 0
 
