@@ -54,7 +54,10 @@ def test_real_traces_the_muxer_refuses(shared_traces):
 def test_dry_run_prints_the_graph(hotrod):
     line = report("--dry-run", "--sync", hotrod).stdout
     assert line.count("source.ctf.fs") == 6 and "filter.utils.muxer" not in line
-    assert "--connect=src0:sync" in line and "--connect=sync:attrib" in line
+    # the fit applied by span-attrib (doc/scale.md, "Applying the fit"), or by sync with --apply-fit sync
+    assert "--connect=src0:attrib" in line and "clock-formula=" in line and "filter.deepspan.sync " not in line
+    line = report("--dry-run", "--sync", "--apply-fit", "sync", hotrod).stdout
+    assert "--connect=src0:sync" in line and "--connect=sync:attrib" in line and "clock-formula" not in line
 
 
 @pytest.mark.parametrize("args, text", [

@@ -103,3 +103,17 @@ def test_asan_real_two_hosts_run_mode(tmp_path, shared_traces):
                "--component=attrib:filter.deepspan.span-attrib",
                "--component=sink:sink.utils.dummy",
                "--connect=src:sync", "--connect=dst:sync", "--connect=sync:attrib", "--connect=attrib:sink")
+
+
+def test_asan_real_two_hosts_clock_formula(tmp_path, shared_traces):
+    """span-attrib's clock-formula (its merge on sync's code, messages held by the reorder buffer) on the real
+    two-host traces: the fit written by sync's two passes, then applied by span-attrib without sync."""
+    sync = shared_traces / "synctraces"
+    sources = ["--component=src:source.ctf.fs", f"--params=inputs=[\"{sync / 'scp_src'}\"]",
+               "--component=dst:source.ctf.fs", f"--params=inputs=[\"{sync / 'scp_dest'}\"]"]
+    fit = tmp_path / "sync.json"
+    asan_graph(tmp_path, "run", *sources, "--component=sync:filter.deepspan.sync", f'--params=report="{fit}"',
+               "--component=sink:sink.utils.dummy", "--connect=src:sync", "--connect=dst:sync", "--connect=sync:sink")
+    asan_graph(tmp_path, "run", *sources, "--component=attrib:filter.deepspan.span-attrib",
+               f'--params=pass-through=false,clock-formula="{fit}"', "--component=sink:sink.utils.dummy",
+               "--connect=src:attrib", "--connect=dst:attrib", "--connect=attrib:sink")

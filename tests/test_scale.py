@@ -105,7 +105,7 @@ def test_progress_counts_hosts_and_events(scenario, tmp_path):
 def test_dry_run_shows_the_per_host_steps(scenario):
     trace = scenario(2, "lock-remote", 11)
     proc = report("--sync", "--dry-run", trace)
-    assert proc.stdout.count("\n") == 1 and "--params=formula=" in proc.stdout
+    assert proc.stdout.count("\n") == 1 and ",clock-formula=" in proc.stdout
     steps = [line for line in proc.stderr.splitlines() if line.startswith("# host ")]
     assert len(steps) == 2 and all("filter.deepspan.sync-extract" in s and "sink.ctf.fs" in s for s in steps)
 
@@ -371,11 +371,15 @@ def test_extract_keeps_exactly_the_pair_events(scenario, tmp_path):
     stats = json.loads((tmp_path / "stats.json").read_text())
     names = {"net_dev_queue", "net_if_receive_skb", "inet_sock_local_out", "inet_sock_local_in"}
     total = pairs = 0
+    last = None
     for msg in bt2.TraceCollectionMessageIterator(str(kernel)):
         if type(msg) is bt2._EventMessageConst:
             total += 1
             pairs += msg.event.name in names
-    assert stats == {"events": total, "kept": pairs} and 0 < pairs < total
+            ns = msg.default_clock_snapshot.ns_from_origin
+            last = ns if last is None else max(last, ns)
+    # and the latest event time, the end of the per-host analysis (doc/scale.md, "Per-host analysis")
+    assert stats == {"events": total, "kept": pairs, "last_event_ns": last} and 0 < pairs < total
 
 
 @pytest.mark.parametrize("params, text", [

@@ -153,7 +153,11 @@ def test_span_attrib_one_host_pass_stops_on_spans_open_at_the_end(scenario, tmp_
     graph = [a.replace("--component=d:sink.utils.dummy", "--component=d:sink.text.details") for a in graph]
     proc = bt(*graph)
     assert proc.returncode == 0, proc.stderr[-2000:]
-    assert json.loads(record.read_text()) == {"stopped": False, "last_ns": later}
+    ended = json.loads(record.read_text())
+    # and apart, its own latest event time and the spans it truncated (deepspan-report checks its end with them)
+    assert ended == {"stopped": False, "last_ns": later, "events_last_ns": need["last_ns"],
+                     "open_at_end": ended["open_at_end"]} and ended["open_at_end"] > 0
+    assert proc.stdout.count("truncated: Yes") == ended["open_at_end"]
     # sink.text.details groups digits: the 8 truncated spans end at the given time
     assert proc.stdout.count("truncated: Yes") == proc.stdout.count(f"\n    end: {later:,}\n") > 0
 
@@ -196,11 +200,12 @@ def test_bad_analysis_arguments(args, text):
 
 def test_spans_open_at_the_end_run_again_with_the_end_of_every_host(scenario, tmp_path):
     """A deadlock leaves spans open at the end: they are truncated at the latest event time of every host, which
-    a host's own pass does not know, so it stops; those hosts run again given that time, still per host."""
+    a host's own pass does not know, so it stops; with the fit applied by sync (--apply-fit sync) those hosts run
+    again given that time, still per host."""
     trace = scenario(3, "deadlock", 5)
     single = report("--sync", "--no-chains", "--single-graph", "-o", tmp_path / "single", trace)
-    per_host = report("--sync", "--no-chains", "--jobs", "2", "--work-dir", tmp_path / "w", "-o", tmp_path / "r",
-                      trace)
+    per_host = report("--sync", "--no-chains", "--jobs", "2", "--apply-fit", "sync", "--work-dir", tmp_path / "w",
+                      "-o", tmp_path / "r", trace)
     same_files(tmp_path / "single", tmp_path / "r")
     assert single.stdout.replace("single/", "X/") == per_host.stdout.replace("r/", "X/")
     assert analysis(tmp_path / "w")["mode"] == "per host"
@@ -211,6 +216,25 @@ def test_spans_open_at_the_end_run_again_with_the_end_of_every_host(scenario, tm
     assert "truncated" in single.stderr
 
 
+def test_spans_open_at_the_end_get_the_end_from_the_clock_estimate(scenario, tmp_path):
+    """The same deadlock with the fit in span-attrib (the default): the clock estimate's latest event time of
+    each host, mapped by the fit, is the end of every host; each pass gets it as `end-time` at once, it is
+    checked against the latest time the passes saw, and no host runs again (doc/scale.md, "Per-host
+    analysis")."""
+    trace = scenario(3, "deadlock", 5)
+    single = report("--sync", "--no-chains", "--single-graph", "-o", tmp_path / "single", trace)
+    per_host = report("--sync", "--no-chains", "--jobs", "2", "--work-dir", tmp_path / "w", "-o", tmp_path / "r",
+                      trace)
+    same_files(tmp_path / "single", tmp_path / "r")
+    assert single.stdout.replace("single/", "X/") == per_host.stdout.replace("r/", "X/")
+    steps = json.loads((tmp_path / "w" / "steps.json").read_text())
+    records = [json.loads((tmp_path / "w" / f"a{h}" / "cross-host.json").read_text()) for h in range(3)]
+    assert "analysis_again" not in steps and len(steps["analysis_hosts"]) == 3
+    assert steps["analysis_end_time"] == steps["analysis_end_estimate"] == max(r["events_last_ns"] for r in records)
+    assert all(isinstance(s["last_event_ns"], int) for s in steps["hosts"])
+    assert sum(r["open_at_end"] for r in records) > 0 and not any(r["stopped"] for r in records)
+
+
 def test_local_cluster_then_per_host_analysis(scenario, tmp_path):
     distributed = pytest.importorskip("distributed")
     trace = scenario(3, "disk-contention", 3)
@@ -219,7 +243,7 @@ def test_local_cluster_then_per_host_analysis(scenario, tmp_path):
             as cluster:
         report("--sync", "--no-chains", "--scheduler", cluster.scheduler_address, "--work-dir", tmp_path / "w",
                "-o", tmp_path / "dask", trace)
-        # spans open at the end: those hosts' tasks run again with the end of every host
+        # spans open at the end: every host's task gets the end of every host (from the clock estimate)
         dead = scenario(3, "deadlock", 5)
         report("--sync", "--no-chains", "--single-graph", "-o", tmp_path / "single-dead", dead)
         report("--sync", "--no-chains", "--scheduler", cluster.scheduler_address, "--work-dir", tmp_path / "wd",
@@ -235,7 +259,9 @@ def test_local_cluster_then_per_host_analysis(scenario, tmp_path):
     assert len(steps["analysis_hosts"]) == 3 and all(s["worker"].startswith("tcp://") for s in steps["analysis_hosts"])
     same_files(tmp_path / "single-dead", tmp_path / "dask-dead")
     dead_steps = json.loads((tmp_path / "wd" / "steps.json").read_text())
-    assert dead_steps["analysis"]["mode"] == "per host" and dead_steps["analysis_again"]
+    # spans open at the end: the end of every host came from the clock estimate (the tasks' last event times)
+    assert dead_steps["analysis"]["mode"] == "per host" and "analysis_again" not in dead_steps
+    assert dead_steps["analysis_end_time"] == dead_steps["analysis_end_estimate"] is not None
     same_files(tmp_path / "single-chains", tmp_path / "dask-chains")
     why = analysis(tmp_path / "wc")
     assert why["mode"] == "one graph" and "'s pass met another host's events" in why["why"]

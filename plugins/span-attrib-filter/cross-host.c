@@ -19,6 +19,7 @@
 
 void span_attrib_cross_host_init(struct span_attrib_iterator *it)
 {
+	it->events_last_ns = INT64_MIN;
 	if (it->comp->cross_host_file) {
 		ds_chain_set_local_only(it->chain);
 	}
@@ -46,6 +47,15 @@ static bool write_record(struct span_attrib_iterator *it, const struct ds_chain_
 		ds_json_null(&w, "last_ns");
 	} else {
 		ds_json_int(&w, "last_ns", it->last_ns);
+	}
+	if (!need) {
+		/* what deepspan-report checks against the end it gave (doc/scale.md, "Per-host analysis") */
+		if (it->events_last_ns == INT64_MIN) {
+			ds_json_null(&w, "events_last_ns");
+		} else {
+			ds_json_int(&w, "events_last_ns", it->events_last_ns);
+		}
+		ds_json_int(&w, "open_at_end", (int64_t) it->open_at_end);
 	}
 	if (need) {
 		ds_json_string(&w, "host", need->host);
@@ -107,6 +117,11 @@ enum span_attrib_status span_attrib_cross_host_flush(struct span_attrib_iterator
 	GHashTableIter iter;
 	gpointer value;
 
+	it->events_last_ns = it->last_ns;
+	g_hash_table_iter_init(&iter, it->hosts);
+	while (g_hash_table_iter_next(&iter, NULL, &value)) {
+		it->open_at_end += g_hash_table_size(((const struct host *) value)->spans);
+	}
 	if (it->comp->end_time != INT64_MIN) {
 		/* the latest event time of every host, given (deepspan-report's second pass of this host) */
 		if (it->comp->end_time > it->last_ns) {

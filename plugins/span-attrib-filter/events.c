@@ -451,7 +451,8 @@ static enum span_attrib_status handle_event(struct span_attrib_iterator *it, con
 		warn_unclocked(it, info, bt_event_borrow_stream_const(event));
 		return SPAN_ATTRIB_STATUS_OK;
 	}
-	cycles = bt_clock_snapshot_get_value(bt_message_event_borrow_default_clock_snapshot_const(msg));
+	cycles = it->fit ? it->fit_cycles :
+		bt_clock_snapshot_get_value(bt_message_event_borrow_default_clock_snapshot_const(msg));
 	if (!clock_map_ns(&info->clock, cycles, &ns)) {
 		char what[256];
 
@@ -575,7 +576,7 @@ static enum span_attrib_status handle_discarded(struct span_attrib_iterator *it,
 		}
 	}
 	if (info->clock.clock_class && cs &&
-			!clock_map_ns(&info->clock, bt_clock_snapshot_get_value(cs), &ns)) {
+			!clock_map_ns(&info->clock, it->fit ? it->fit_cycles : bt_clock_snapshot_get_value(cs), &ns)) {
 		char what[128];
 
 		snprintf(what, sizeof(what), "the beginning of a discarded-%s message (%" PRIu64

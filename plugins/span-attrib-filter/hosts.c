@@ -166,7 +166,7 @@ struct stream_info *stream_info_get(struct span_attrib_iterator *it, const bt_st
 		goto end;
 	}
 	sc = bt_stream_borrow_class_const(stream);
-	cc = bt_stream_class_borrow_default_clock_class_const(sc);
+	cc = clock_fit_stream_clock(it, bt_stream_class_borrow_default_clock_class_const(sc));
 	info = g_new0(struct stream_info, 1);
 	info->host = host_for_trace(it, bt_stream_borrow_trace_const(stream));
 	if (clock_map_init(&info->clock, cc)) {

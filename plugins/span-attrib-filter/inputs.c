@@ -59,6 +59,19 @@ int inputs_init(struct span_attrib_iterator *it, bt_self_component_filter *self_
 		APPEND_CAUSE(it->comp->self_comp, "%s has no connected input port: connect `in0`.", SPAN_ATTRIB_CLASS_NAME);
 		return -1;
 	}
+	if (it->comp->clock_formula) {
+		/* the merge on the clock fit reads the upstreams (clock-fit.c) */
+		bt_message_iterator **iters = g_new(bt_message_iterator *, it->upstreams->len);
+		int ret;
+
+		for (i = 0; i < it->upstreams->len; i++) {
+			iters[i] = g_array_index(it->upstreams, struct upstream, i).iter;
+			g_array_index(it->upstreams, struct upstream, i).iter = NULL;
+		}
+		ret = clock_fit_start(it, iters, it->upstreams->len) == SPAN_ATTRIB_STATUS_OK ? 0 : -1;
+		g_free(iters);
+		return ret;
+	}
 	return 0;
 }
 
@@ -79,6 +92,8 @@ void inputs_fini(struct span_attrib_iterator *it)
 	}
 	g_array_free(it->upstreams, TRUE);
 	it->upstreams = NULL;
+	ds_sync_merge_destroy(it->fit);
+	it->fit = NULL;
 }
 
 /* Makes sure `up` has a message at `index` unless it ended. */
@@ -109,6 +124,9 @@ bt_message_iterator_class_next_method_status inputs_next(struct span_attrib_iter
 	guint i;
 
 	*out = NULL;
+	if (it->fit) {
+		return ds_sync_merge_next(it->fit, out, &it->fit_cycles);
+	}
 	for (i = 0; i < it->upstreams->len; i++) {
 		struct upstream *up = &g_array_index(it->upstreams, struct upstream, i);
 		ds_message_time_status time_status;

@@ -41,6 +41,7 @@ plugins_babeltrace_plugin_deepspan_la_SOURCES += \
 	plugins/span-attrib-filter/kernel-events.c plugins/span-attrib-filter/kernel-events.h \
 	plugins/span-attrib-filter/events.c \
 	plugins/span-attrib-filter/inputs.c \
+	plugins/span-attrib-filter/clock-fit.c \
 	plugins/span-attrib-filter/hosts.c \
 	plugins/span-attrib-filter/output.c \
 	plugins/span-attrib-filter/families.c \

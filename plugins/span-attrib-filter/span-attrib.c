@@ -17,7 +17,7 @@
 
 static const char *const known_params[] = {
 	"pass-through", "segments", "state-rule", "follow-wakeups", "chain-depth", "chain-window", "layers",
-	"host-context", "cross-host-file", "end-time", NULL,
+	"host-context", "cross-host-file", "end-time", "clock-formula", NULL,
 };
 static const char *const state_rules[] = { "default", "tracecompass", NULL };
 
@@ -26,7 +26,7 @@ static int parse_params(struct span_attrib_component *comp, const bt_value *para
 	struct ds_params p = ds_params_make(comp->self_comp, params, SPAN_ATTRIB_CLASS_NAME);
 	unsigned int rule = 0;
 	uint64_t depth = 8;
-	const char *cross_host_file = NULL;
+	const char *cross_host_file = NULL, *clock_formula = NULL;
 
 	if (ds_params_check_names(&p, known_params) ||
 			ds_params_get_bool(&p, "pass-through", true, &comp->pass_through) ||
@@ -38,7 +38,9 @@ static int parse_params(struct span_attrib_component *comp, const bt_value *para
 			ds_params_get_bool(&p, "layers", true, &comp->layers) ||
 			ds_params_get_bool(&p, "host-context", true, &comp->host_context) ||
 			ds_params_get_string(&p, "cross-host-file", NULL, &cross_host_file) ||
-			ds_params_get_int(&p, "end-time", INT64_MIN, INT64_MIN, INT64_MAX, &comp->end_time)) {
+			ds_params_get_int(&p, "end-time", INT64_MIN, INT64_MIN, INT64_MAX, &comp->end_time) ||
+			ds_params_get_string(&p, "clock-formula", NULL, &clock_formula) ||
+			(clock_formula && clock_fit_load(comp, clock_formula) != SPAN_ATTRIB_STATUS_OK)) {
 		return -1;
 	}
 	if (cross_host_file && !cross_host_file[0]) {
@@ -102,6 +104,7 @@ bt_component_class_initialize_method_status span_attrib_component_initialize(
 	goto end;
 error:
 	g_free(comp->cross_host_file);
+	clock_fit_free(comp);
 	g_free(comp);
 end:
 	return status;
@@ -114,6 +117,7 @@ void span_attrib_component_finalize(bt_self_component_filter *self_comp_filter)
 
 	if (comp) {
 		g_free(comp->cross_host_file);
+		clock_fit_free(comp);
 	}
 	g_free(comp);
 }

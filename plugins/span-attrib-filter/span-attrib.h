@@ -23,6 +23,7 @@
 #include "span-events.h"
 #include "thread-state.h"
 #include "upstream.h"
+#include "sync-filter/sync-merge.h"
 
 #define SPAN_ATTRIB_CLASS_NAME "filter.deepspan.span-attrib"
 
@@ -45,6 +46,8 @@ struct span_attrib_component {
 	bool host_context;		/* doc/host-context.md */
 	char *cross_host_file;		/* owned; NULL: the whole graph (cross-host.c) */
 	int64_t end_time;		/* ns; INT64_MIN: none (spans open at the end: the latest event time) */
+	char *clock_formula_path;	/* owned; NULL: the inputs' own clocks (clock-fit.c) */
+	struct ds_json_value *clock_formula;	/* owned; the parsed `clock-formula` */
 };
 
 /* Per-host output: a trace of its own (env domain=deepspan, hostname) holding one stream. */
@@ -132,6 +135,10 @@ struct span_attrib_iterator {
 	struct ds_chain_ctx *chain;		/* owned; NULL when follow-wakeups is false */
 	struct span_attrib_counters counters;
 	char *error;				/* owned; first fatal decoding problem */
+	struct ds_sync_merge *fit;		/* owned; `clock-formula`: the inputs merged on the fit, else NULL */
+	uint64_t fit_cycles;			/* with `fit`: the current message's time on its clock */
+	int64_t events_last_ns;			/* cross-host.c: last_ns before `end-time` (INT64_MIN: none) */
+	uint64_t open_at_end;			/* cross-host.c: spans still open at the end of the input */
 };
 
 /* hosts.c */
@@ -196,6 +203,16 @@ void inputs_fini(struct span_attrib_iterator *it);
 /* One message (reference moved to the caller) in time order across the inputs; END when all ended. */
 bt_message_iterator_class_next_method_status inputs_next(struct span_attrib_iterator *it,
 		const bt_message **out);
+
+/* clock-fit.c: parameter `clock-formula` (doc/span-attrib.md, "Parameters") */
+/* Reads and checks the file at component initialization; ERROR with the cause appended. */
+enum span_attrib_status clock_fit_load(struct span_attrib_component *comp, const char *path);
+void clock_fit_free(struct span_attrib_component *comp);
+/* The merge of the upstreams `iters` (references moved in) on the fit; ERROR with the cause appended. */
+enum span_attrib_status clock_fit_start(struct span_attrib_iterator *it, bt_message_iterator **iters,
+		unsigned int count);
+/* The clock a stream's times are read on: the synchronized one with `clock-formula`, else its own. */
+const bt_clock_class *clock_fit_stream_clock(const struct span_attrib_iterator *it, const bt_clock_class *own);
 
 /* events.c */
 void span_attrib_forget_trace_classes(struct span_attrib_iterator *it);

@@ -43,6 +43,7 @@ struct extract_iter {
 	GHashTable *keep;			/* event class (ref) -> GINT_TO_POINTER(1 keep, 2 drop) */
 	struct ds_span_events *span_cache;	/* owned */
 	uint64_t kept, dropped;
+	int64_t last_event_ns;			/* latest event time read (ns from origin); INT64_MIN: none */
 };
 
 bt_component_class_initialize_method_status sync_extract_component_initialize(
@@ -165,6 +166,7 @@ bt_message_iterator_class_initialize_method_status sync_extract_iterator_initial
 	it->owner.self_comp = comp;
 	it->owner.class_name = EXTRACT_CLASS_NAME;
 	it->owner.doc_page = "doc/scale.md";
+	it->last_event_ns = INT64_MIN;
 	it->keep = g_hash_table_new_full(g_direct_hash, g_direct_equal, unref_class, NULL);
 	it->span_cache = ds_span_events_create();
 	it->inputs = g_new0(struct extract_input, n ? n : 1);
@@ -202,17 +204,25 @@ end:
 	return status;
 }
 
-/* The `stats` file: events read and kept (deepspan-report's progress); a failure is only a warning. */
+/*
+ * The `stats` file: events read and kept (deepspan-report's progress), the latest event time (ns from the
+ * clock's origin, null without events; deepspan-report's end of the per-host analysis); a failure is only a
+ * warning.
+ */
 static void write_stats(struct extract_iter *it)
 {
+	char last[32] = "null";
 	FILE *f;
 
 	if (!it->comp || !it->comp->stats_path) {
 		return;
 	}
+	if (it->last_event_ns != INT64_MIN) {
+		snprintf(last, sizeof(last), "%" PRId64, it->last_event_ns);
+	}
 	f = fopen(it->comp->stats_path, "w");
-	if (!f || fprintf(f, "{\"events\": %" PRIu64 ", \"kept\": %" PRIu64 "}\n",
-			it->kept + it->dropped, it->kept) < 0 || fclose(f) != 0) {
+	if (!f || fprintf(f, "{\"events\": %" PRIu64 ", \"kept\": %" PRIu64 ", \"last_event_ns\": %s}\n",
+			it->kept + it->dropped, it->kept, last) < 0 || fclose(f) != 0) {
 		DS_LOG_WARN(bt_self_message_iterator_borrow_component(it->self), EXTRACT_CLASS_NAME,
 			"parameter `stats`: cannot write \"%s\" (%s)", it->comp->stats_path,
 			g_strerror(errno));
@@ -284,6 +294,9 @@ static bt_message_iterator_class_next_method_status fill(struct extract_iter *it
 	switch (ds_message_time_ns(&it->owner, in->batch[in->head], &ns, NULL)) {
 	case DS_MESSAGE_TIME_STATUS_OK:
 		in->key = ns;
+		if (ns > it->last_event_ns && bt_message_get_type(in->batch[in->head]) == BT_MESSAGE_TYPE_EVENT) {
+			it->last_event_ns = ns;
+		}
 		break;
 	case DS_MESSAGE_TIME_STATUS_NONE:
 		break;		/* no time: it goes with the input's last time */

@@ -15,6 +15,7 @@ plugins_babeltrace_plugin_deepspan_la_SOURCES += \
 	plugins/sync-filter/sync-component.c plugins/sync-filter/sync-hosts.c \
 	plugins/sync-filter/sync-pass1.c plugins/sync-filter/sync-http.c \
 	plugins/sync-filter/sync-iter.c \
+	plugins/sync-filter/sync-merge.c plugins/sync-filter/sync-merge.h \
 	plugins/sync-filter/sync-report.c \
 	plugins/sync-filter/trace-ir-copy.h \
 	plugins/sync-filter/trace-ir-copy-classes.c \

@@ -84,22 +84,23 @@ static int parse_match(const struct ds_params *p, bool *match)
 	return 0;
 }
 
-static int load_formula(struct sync_comp *comp)
+int sync_load_formula(struct sync_comp *comp)
 {
 	char err[512];
 
 	comp->formula = ds_json_parse_file(comp->formula_path, err, sizeof(err));
 	if (!comp->formula) {
 		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(comp->self_comp,
-			"%s: parameter `formula`: %s.", SYNC_CLASS_NAME, err);
+			"%s: parameter `%s`: %s.", comp->class_name, comp->formula_param, err);
 		return -1;
 	}
 	if (!ds_json_get(comp->formula, "hosts") ||
 			ds_json_get(comp->formula, "hosts")->type != DS_JSON_ARRAY) {
 		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(comp->self_comp,
-			"%s: parameter `formula`: \"%s\" is not a sync report "
-			"(no `hosts` array); give a file written by the `report` parameter.",
-			SYNC_CLASS_NAME, comp->formula_path);
+			"%s: parameter `%s`: \"%s\" is not a sync report "
+			"(no `hosts` array); give a file written by the `report` parameter%s.",
+			comp->class_name, comp->formula_param, comp->formula_path,
+			strcmp(comp->class_name, SYNC_CLASS_NAME) ? " of " SYNC_CLASS_NAME : "");
 		return -1;
 	}
 	return 0;
@@ -135,7 +136,7 @@ static int parse_params(struct sync_comp *comp, const bt_value *params)
 	comp->reference = dup_or_null(reference);
 	comp->report_path = dup_or_null(report);
 	comp->formula_path = dup_or_null(formula);
-	if (comp->formula_path && load_formula(comp)) {
+	if (comp->formula_path && sync_load_formula(comp)) {
 		return -1;
 	}
 	return 0;
@@ -157,6 +158,8 @@ bt_component_class_initialize_method_status sync_component_initialize(
 	}
 	comp->self_filter = self;
 	comp->self_comp = bt_self_component_filter_as_self_component(self);
+	comp->class_name = SYNC_CLASS_NAME;
+	comp->formula_param = "formula";
 	if (parse_params(comp, params) ||
 			ds_input_ports_add_next(self, SYNC_CLASS_NAME) != DS_INPUT_PORTS_STATUS_OK ||
 			bt_self_component_filter_add_output_port(self, "out", NULL, NULL)) {

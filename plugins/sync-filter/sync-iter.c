@@ -32,7 +32,7 @@ static bool map_host_time(struct sync_iter *it, int host, int64_t ns, int64_t *o
 	BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_MESSAGE_ITERATOR(it->self,
 		"%s: host `%s`: its clock transform (x0 %" PRId64 ", y0 %" PRId64 ", slope %.17g) "
 		"maps time %" PRId64 " ns outside the int64 nanosecond range%s%s%s.",
-		SYNC_CLASS_NAME, h->name, h->result.to_ref.x0, h->result.to_ref.y0,
+		it->comp->class_name, h->name, h->result.to_ref.x0, h->result.to_ref.y0,
 		h->result.to_ref.slope, ns, it->comp->formula ? " (from formula \"" : "",
 		it->comp->formula ? it->comp->formula_path : "",
 		it->comp->formula ? "\"): the formula does not fit this trace; re-run "
@@ -86,7 +86,7 @@ static uint64_t map_time(void *data, const bt_clock_snapshot *cs)
  * Key of `msg` into *key; *timed says whether it carries a snapshot (then clamped to
  * the floor).  -1 (cause appended) when its time overflows.
  */
-static int message_key(struct sync_iter *it, struct sync_input *in,
+int sync_message_key(struct sync_iter *it, struct sync_input *in,
 		const bt_message *msg, int64_t *key_out, bool *timed)
 {
 	struct sync_msg_view view;
@@ -149,7 +149,7 @@ static bt_message_iterator_class_next_method_status push_copy(struct sync_iter *
 	int64_t key;
 	bool timed;
 
-	if (message_key(it, in, msg, &key, &timed)) {
+	if (sync_message_key(it, in, msg, &key, &timed)) {
 		return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_ERROR;
 	}
 	it->map_floor = it->has_floor ? it->floor : INT64_MIN;
@@ -189,7 +189,7 @@ static bt_message_iterator_class_next_method_status push_copy(struct sync_iter *
  * inputs not ended; one that has read nothing timed limits everything);
  * -1 when every input has ended.  *bound receives the bound.
  */
-static int limiting_input(struct sync_iter *it, int64_t *bound)
+int sync_limiting_input(struct sync_iter *it, int64_t *bound)
 {
 	int best = -1;
 	unsigned int i;
@@ -243,7 +243,7 @@ static bt_message_iterator_class_next_method_status pass2_next(struct sync_iter 
 	*count = 0;
 	while (*count < capacity) {
 		int64_t bound;
-		int limiting = limiting_input(it, &bound);
+		int limiting = sync_limiting_input(it, &bound);
 		const struct ds_reorder_item *head = ds_reorder_peek(&it->reorder);
 
 		if (head && (limiting < 0 || head->key <= bound)) {
@@ -377,7 +377,7 @@ static void compute_windows(struct sync_iter *it)
 	}
 }
 
-static int make_out_clock(struct sync_iter *it)
+int sync_make_out_clock(struct sync_iter *it)
 {
 	struct sync_host *ref = it->hosts->len ?
 		g_ptr_array_index(it->hosts, it->reference) : NULL;
@@ -425,7 +425,7 @@ static int make_out_clock(struct sync_iter *it)
 
 static int start_pass2(struct sync_iter *it)
 {
-	if (make_out_clock(it) ||
+	if (sync_make_out_clock(it) ||
 			ds_ir_copy_init(&it->copy, it->comp->self_comp, it->out_clock, map_time, it)) {
 		return -1;
 	}

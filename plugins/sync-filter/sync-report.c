@@ -90,8 +90,8 @@ static int formula_fail(struct sync_iter *it, const char *fmt, ...)
 	what = g_strdup_vprintf(fmt, ap);
 	va_end(ap);
 	BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_MESSAGE_ITERATOR(it->self,
-		"%s: parameter `formula`: \"%s\": %s.", SYNC_CLASS_NAME,
-		it->comp->formula_path, what);
+		"%s: parameter `%s`: \"%s\": %s.", it->comp->class_name,
+		it->comp->formula_param, it->comp->formula_path, what);
 	g_free(what);
 	return -1;
 }
@@ -543,7 +543,7 @@ void sync_formula_warn_unused(struct sync_iter *it)
 		}
 	}
 	if (n) {
-		DS_LOG_WARN(it->comp->self_comp, SYNC_CLASS_NAME,
+		DS_LOG_WARN(it->comp->self_comp, it->comp->class_name,
 			"formula \"%s\": %u host%s of the formula did not appear in the input, "
 			"%s transform%s unused: %s", it->comp->formula_path, n, n > 1 ? "s" : "",
 			n > 1 ? "their" : "its", n > 1 ? "s were" : " was", unused->str);

@@ -53,6 +53,9 @@ struct sync_comp {
 	char *formula_path;			/* owned; NULL: two passes */
 	struct ds_json_value *formula;		/* owned; parsed `formula` file */
 	int64_t pair_expiry_ns;			/* pass 1 forgets open pairs older than this */
+	const char *class_name;			/* borrowed, static: names the class in causes (sync's, or
+						 * span-attrib's for its `clock-formula`, sync-merge.h) */
+	const char *formula_param;		/* borrowed, static: "formula" or "clock-formula" */
 };
 
 /* One host = one clock (UUID). */
@@ -220,5 +223,17 @@ int sync_formula_unknown_host(struct sync_iter *it, const char *name, const char
 /* Warns about the formula's hosts that did not appear in the input (at the end). */
 void sync_formula_warn_unused(struct sync_iter *it);
 int sync_write_report(struct sync_iter *it, bool final);
+/* Reads comp->formula_path into comp->formula (a JSON object with a `hosts` array); -1 with the cause. */
+int sync_load_formula(struct sync_comp *comp);
+
+/* sync-iter.c, pass 2's pieces shared with sync-merge.c (the same merge without the IR copy) */
+/* Key of `msg` (corrected time, clamped to the floor; untimed messages by their stream) into *key_out;
+ * *timed when it carries a snapshot; -1 (cause appended) when its time overflows or its host is refused. */
+int sync_message_key(struct sync_iter *it, struct sync_input *in, const bt_message *msg,
+		int64_t *key_out, bool *timed);
+/* The input that limits the release bound (-1: every input ended); *bound receives the bound. */
+int sync_limiting_input(struct sync_iter *it, int64_t *bound);
+/* Creates it->out_clock, the synchronized clock class (name, UUID, origin from the reference host). */
+int sync_make_out_clock(struct sync_iter *it);
 
 #endif /* DEEPSPAN_SYNC_SYNC_H */
