@@ -60,6 +60,9 @@ struct ds_model {
 	struct ds_block *block;		/* owned; the host's block requests */
 	bool net_seen;			/* a net_dev_queue or net_if_receive_skb was seen on this host */
 	struct ds_host_context *hc;	/* owned; host context (host-context.h), NULL: off */
+	/* spans freed, kept with their arrays emptied for sa_span_new() (no allocation per span) */
+	struct sa_span *span_pool;	/* owned; linked by next_on_thread */
+	unsigned int span_pool_count;
 };
 
 /* How a blocked piece ended. */

@@ -18,10 +18,26 @@ enum {
  * model calls sa_span_charge() on every change of it.
  */
 
+/* Spans kept for reuse per model, and the longest array a kept span may keep (longer ones are freed). */
+#define SPAN_POOL_MAX 64
+#define SPAN_POOL_MAX_LEN 256
+
 struct sa_span *sa_span_new(struct ds_model *model, int64_t begin)
 {
-	struct sa_span *span = g_new0(struct sa_span, 1);
+	struct sa_span *span = model->span_pool;
+	GArray *syscalls = NULL, *segments = NULL, *chain = NULL;
 
+	if (span) {
+		/* a span freed on this model: its arrays are empty, of the same kinds */
+		model->span_pool = span->next_on_thread;
+		model->span_pool_count--;
+		syscalls = span->syscalls;
+		segments = span->segments;
+		chain = span->chain;
+		memset(span, 0, sizeof(*span));
+	} else {
+		span = g_new0(struct sa_span, 1);
+	}
 	span->pid = -1;
 	span->tid = -1;
 	span->begin = begin;
@@ -29,14 +45,45 @@ struct sa_span *sa_span_new(struct ds_model *model, int64_t begin)
 	span->cursor = begin;
 	span->idle_state = DS_STATE_UNKNOWN;
 	span->model = model;
-	span->syscalls = g_array_sized_new(FALSE, FALSE, sizeof(struct sa_syscall_total), 4);
+	span->syscalls = syscalls ? syscalls : g_array_sized_new(FALSE, FALSE, sizeof(struct sa_syscall_total), 4);
 	if (model->record_segments) {
-		span->segments = g_array_sized_new(FALSE, FALSE, sizeof(struct sa_segment), 16);
+		span->segments = segments ? segments : g_array_sized_new(FALSE, FALSE, sizeof(struct sa_segment), 16);
 		if (model->chain) {
-			span->chain = g_array_sized_new(FALSE, FALSE, sizeof(struct ds_chain_entry), 16);
+			span->chain = chain ? chain :
+				g_array_sized_new(FALSE, FALSE, sizeof(struct ds_chain_entry), 16);
 		}
 	}
 	return span;
+}
+
+/* Empties `array` for reuse; a long one is freed (NULL returned) so the pool holds little memory. */
+static GArray *array_for_pool(GArray *array)
+{
+	if (array && array->len > SPAN_POOL_MAX_LEN) {
+		g_array_free(array, TRUE);
+		return NULL;
+	}
+	return array ? g_array_set_size(array, 0) : NULL;
+}
+
+static void span_pool_free(struct ds_model *model)
+{
+	while (model->span_pool) {
+		struct sa_span *span = model->span_pool;
+
+		model->span_pool = span->next_on_thread;
+		if (span->syscalls) {
+			g_array_free(span->syscalls, TRUE);
+		}
+		if (span->segments) {
+			g_array_free(span->segments, TRUE);
+		}
+		if (span->chain) {
+			g_array_free(span->chain, TRUE);
+		}
+		g_free(span);
+	}
+	model->span_pool_count = 0;
 }
 
 static void unlink_from_thread(struct sa_span *span)
@@ -64,18 +111,34 @@ void sa_span_free(struct sa_span *span)
 	}
 	g_free(span->service);
 	g_free(span->operation);
-	if (span->segments) {
-		g_array_free(span->segments, TRUE);
-	}
-	if (span->chain) {
-		g_array_free(span->chain, TRUE);
-	}
 	if (span->reads) {
 		g_array_free(span->reads, TRUE);
 	}
 	if (span->hc) {
 		ds_hc_window_fini(span->hc);
 		g_free(span->hc);
+	}
+	if (span->model && span->model->span_pool_count < SPAN_POOL_MAX) {
+		/* kept for the model's next span (sa_span_new) */
+		struct ds_model *model = span->model;
+		GArray *syscalls = array_for_pool(span->syscalls);
+		GArray *segments = array_for_pool(span->segments);
+		GArray *chain = array_for_pool(span->chain);
+
+		memset(span, 0, sizeof(*span));
+		span->syscalls = syscalls;
+		span->segments = segments;
+		span->chain = chain;
+		span->next_on_thread = model->span_pool;
+		model->span_pool = span;
+		model->span_pool_count++;
+		return;
+	}
+	if (span->segments) {
+		g_array_free(span->segments, TRUE);
+	}
+	if (span->chain) {
+		g_array_free(span->chain, TRUE);
 	}
 	g_array_free(span->syscalls, TRUE);
 	g_free(span);
@@ -386,6 +449,7 @@ void ds_model_destroy(struct ds_model *model)
 		detach_all(model, value, model->last_ts);
 	}
 	g_hash_table_destroy(model->threads);
+	span_pool_free(model);
 	g_hash_table_destroy(model->vtid_map);
 	g_hash_table_destroy(model->names);
 	for (unsigned int i = 0; i < model->cpu_count; i++) {

@@ -260,7 +260,10 @@ struct sa_span {
 
 /* A new span beginning at `begin`, detached (idle state Unknown). */
 struct sa_span *sa_span_new(struct ds_model *model, int64_t begin);
-/* Frees the span (unlinking it from its thread when attached); NULL is accepted. */
+/*
+ * Frees the span (unlinking it from its thread when attached); NULL is accepted.  Call it before
+ * ds_model_destroy() of the span's model: the model keeps a few freed spans for sa_span_new().
+ */
 void sa_span_free(struct sa_span *span);
 
 /* Charges the idle state up to `ts`, then charges `thread` from `ts` on. */

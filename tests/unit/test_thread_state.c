@@ -73,6 +73,68 @@ static const struct sa_syscall_total *syscall_total(const struct sa_span *span, 
 	return NULL;
 }
 
+/*
+ * A span freed and a new one made on the same model (the model reuses the freed span and its arrays): the new
+ * span starts empty and is charged exactly like a span made on a fresh model.
+ */
+static void run_reuse_sequence(struct ds_model *m, int64_t t0, struct sa_span **out)
+{
+	struct sa_span *span = span_on(m, 100, t0 + 5);
+
+	ds_model_syscall_entry(m, t0 + 10, 0, "write");
+	ds_model_syscall_exit(m, t0 + 14, 0);
+	ds_model_sched_switch(m, t0 + 20, 0, 100, "app", 1, 200, "other");
+	ds_model_wakeup(m, t0 + 30, 0, 100, "app");
+	ds_model_sched_switch(m, t0 + 35, 0, 200, "other", 256, 100, "app");
+	sa_span_finish(m, span, t0 + 40);
+	*out = span;
+}
+
+static void test_span_reuse(void)
+{
+	struct ds_model *m = ds_model_create(DS_STATE_RULE_DEFAULT, true);
+	struct ds_model *fresh = ds_model_create(DS_STATE_RULE_DEFAULT, true);
+	struct sa_span *first, *again, *ref;
+	uintptr_t first_address;
+	guint i;
+	int s;
+
+	ds_model_sched_switch(m, 0, 0, 0, "swapper/0", 0, 100, "app");
+	ds_model_sched_switch(fresh, 1000, 0, 0, "swapper/0", 0, 100, "app");
+	first = span_on(m, 100, 1);
+	first->service = g_strdup("svc");
+	ds_model_syscall_entry(m, 2, 0, "read");
+	ds_model_syscall_entry(m, 3, 0, "futex");
+	ds_model_syscall_exit(m, 4, 0);
+	sa_span_finish(m, first, 5);
+	first->truncated = true;
+	first_address = (uintptr_t) first;
+	sa_span_free(first);
+	run_reuse_sequence(m, 1000, &again);
+	run_reuse_sequence(fresh, 1000, &ref);
+	UNIT_CHECK((uintptr_t) again == first_address, "reuse: the model gives the freed span again");
+	UNIT_CHECK(again->service == NULL && again->operation == NULL && !again->truncated,
+		"reuse: no identity left from the freed span");
+	UNIT_EQ_INT(again->begin, ref->begin, "reuse: begin");
+	UNIT_EQ_INT(again->end, ref->end, "reuse: end");
+	for (s = 0; s < DS_STATE_COUNT; s++) {
+		UNIT_EQ_UINT(again->states[s], ref->states[s], "reuse: each state total as on a fresh model");
+	}
+	UNIT_EQ_UINT(again->syscalls->len, ref->syscalls->len, "reuse: syscalls as on a fresh model");
+	UNIT_CHECK(syscall_total(again, "read") == NULL && syscall_total(again, "futex") == NULL,
+		"reuse: the freed span's syscalls are gone");
+	UNIT_EQ_UINT(again->segments->len, ref->segments->len, "reuse: segments as on a fresh model");
+	for (i = 0; i < again->segments->len && i < ref->segments->len; i++) {
+		UNIT_CHECK(segment(again, i)->begin == segment(ref, i)->begin &&
+			segment(again, i)->end == segment(ref, i)->end && segment(again, i)->state == segment(ref, i)->state,
+			"reuse: segment as on a fresh model");
+	}
+	sa_span_free(again);
+	sa_span_free(ref);
+	ds_model_destroy(m);
+	ds_model_destroy(fresh);
+}
+
 static void test_prev_state(void)
 {
 	UNIT_EQ_INT(ds_prev_state_classify(DS_STATE_RULE_DEFAULT, 0), DS_PREV_WAIT_CPU, "0 runnable");
@@ -430,5 +492,6 @@ int main(void)
 	test_discarded();
 	test_nested_and_activation();
 	test_out_of_order_clamped();
+	test_span_reuse();
 	return unit_finish();
 }
