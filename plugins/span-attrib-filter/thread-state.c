@@ -523,8 +523,14 @@ struct ds_thread *ds_model_thread(struct ds_model *model, int64_t tid, bool crea
 	if (tid <= 0) {
 		return NULL;
 	}
+	thread = model->thread_cache[(uint64_t) tid % DS_THREAD_CACHE_SIZE];
+	if (thread && thread->tid == tid) {
+		return thread;
+	}
 	thread = g_hash_table_lookup(model->threads, &tid);
-	if (!thread && create) {
+	if (thread) {
+		model->thread_cache[(uint64_t) tid % DS_THREAD_CACHE_SIZE] = thread;
+	} else if (create) {
 		thread = g_new0(struct ds_thread, 1);
 		thread->tid = tid;
 		thread->pid = -1;
@@ -541,6 +547,7 @@ struct ds_thread *ds_model_thread(struct ds_model *model, int64_t tid, bool crea
 			ds_chain_thread_init(model, thread);
 		}
 		g_hash_table_insert(model->threads, &thread->tid, thread);
+		model->thread_cache[(uint64_t) tid % DS_THREAD_CACHE_SIZE] = thread;
 	}
 	return thread;
 }
@@ -961,6 +968,9 @@ void ds_model_process_free(struct ds_model *model, int64_t ts, int64_t tid)
 		}
 	}
 	vtid_map_remove(model, thread);
+	if (model->thread_cache[(uint64_t) tid % DS_THREAD_CACHE_SIZE] == thread) {
+		model->thread_cache[(uint64_t) tid % DS_THREAD_CACHE_SIZE] = NULL;
+	}
 	g_hash_table_remove(model->threads, &tid);
 }
 

@@ -328,6 +328,32 @@ static void test_free_and_reuse(void)
 	ds_model_destroy(m);
 }
 
+/* Threads whose tids share a slot of the model's thread cache (tid modulo 256), and a tid freed then reused. */
+static void test_thread_cache_slots(void)
+{
+	struct ds_model *m = ds_model_create(DS_STATE_RULE_DEFAULT, true);
+	struct ds_thread *a, *b, *c;
+
+	ds_model_sched_switch(m, 1, 0, 0, "swapper/0", 0, 5, "a");
+	ds_model_sched_switch(m, 2, 1, 0, "swapper/1", 0, 5 + 256, "b");
+	ds_model_sched_switch(m, 3, 2, 0, "swapper/2", 0, 5 + 512, "c");
+	a = ds_model_thread(m, 5, false);
+	b = ds_model_thread(m, 5 + 256, false);
+	c = ds_model_thread(m, 5 + 512, false);
+	UNIT_CHECK(a && b && c && a != b && b != c && a != c, "cache: three threads of one slot are three threads");
+	UNIT_CHECK(a && a->tid == 5 && b && b->tid == 261 && c && c->tid == 517, "cache: each lookup finds its own tid");
+	ds_model_sched_switch(m, 4, 1, 5 + 256, "b", 1, 0, "swapper/1");
+	UNIT_EQ_INT(ds_model_thread(m, 5, false)->state, U, "cache: the first runs");
+	UNIT_EQ_INT(ds_model_thread(m, 5 + 256, false)->state, BL, "cache: the second is blocked");
+	ds_model_process_free(m, 5, 5 + 256);
+	UNIT_CHECK(ds_model_thread(m, 5 + 256, false) == NULL, "cache: a freed tid is not found");
+	UNIT_CHECK(ds_model_thread(m, 5, false) == a, "cache: the other threads of its slot stay");
+	b = ds_model_thread(m, 5 + 256, true);
+	UNIT_CHECK(b && b->tid == 261 && b->state == UN, "cache: the reused tid is a new Unknown thread");
+	UNIT_EQ_UINT(ds_model_thread_count(m), 3, "cache: three threads");
+	ds_model_destroy(m);
+}
+
 static void test_statedump_and_unknown(void)
 {
 	struct ds_model *m = ds_model_create(DS_STATE_RULE_DEFAULT, true);
@@ -488,6 +514,7 @@ int main(void)
 	test_irq_in_syscall_nested_softirqs();
 	test_migration_and_fork();
 	test_free_and_reuse();
+	test_thread_cache_slots();
 	test_statedump_and_unknown();
 	test_discarded();
 	test_nested_and_activation();
