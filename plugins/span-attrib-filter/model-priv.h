@@ -42,6 +42,7 @@ struct cpu_state {
 	uint64_t blk_dev;
 	uint64_t blk_seq;		/* layers: 1 + seq of its completion record (block.h), 0 unknown */
 	struct ds_hc_counter *hc_irq;	/* borrowed; host context: the handler counter charged now, NULL none */
+	struct ds_hc_counter *hc_irq_last;	/* borrowed; host context: the handler counter last found, NULL none */
 };
 
 struct ds_model {

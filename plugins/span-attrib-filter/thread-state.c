@@ -599,6 +599,16 @@ static int64_t hc_pid(const struct ds_thread *thread)
 	return thread->pid >= 0 ? thread->pid : thread->tid;
 }
 
+/* Host context: the counter of `kind` of the thread's process, `*last` when it is still that one. */
+static struct ds_hc_counter *hc_process_counter(struct ds_model *model, struct ds_thread *thread,
+		enum ds_hc_kind kind, struct ds_hc_counter **last, int64_t ts)
+{
+	if (!*last || (*last)->pid != hc_pid(thread)) {
+		*last = ds_hc_counter_get(model->hc, kind, hc_pid(thread), NULL, 0, thread->comm, ts);
+	}
+	return *last;
+}
+
 /* Host context: the thread's effective state becomes `state` at `ts`. */
 static void hc_thread_state(struct ds_model *model, struct ds_thread *thread, enum ds_state state, int64_t ts)
 {
@@ -609,15 +619,14 @@ static void hc_thread_state(struct ds_model *model, struct ds_thread *thread, en
 		ds_hc_change(model->hc, thread->hc_cpu, ts, -1, 0);
 		thread->hc_cpu = NULL;
 	} else if (!thread->hc_cpu && runs) {
-		thread->hc_cpu = ds_hc_counter_get(model->hc, DS_HC_CPU, hc_pid(thread), NULL, 0, thread->comm, ts);
+		thread->hc_cpu = hc_process_counter(model, thread, DS_HC_CPU, &thread->hc_cpu_last, ts);
 		ds_hc_change(model->hc, thread->hc_cpu, ts, 1, 0);
 	}
 	if (thread->hc_runq && !waits) {
 		ds_hc_change(model->hc, thread->hc_runq, ts, -1, 0);
 		thread->hc_runq = NULL;
 	} else if (!thread->hc_runq && waits) {
-		thread->hc_runq = ds_hc_counter_get(model->hc, DS_HC_RUN_QUEUE, hc_pid(thread), NULL, 0,
-			thread->comm, ts);
+		thread->hc_runq = hc_process_counter(model, thread, DS_HC_RUN_QUEUE, &thread->hc_runq_last, ts);
 		ds_hc_change(model->hc, thread->hc_runq, ts, 1, 0);
 	}
 }
@@ -635,8 +644,13 @@ static void hc_cpu_irq(struct ds_model *model, struct cpu_state *cpu, int64_t ts
 	}
 	if (cpu->irq_depth) {
 		const struct irq_context *top = &cpu->irqs[cpu->irq_depth - 1];
+		const char *name = top->name ? top->name : "?";
 
-		now = ds_hc_counter_get(model->hc, kind_of[top->kind], -1, top->name ? top->name : "?", 0, NULL, ts);
+		now = cpu->hc_irq_last;
+		if (!now || now->kind != kind_of[top->kind] || now->name != name) {
+			now = ds_hc_counter_get(model->hc, kind_of[top->kind], -1, name, 0, NULL, ts);
+			cpu->hc_irq_last = now;
+		}
 	}
 	if (now == cpu->hc_irq) {
 		return;

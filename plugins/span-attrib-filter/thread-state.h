@@ -95,6 +95,9 @@ struct ds_thread {
 	bool read_missed;		/* layers: it issued block I/O or waited on a block completion */
 	struct ds_hc_counter *hc_cpu;	/* borrowed; host context: the process CPU counter charged now, NULL none */
 	struct ds_hc_counter *hc_runq;	/* borrowed; host context: the run-queue counter charged now, NULL none */
+	/* borrowed; host context: the CPU and run-queue counters last charged (found again without a lookup
+	 * while the thread's process is the same; counters live as long as the host context), NULL none */
+	struct ds_hc_counter *hc_cpu_last, *hc_runq_last;
 };
 
 /* An interrupt context kind on a CPU. */
