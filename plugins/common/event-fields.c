@@ -69,23 +69,24 @@ end:
 	return ref;
 }
 
-const bt_field *ds_field_ref_borrow(const bt_event *event, struct ds_field_ref ref)
+const bt_field *ds_event_scope_field(const bt_event *event, enum ds_field_scope scope)
 {
-	const bt_field *scope_field;
-
-	switch (ref.scope) {
+	switch (scope) {
 	case DS_FIELD_SCOPE_PAYLOAD:
-		scope_field = bt_event_borrow_payload_field_const(event);
-		break;
+		return bt_event_borrow_payload_field_const(event);
 	case DS_FIELD_SCOPE_SPECIFIC_CONTEXT:
-		scope_field = bt_event_borrow_specific_context_field_const(event);
-		break;
+		return bt_event_borrow_specific_context_field_const(event);
 	case DS_FIELD_SCOPE_COMMON_CONTEXT:
-		scope_field = bt_event_borrow_common_context_field_const(event);
-		break;
+		return bt_event_borrow_common_context_field_const(event);
 	default:
 		return NULL;
 	}
+}
+
+const bt_field *ds_field_ref_borrow(const bt_event *event, struct ds_field_ref ref)
+{
+	const bt_field *scope_field = ds_event_scope_field(event, (enum ds_field_scope) ref.scope);
+
 	if (!scope_field) {
 		return NULL;
 	}

@@ -99,4 +99,79 @@ static inline const char *ds_field_ref_read_string(const bt_event *event,
 	return field ? bt_field_string_get_value(field) : dflt;
 }
 
+/*
+ * The scope structures of one event, each borrowed at most once: a decoder reading several fields of an
+ * event reads them through these (one library call per field instead of two).
+ *
+ *   struct ds_event_scopes scopes;
+ *   ds_event_scopes_init(&scopes, event);
+ *   tid = ds_scoped_read_int(&scopes, cls->tid, -1);
+ */
+struct ds_event_scopes {
+	const bt_event *event;			/* borrowed */
+	const bt_field *scope[4];		/* borrowed; by enum ds_field_scope, valid once its bit is set */
+	unsigned int borrowed;			/* bit (1 << scope): scope[scope] borrowed */
+};
+
+static inline void ds_event_scopes_init(struct ds_event_scopes *scopes, const bt_event *event)
+{
+	scopes->event = event;
+	scopes->borrowed = 0;
+}
+
+/* The structure field of scope `scope` of `event`, or NULL (none, or scope NONE). */
+const bt_field *ds_event_scope_field(const bt_event *event, enum ds_field_scope scope);
+
+/* The same field as ds_field_ref_borrow(scopes->event, ref). */
+static inline const bt_field *ds_scoped_borrow(struct ds_event_scopes *scopes, struct ds_field_ref ref)
+{
+	unsigned int bit = 1u << (ref.scope & 3);
+
+	if (ref.scope == DS_FIELD_SCOPE_NONE || ref.scope > DS_FIELD_SCOPE_COMMON_CONTEXT) {
+		return NULL;
+	}
+	if (!(scopes->borrowed & bit)) {
+		scopes->scope[ref.scope] = ds_event_scope_field(scopes->event, (enum ds_field_scope) ref.scope);
+		scopes->borrowed |= bit;
+	}
+	return scopes->scope[ref.scope] ?
+		bt_field_structure_borrow_member_field_by_index_const(scopes->scope[ref.scope], ref.index) : NULL;
+}
+
+/* ds_field_ref_read_int() through the scopes. */
+static inline int64_t ds_scoped_read_int(struct ds_event_scopes *scopes, struct ds_field_ref ref, int64_t dflt)
+{
+	const bt_field *field = ds_scoped_borrow(scopes, ref);
+
+	if (!field) {
+		return dflt;
+	}
+	if (ref.kind == DS_FIELD_KIND_UNSIGNED) {
+		return (int64_t) bt_field_integer_unsigned_get_value(field);
+	}
+	if (ref.kind == DS_FIELD_KIND_SIGNED) {
+		return bt_field_integer_signed_get_value(field);
+	}
+	return dflt;
+}
+
+/* ds_field_ref_read_uint() through the scopes. */
+static inline uint64_t ds_scoped_read_uint(struct ds_event_scopes *scopes, struct ds_field_ref ref, uint64_t dflt)
+{
+	return (uint64_t) ds_scoped_read_int(scopes, ref, (int64_t) dflt);
+}
+
+/* ds_field_ref_read_string() through the scopes. */
+static inline const char *ds_scoped_read_string(struct ds_event_scopes *scopes, struct ds_field_ref ref,
+		const char *dflt)
+{
+	const bt_field *field;
+
+	if (ref.kind != DS_FIELD_KIND_STRING) {
+		return dflt;
+	}
+	field = ds_scoped_borrow(scopes, ref);
+	return field ? bt_field_string_get_value(field) : dflt;
+}
+
 #endif /* DEEPSPAN_COMMON_EVENT_FIELDS_H */

@@ -120,21 +120,24 @@ void ds_span_class_init(struct ds_span_class *cls, const bt_event_class *ec)
 void ds_span_event_decode(const struct ds_span_class *cls, const bt_event *event,
 		struct ds_span_event *out)
 {
+	struct ds_event_scopes scopes;
+
+	ds_event_scopes_init(&scopes, event);
 	out->kind = cls->kind;
 	out->schema = cls->schema;
-	out->trace_id_high = ds_field_ref_read_uint(event, cls->trace_id_high, 0);
-	out->trace_id_low = ds_field_ref_read_uint(event, cls->trace_id_low, 0);
-	out->span_id = ds_field_ref_read_uint(event, cls->span_id, 0);
-	out->parent_span_id = ds_field_ref_read_uint(event, cls->parent_span_id, 0);
-	out->service = ds_field_ref_read_string(event, cls->service, NULL);
-	out->operation = ds_field_ref_read_string(event, cls->operation, NULL);
-	out->procname = ds_field_ref_read_string(event, cls->procname, NULL);
-	out->span_kind = (int) ds_field_ref_read_int(event, cls->span_kind, -1);
-	out->status = (int) ds_field_ref_read_int(event, cls->status, -1);
-	out->start_time = ds_field_ref_read_int(event, cls->start_time, 0);
-	out->duration = ds_field_ref_read_int(event, cls->duration, 0);
-	out->vpid = ds_field_ref_read_int(event, cls->vpid, -1);
-	out->vtid = ds_field_ref_read_int(event, cls->vtid, -1);
+	out->trace_id_high = ds_scoped_read_uint(&scopes, cls->trace_id_high, 0);
+	out->trace_id_low = ds_scoped_read_uint(&scopes, cls->trace_id_low, 0);
+	out->span_id = ds_scoped_read_uint(&scopes, cls->span_id, 0);
+	out->parent_span_id = ds_scoped_read_uint(&scopes, cls->parent_span_id, 0);
+	out->service = ds_scoped_read_string(&scopes, cls->service, NULL);
+	out->operation = ds_scoped_read_string(&scopes, cls->operation, NULL);
+	out->procname = ds_scoped_read_string(&scopes, cls->procname, NULL);
+	out->span_kind = (int) ds_scoped_read_int(&scopes, cls->span_kind, -1);
+	out->status = (int) ds_scoped_read_int(&scopes, cls->status, -1);
+	out->start_time = ds_scoped_read_int(&scopes, cls->start_time, 0);
+	out->duration = ds_scoped_read_int(&scopes, cls->duration, 0);
+	out->vpid = ds_scoped_read_int(&scopes, cls->vpid, -1);
+	out->vtid = ds_scoped_read_int(&scopes, cls->vtid, -1);
 }
 
 struct ds_span_events *ds_span_events_create(void)

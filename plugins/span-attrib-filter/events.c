@@ -607,9 +607,9 @@ enum span_attrib_status span_attrib_handle_message(struct span_attrib_iterator *
 		return stream_info_get(it, bt_message_stream_beginning_borrow_stream_const(msg)) ?
 			SPAN_ATTRIB_STATUS_OK : SPAN_ATTRIB_STATUS_ERROR;
 	case BT_MESSAGE_TYPE_STREAM_END:
-		if (it->last_stream == bt_message_stream_end_borrow_stream_const(msg)) {
-			it->last_stream = NULL;
-			it->last_info = NULL;
+		if (it->stream_cache_stream[stream_cache_slot(bt_message_stream_end_borrow_stream_const(msg))] ==
+				bt_message_stream_end_borrow_stream_const(msg)) {
+			it->stream_cache_stream[stream_cache_slot(bt_message_stream_end_borrow_stream_const(msg))] = NULL;
 		}
 		g_hash_table_remove(it->streams, bt_message_stream_end_borrow_stream_const(msg));
 		break;

@@ -154,12 +154,13 @@ struct host *host_for_trace(struct span_attrib_iterator *it, const bt_trace *tra
 
 struct stream_info *stream_info_get(struct span_attrib_iterator *it, const bt_stream *stream)
 {
+	unsigned int slot = stream_cache_slot(stream);
 	struct stream_info *info;
 	const bt_stream_class *sc;
 	const bt_clock_class *cc;
 
-	if (stream == it->last_stream) {
-		return it->last_info;
+	if (it->stream_cache_stream[slot] == stream) {
+		return it->stream_cache_info[slot];
 	}
 	info = g_hash_table_lookup(it->streams, stream);
 	if (info) {
@@ -187,7 +188,7 @@ struct stream_info *stream_info_get(struct span_attrib_iterator *it, const bt_st
 	}
 	g_hash_table_insert(it->streams, (gpointer) stream, info);
 end:
-	it->last_stream = stream;
-	it->last_info = info;
+	it->stream_cache_stream[slot] = stream;
+	it->stream_cache_info[slot] = info;
 	return info;
 }

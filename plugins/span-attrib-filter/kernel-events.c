@@ -246,9 +246,9 @@ static void class_init(struct ds_kernel_events *cache, struct ds_kernel_class *c
 	}
 }
 
-static void decode_vtids(const bt_event *event, struct ds_field_ref ref, struct ds_kernel_event *out)
+static void decode_vtids(struct ds_event_scopes *scopes, struct ds_field_ref ref, struct ds_kernel_event *out)
 {
-	const bt_field *array = ds_field_ref_borrow(event, ref);
+	const bt_field *array = ds_scoped_borrow(scopes, ref);
 	uint64_t count, i;
 
 	out->vtid_count = 0;
@@ -274,8 +274,10 @@ static void decode_vtids(const bt_event *event, struct ds_field_ref ref, struct 
 void ds_kernel_event_decode(const struct ds_kernel_class *cls, const bt_event *event,
 		struct ds_kernel_event *out)
 {
+	struct ds_event_scopes scopes;
 	unsigned int i;
 
+	ds_event_scopes_init(&scopes, event);
 	out->kind = cls->kind;
 	out->read_family = cls->read_family;
 	out->name = cls->name;
@@ -293,28 +295,28 @@ void ds_kernel_event_decode(const struct ds_kernel_class *cls, const bt_event *e
 		struct ds_field_ref ref = cls->fields[slot];
 
 		switch (slot) {
-		case DS_KF_COMM: out->comm = ds_field_ref_read_string(event, ref, NULL); break;
-		case DS_KF_NEXT_COMM: out->next_comm = ds_field_ref_read_string(event, ref, NULL); break;
-		case DS_KF_NAME: out->name = ds_field_ref_read_string(event, ref, NULL); break;
-		case DS_KF_TID: out->tid = ds_field_ref_read_int(event, ref, -1); break;
-		case DS_KF_NEXT_TID: out->next_tid = ds_field_ref_read_int(event, ref, -1); break;
-		case DS_KF_PREV_STATE: out->prev_state = ds_field_ref_read_int(event, ref, 0); break;
-		case DS_KF_PID: out->pid = ds_field_ref_read_int(event, ref, -1); break;
-		case DS_KF_PARENT_TID: out->parent_tid = ds_field_ref_read_int(event, ref, -1); break;
-		case DS_KF_PARENT_PID: out->parent_pid = ds_field_ref_read_int(event, ref, -1); break;
-		case DS_KF_CPU: out->cpu = ds_field_ref_read_int(event, ref, -1); break;
-		case DS_KF_ORIG_CPU: out->orig_cpu = ds_field_ref_read_int(event, ref, -1); break;
-		case DS_KF_NUMBER: out->number = ds_field_ref_read_int(event, ref, 0); break;
-		case DS_KF_STATUS: out->status = ds_field_ref_read_int(event, ref, 0); break;
-		case DS_KF_VTID: out->vtid = ds_field_ref_read_int(event, ref, -1); break;
-		case DS_KF_VPID: out->vpid = ds_field_ref_read_int(event, ref, -1); break;
-		case DS_KF_NS_LEVEL: out->ns_level = ds_field_ref_read_int(event, ref, 0); break;
-		case DS_KF_DEV: out->dev = ds_field_ref_read_uint(event, ref, 0); break;
-		case DS_KF_SECTOR: out->sector = ds_field_ref_read_uint(event, ref, 0); break;
-		case DS_KF_NR_SECTOR: out->nr_sector = ds_field_ref_read_uint(event, ref, 0); break;
-		case DS_KF_BYTES: out->bytes = ds_field_ref_read_uint(event, ref, 0); break;
-		case DS_KF_RWBS: out->rwbs = ds_field_ref_read_uint(event, ref, 0); break;
-		case DS_KF_VTIDS: decode_vtids(event, ref, out); break;
+		case DS_KF_COMM: out->comm = ds_scoped_read_string(&scopes, ref, NULL); break;
+		case DS_KF_NEXT_COMM: out->next_comm = ds_scoped_read_string(&scopes, ref, NULL); break;
+		case DS_KF_NAME: out->name = ds_scoped_read_string(&scopes, ref, NULL); break;
+		case DS_KF_TID: out->tid = ds_scoped_read_int(&scopes, ref, -1); break;
+		case DS_KF_NEXT_TID: out->next_tid = ds_scoped_read_int(&scopes, ref, -1); break;
+		case DS_KF_PREV_STATE: out->prev_state = ds_scoped_read_int(&scopes, ref, 0); break;
+		case DS_KF_PID: out->pid = ds_scoped_read_int(&scopes, ref, -1); break;
+		case DS_KF_PARENT_TID: out->parent_tid = ds_scoped_read_int(&scopes, ref, -1); break;
+		case DS_KF_PARENT_PID: out->parent_pid = ds_scoped_read_int(&scopes, ref, -1); break;
+		case DS_KF_CPU: out->cpu = ds_scoped_read_int(&scopes, ref, -1); break;
+		case DS_KF_ORIG_CPU: out->orig_cpu = ds_scoped_read_int(&scopes, ref, -1); break;
+		case DS_KF_NUMBER: out->number = ds_scoped_read_int(&scopes, ref, 0); break;
+		case DS_KF_STATUS: out->status = ds_scoped_read_int(&scopes, ref, 0); break;
+		case DS_KF_VTID: out->vtid = ds_scoped_read_int(&scopes, ref, -1); break;
+		case DS_KF_VPID: out->vpid = ds_scoped_read_int(&scopes, ref, -1); break;
+		case DS_KF_NS_LEVEL: out->ns_level = ds_scoped_read_int(&scopes, ref, 0); break;
+		case DS_KF_DEV: out->dev = ds_scoped_read_uint(&scopes, ref, 0); break;
+		case DS_KF_SECTOR: out->sector = ds_scoped_read_uint(&scopes, ref, 0); break;
+		case DS_KF_NR_SECTOR: out->nr_sector = ds_scoped_read_uint(&scopes, ref, 0); break;
+		case DS_KF_BYTES: out->bytes = ds_scoped_read_uint(&scopes, ref, 0); break;
+		case DS_KF_RWBS: out->rwbs = ds_scoped_read_uint(&scopes, ref, 0); break;
+		case DS_KF_VTIDS: decode_vtids(&scopes, ref, out); break;
 		default: break;
 		}
 	}

@@ -11,6 +11,7 @@
 #include "host-context.h"
 
 #define IRQ_STACK_DEPTH 8
+#define DS_THREAD_CACHE_SIZE 256
 
 struct irq_context {
 	enum ds_irq_kind kind;
@@ -41,6 +42,7 @@ struct cpu_state {
 	uint64_t blk_dev;
 	uint64_t blk_seq;		/* layers: 1 + seq of its completion record (block.h), 0 unknown */
 	struct ds_hc_counter *hc_irq;	/* borrowed; host context: the handler counter charged now, NULL none */
+	struct ds_hc_counter *hc_irq_last;	/* borrowed; host context: the handler counter last found, NULL none */
 };
 
 struct ds_model {
@@ -60,6 +62,11 @@ struct ds_model {
 	struct ds_block *block;		/* owned; the host's block requests */
 	bool net_seen;			/* a net_dev_queue or net_if_receive_skb was seen on this host */
 	struct ds_host_context *hc;	/* owned; host context (host-context.h), NULL: off */
+	/* direct-mapped cache of `threads` by tid (no hashing per event); slots cleared when a thread is freed */
+	struct ds_thread *thread_cache[DS_THREAD_CACHE_SIZE];	/* borrowed */
+	/* spans freed, kept with their arrays emptied for sa_span_new() (no allocation per span) */
+	struct sa_span *span_pool;	/* owned; linked by next_on_thread */
+	unsigned int span_pool_count;
 };
 
 /* How a blocked piece ended. */

@@ -110,6 +110,7 @@ struct span_attrib_counters {
 };
 
 #define ROLE_CACHE_SIZE 256
+#define STREAM_CACHE_SIZE 64
 
 struct span_attrib_iterator {
 	struct span_attrib_component *comp;	/* borrowed */
@@ -124,8 +125,9 @@ struct span_attrib_iterator {
 	/* direct-mapped cache of `roles` (no hashing per event) */
 	const bt_event_class *role_cache_class[ROLE_CACHE_SIZE];	/* borrowed */
 	const void *role_cache_role[ROLE_CACHE_SIZE];		/* borrowed; struct event_role */
-	const bt_stream *last_stream;		/* borrowed; one-entry cache of `streams` */
-	struct stream_info *last_info;		/* borrowed */
+	/* direct-mapped cache of `streams` (events of many streams interleave; no hashing per event) */
+	const bt_stream *stream_cache_stream[STREAM_CACHE_SIZE];	/* borrowed */
+	struct stream_info *stream_cache_info[STREAM_CACHE_SIZE];	/* borrowed */
 	GHashTable *hosts;			/* owned; name -> struct host * (owned) */
 	GPtrArray *queue;			/* owned; messages to return (owned references) */
 	guint queue_head;
@@ -145,6 +147,11 @@ struct span_attrib_iterator {
 struct host *host_for_trace(struct span_attrib_iterator *it, const bt_trace *trace);
 /* The stream's cached info; NULL (cause appended) when its clock's offset overflows. */
 struct stream_info *stream_info_get(struct span_attrib_iterator *it, const bt_stream *stream);
+/* The slot of `stream` in the iterator's stream cache. */
+static inline unsigned int stream_cache_slot(const bt_stream *stream)
+{
+	return (unsigned int) (((uintptr_t) stream >> 4) ^ ((uintptr_t) stream >> 12)) % STREAM_CACHE_SIZE;
+}
 void host_destroy(gpointer data);
 void stream_info_destroy(gpointer data);
 /* -1 when the clock's offset does not fit in int64 ns (nothing appended). */

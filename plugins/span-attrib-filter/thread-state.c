@@ -18,10 +18,25 @@ enum {
  * model calls sa_span_charge() on every change of it.
  */
 
+/* Spans kept for reuse per model, and the longest array a kept span may keep (longer ones are freed). */
+#define SPAN_POOL_MAX 64
+#define SPAN_POOL_MAX_LEN 256
+
 struct sa_span *sa_span_new(struct ds_model *model, int64_t begin)
 {
-	struct sa_span *span = g_new0(struct sa_span, 1);
+	struct sa_span *span = model->span_pool;
+	GArray *syscalls = NULL, *segments = NULL;
 
+	if (span) {
+		/* a span freed on this model: its arrays are empty, of the same kinds */
+		model->span_pool = span->next_on_thread;
+		model->span_pool_count--;
+		syscalls = span->syscalls;
+		segments = span->segments;
+		memset(span, 0, sizeof(*span));
+	} else {
+		span = g_new0(struct sa_span, 1);
+	}
 	span->pid = -1;
 	span->tid = -1;
 	span->begin = begin;
@@ -29,14 +44,41 @@ struct sa_span *sa_span_new(struct ds_model *model, int64_t begin)
 	span->cursor = begin;
 	span->idle_state = DS_STATE_UNKNOWN;
 	span->model = model;
-	span->syscalls = g_array_sized_new(FALSE, FALSE, sizeof(struct sa_syscall_total), 4);
+	span->syscalls = syscalls ? syscalls : g_array_sized_new(FALSE, FALSE, sizeof(struct sa_syscall_total), 4);
 	if (model->record_segments) {
-		span->segments = g_array_sized_new(FALSE, FALSE, sizeof(struct sa_segment), 16);
+		span->segments = segments ? segments : g_array_sized_new(FALSE, FALSE, sizeof(struct sa_segment), 16);
 		if (model->chain) {
 			span->chain = ds_chain_array_take(model->chain);
 		}
 	}
 	return span;
+}
+
+/* Empties `array` for reuse; a long one is freed (NULL returned) so the pool holds little memory. */
+static GArray *array_for_pool(GArray *array)
+{
+	if (array && array->len > SPAN_POOL_MAX_LEN) {
+		g_array_free(array, TRUE);
+		return NULL;
+	}
+	return array ? g_array_set_size(array, 0) : NULL;
+}
+
+static void span_pool_free(struct ds_model *model)
+{
+	while (model->span_pool) {
+		struct sa_span *span = model->span_pool;
+
+		model->span_pool = span->next_on_thread;
+		if (span->syscalls) {
+			g_array_free(span->syscalls, TRUE);
+		}
+		if (span->segments) {
+			g_array_free(span->segments, TRUE);
+		}
+		g_free(span);
+	}
+	model->span_pool_count = 0;
 }
 
 static void unlink_from_thread(struct sa_span *span)
@@ -64,11 +106,10 @@ void sa_span_free(struct sa_span *span)
 	}
 	g_free(span->service);
 	g_free(span->operation);
-	if (span->segments) {
-		g_array_free(span->segments, TRUE);
-	}
 	if (span->chain) {
+		/* back to the chain context's recycled arrays (chain-arrays.c), pooled span or not */
 		ds_chain_array_give(span->model->chain, span->chain);
+		span->chain = NULL;
 	}
 	if (span->reads) {
 		g_array_free(span->reads, TRUE);
@@ -76,6 +117,23 @@ void sa_span_free(struct sa_span *span)
 	if (span->hc) {
 		ds_hc_window_fini(span->hc);
 		g_free(span->hc);
+	}
+	if (span->model && span->model->span_pool_count < SPAN_POOL_MAX) {
+		/* kept for the model's next span (sa_span_new) */
+		struct ds_model *model = span->model;
+		GArray *syscalls = array_for_pool(span->syscalls);
+		GArray *segments = array_for_pool(span->segments);
+
+		memset(span, 0, sizeof(*span));
+		span->syscalls = syscalls;
+		span->segments = segments;
+		span->next_on_thread = model->span_pool;
+		model->span_pool = span;
+		model->span_pool_count++;
+		return;
+	}
+	if (span->segments) {
+		g_array_free(span->segments, TRUE);
 	}
 	g_array_free(span->syscalls, TRUE);
 	g_free(span);
@@ -386,6 +444,7 @@ void ds_model_destroy(struct ds_model *model)
 		detach_all(model, value, model->last_ts);
 	}
 	g_hash_table_destroy(model->threads);
+	span_pool_free(model);
 	g_hash_table_destroy(model->vtid_map);
 	g_hash_table_destroy(model->names);
 	for (unsigned int i = 0; i < model->cpu_count; i++) {
@@ -459,8 +518,14 @@ struct ds_thread *ds_model_thread(struct ds_model *model, int64_t tid, bool crea
 	if (tid <= 0) {
 		return NULL;
 	}
+	thread = model->thread_cache[(uint64_t) tid % DS_THREAD_CACHE_SIZE];
+	if (thread && thread->tid == tid) {
+		return thread;
+	}
 	thread = g_hash_table_lookup(model->threads, &tid);
-	if (!thread && create) {
+	if (thread) {
+		model->thread_cache[(uint64_t) tid % DS_THREAD_CACHE_SIZE] = thread;
+	} else if (create) {
 		thread = g_new0(struct ds_thread, 1);
 		thread->tid = tid;
 		thread->pid = -1;
@@ -477,6 +542,7 @@ struct ds_thread *ds_model_thread(struct ds_model *model, int64_t tid, bool crea
 			ds_chain_thread_init(model, thread);
 		}
 		g_hash_table_insert(model->threads, &thread->tid, thread);
+		model->thread_cache[(uint64_t) tid % DS_THREAD_CACHE_SIZE] = thread;
 	}
 	return thread;
 }
@@ -528,6 +594,16 @@ static int64_t hc_pid(const struct ds_thread *thread)
 	return thread->pid >= 0 ? thread->pid : thread->tid;
 }
 
+/* Host context: the counter of `kind` of the thread's process, `*last` when it is still that one. */
+static struct ds_hc_counter *hc_process_counter(struct ds_model *model, struct ds_thread *thread,
+		enum ds_hc_kind kind, struct ds_hc_counter **last, int64_t ts)
+{
+	if (!*last || (*last)->pid != hc_pid(thread)) {
+		*last = ds_hc_counter_get(model->hc, kind, hc_pid(thread), NULL, 0, thread->comm, ts);
+	}
+	return *last;
+}
+
 /* Host context: the thread's effective state becomes `state` at `ts`. */
 static void hc_thread_state(struct ds_model *model, struct ds_thread *thread, enum ds_state state, int64_t ts)
 {
@@ -538,15 +614,14 @@ static void hc_thread_state(struct ds_model *model, struct ds_thread *thread, en
 		ds_hc_change(model->hc, thread->hc_cpu, ts, -1, 0);
 		thread->hc_cpu = NULL;
 	} else if (!thread->hc_cpu && runs) {
-		thread->hc_cpu = ds_hc_counter_get(model->hc, DS_HC_CPU, hc_pid(thread), NULL, 0, thread->comm, ts);
+		thread->hc_cpu = hc_process_counter(model, thread, DS_HC_CPU, &thread->hc_cpu_last, ts);
 		ds_hc_change(model->hc, thread->hc_cpu, ts, 1, 0);
 	}
 	if (thread->hc_runq && !waits) {
 		ds_hc_change(model->hc, thread->hc_runq, ts, -1, 0);
 		thread->hc_runq = NULL;
 	} else if (!thread->hc_runq && waits) {
-		thread->hc_runq = ds_hc_counter_get(model->hc, DS_HC_RUN_QUEUE, hc_pid(thread), NULL, 0,
-			thread->comm, ts);
+		thread->hc_runq = hc_process_counter(model, thread, DS_HC_RUN_QUEUE, &thread->hc_runq_last, ts);
 		ds_hc_change(model->hc, thread->hc_runq, ts, 1, 0);
 	}
 }
@@ -564,8 +639,13 @@ static void hc_cpu_irq(struct ds_model *model, struct cpu_state *cpu, int64_t ts
 	}
 	if (cpu->irq_depth) {
 		const struct irq_context *top = &cpu->irqs[cpu->irq_depth - 1];
+		const char *name = top->name ? top->name : "?";
 
-		now = ds_hc_counter_get(model->hc, kind_of[top->kind], -1, top->name ? top->name : "?", 0, NULL, ts);
+		now = cpu->hc_irq_last;
+		if (!now || now->kind != kind_of[top->kind] || now->name != name) {
+			now = ds_hc_counter_get(model->hc, kind_of[top->kind], -1, name, 0, NULL, ts);
+			cpu->hc_irq_last = now;
+		}
 	}
 	if (now == cpu->hc_irq) {
 		return;
@@ -897,6 +977,9 @@ void ds_model_process_free(struct ds_model *model, int64_t ts, int64_t tid)
 		}
 	}
 	vtid_map_remove(model, thread);
+	if (model->thread_cache[(uint64_t) tid % DS_THREAD_CACHE_SIZE] == thread) {
+		model->thread_cache[(uint64_t) tid % DS_THREAD_CACHE_SIZE] = NULL;
+	}
 	g_hash_table_remove(model->threads, &tid);
 }
 

@@ -95,6 +95,9 @@ struct ds_thread {
 	bool read_missed;		/* layers: it issued block I/O or waited on a block completion */
 	struct ds_hc_counter *hc_cpu;	/* borrowed; host context: the process CPU counter charged now, NULL none */
 	struct ds_hc_counter *hc_runq;	/* borrowed; host context: the run-queue counter charged now, NULL none */
+	/* borrowed; host context: the CPU and run-queue counters last charged (found again without a lookup
+	 * while the thread's process is the same; counters live as long as the host context), NULL none */
+	struct ds_hc_counter *hc_cpu_last, *hc_runq_last;
 };
 
 /* An interrupt context kind on a CPU. */
@@ -260,7 +263,10 @@ struct sa_span {
 
 /* A new span beginning at `begin`, detached (idle state Unknown). */
 struct sa_span *sa_span_new(struct ds_model *model, int64_t begin);
-/* Frees the span (unlinking it from its thread when attached); NULL is accepted. */
+/*
+ * Frees the span (unlinking it from its thread when attached); NULL is accepted.  Call it before
+ * ds_model_destroy() of the span's model: the model keeps a few freed spans for sa_span_new().
+ */
 void sa_span_free(struct sa_span *span);
 
 /* Charges the idle state up to `ts`, then charges `thread` from `ts` on. */

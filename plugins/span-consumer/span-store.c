@@ -8,6 +8,7 @@ void ds_strings_init(struct ds_strings *strings)
 {
 	strings->ids = g_hash_table_new(g_str_hash, g_str_equal);
 	strings->texts = g_ptr_array_new_with_free_func(g_free);
+	memset(strings->cache, 0, sizeof(strings->cache));
 	ds_strings_intern(strings, "");
 }
 
@@ -23,23 +24,42 @@ void ds_strings_fini(struct ds_strings *strings)
 	}
 }
 
+/* The cache slot of a text of length `n` (the length multiplied too: see span-reader.c's chain strings). */
+static inline uint32_t *cache_slot(struct ds_strings *strings, const char *text, size_t n)
+{
+	uint64_t head = 0, tail = 0;
+
+	memcpy(&head, text, MIN(n, sizeof(head)));
+	if (n > sizeof(tail)) {
+		memcpy(&tail, text + n - sizeof(tail), sizeof(tail));
+	}
+	return &strings->cache[((head * UINT64_C(0x9e3779b97f4a7c15)) ^ (tail * UINT64_C(0xc2b2ae3d27d4eb4f)) ^
+		((uint64_t) n * UINT64_C(0x165667b19e3779f9))) >> 40 & (DS_STRINGS_CACHE - 1)];
+}
+
 uint32_t ds_strings_intern(struct ds_strings *strings, const char *text)
 {
 	gpointer found;
 	char *copy;
-	uint32_t id;
+	uint32_t id, *slot;
 
 	if (text[0] == '\0' && strings->texts->len > 0) {
 		return 0;	/* the empty string, the most common detail */
 	}
+	slot = cache_slot(strings, text, strlen(text));
+	if (*slot && strcmp(g_ptr_array_index(strings->texts, *slot - 1), text) == 0) {
+		return *slot - 1;
+	}
 	found = g_hash_table_lookup(strings->ids, text);
 	if (found) {
-		return (uint32_t) GPOINTER_TO_UINT(found) - 1;
+		id = (uint32_t) GPOINTER_TO_UINT(found) - 1;
+	} else {
+		copy = g_strdup(text);
+		id = strings->texts->len;
+		g_ptr_array_add(strings->texts, copy);
+		g_hash_table_insert(strings->ids, copy, GUINT_TO_POINTER(id + 1));
 	}
-	copy = g_strdup(text);
-	id = strings->texts->len;
-	g_ptr_array_add(strings->texts, copy);
-	g_hash_table_insert(strings->ids, copy, GUINT_TO_POINTER(id + 1));
+	*slot = id + 1;
 	return id;
 }
 

@@ -15,10 +15,15 @@
 
 #define DS_NO_SPAN UINT32_MAX
 
+#define DS_STRINGS_CACHE 1024
+
 /* Interned strings: id 0 is always the empty string. */
 struct ds_strings {
 	GHashTable *ids;	/* owned: char * (owned by `texts`) -> id + 1 */
 	GPtrArray *texts;	/* owned: id -> owned char * */
+	/* id + 1 of a text interned recently, by a slot of its length and first and last 8 bytes (0: none);
+	 * checked against the text before use, cheaper than hashing the whole string */
+	uint32_t cache[DS_STRINGS_CACHE];
 };
 
 /*

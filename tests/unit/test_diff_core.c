@@ -1094,10 +1094,46 @@ static void test_sanitize(void)
 	free(xml);
 }
 
+/*
+ * Interned strings (span-store.c): texts of one cache slot (same length, first and last 8 bytes) get distinct
+ * ids; every text interned again, in any order, gets its first id back; ids are given in first-seen order.
+ */
+static void test_strings_intern(void)
+{
+	struct ds_strings s;
+	const char *texts[] = { "aaaaaaaaXbbbbbbbb", "aaaaaaaaYbbbbbbbb", "aaaaaaaaZbbbbbbbb", "futex", "read",
+		"mysqld/1289", "mysqld/1298", "x", "softirq:NET_RX" };
+	uint32_t ids[G_N_ELEMENTS(texts)];
+	bool ok = true;
+	guint i, round;
+
+	ds_strings_init(&s);
+	UNIT_EQ_UINT(ds_strings_intern(&s, ""), 0, "strings: the empty string is id 0");
+	for (i = 0; i < G_N_ELEMENTS(texts); i++) {
+		ids[i] = ds_strings_intern(&s, texts[i]);
+		ok = ok && ids[i] == i + 1;
+	}
+	UNIT_CHECK(ok, "strings: ids in first-seen order, one per distinct text (same-slot texts apart)");
+	ok = true;
+	for (round = 0; round < 3; round++) {
+		for (i = 0; i < G_N_ELEMENTS(texts); i++) {
+			guint j = round == 1 ? G_N_ELEMENTS(texts) - 1 - i : (i * 4 + round) % G_N_ELEMENTS(texts);
+			char copy[32];
+
+			g_strlcpy(copy, texts[j], sizeof(copy));	/* another pointer, the same text */
+			ok = ok && ds_strings_intern(&s, copy) == ids[j] && strcmp(ds_strings_get(&s, ids[j]), texts[j]) == 0;
+		}
+	}
+	UNIT_CHECK(ok, "strings: every text interned again gets its id back");
+	UNIT_EQ_UINT(ds_strings_find(&s, "aaaaaaaaYbbbbbbbb"), ids[1], "strings: find agrees");
+	ds_strings_fini(&s);
+}
+
 int main(void)
 {
 	ds_strings_init(&strings);
 	ds_span_store_init(&store, &strings);
+	test_strings_intern();
 	test_sequential();
 	test_parallel();
 	test_async_child();

@@ -177,11 +177,47 @@ static void test_window_freed_open(void)
 	ds_model_destroy(m);
 }
 
+/*
+ * The counters a thread or a CPU charged last are found again without a lookup: a thread whose pid becomes
+ * known between two runs is charged to its process's counter afterwards, and handlers alternating on a CPU
+ * each to their own.
+ */
+static void test_counter_reuse(void)
+{
+	struct ds_model *m = ds_model_create(DS_STATE_RULE_DEFAULT, true);
+	struct sa_span *w;
+
+	ds_model_set_host_context(m);
+	w = window(m, 0);
+	ds_model_sched_switch(m, 10, 0, 0, "swapper/0", 0, 500, "late");
+	ds_model_sched_switch(m, 20, 0, 500, "late", 1, 0, "swapper/0");
+	ds_model_statedump_process(m, 25, 500, 400, 5, "late");	/* pid known now: 400 */
+	ds_model_sched_switch(m, 30, 0, 0, "swapper/0", 0, 500, "late");
+	ds_model_sched_switch(m, 40, 0, 500, "late", 1, 0, "swapper/0");
+	ds_model_irq_entry(m, 50, 1, DS_IRQ_HARD, "eth0");
+	ds_model_irq_exit(m, 53, 1, DS_IRQ_HARD);
+	ds_model_irq_entry(m, 60, 1, DS_IRQ_HARD, "nvme0q1");
+	ds_model_irq_exit(m, 67, 1, DS_IRQ_HARD);
+	ds_model_irq_entry(m, 70, 1, DS_IRQ_SOFT, "eth0");
+	ds_model_irq_exit(m, 71, 1, DS_IRQ_SOFT);
+	ds_model_irq_entry(m, 80, 1, DS_IRQ_HARD, "eth0");
+	ds_model_irq_exit(m, 85, 1, DS_IRQ_HARD);
+	sa_span_finish(m, w, 100);
+	UNIT_EQ_UINT(delta_of(w, DS_HC_CPU, 500, NULL, 0), 10, "reuse: ran 10..20 as tid 500 (pid unknown)");
+	UNIT_EQ_UINT(delta_of(w, DS_HC_CPU, 400, NULL, 0), 10, "reuse: ran 30..40 as process 400");
+	UNIT_EQ_UINT(delta_of(w, DS_HC_IRQ, -1, "eth0", 0), 3 + 5, "reuse: irq eth0 twice");
+	UNIT_EQ_UINT(delta_of(w, DS_HC_IRQ, -1, "nvme0q1", 0), 7, "reuse: irq nvme0q1 between them");
+	UNIT_EQ_UINT(delta_of(w, DS_HC_SOFTIRQ, -1, "eth0", 0), 1, "reuse: a softirq of the same name apart");
+	sa_span_free(w);
+	ds_model_destroy(m);
+}
+
 int main(void)
 {
 	test_counters();
 	test_created_during_window();
 	test_off();
 	test_window_freed_open();
+	test_counter_reuse();
 	return unit_finish();
 }

@@ -73,6 +73,68 @@ static const struct sa_syscall_total *syscall_total(const struct sa_span *span, 
 	return NULL;
 }
 
+/*
+ * A span freed and a new one made on the same model (the model reuses the freed span and its arrays): the new
+ * span starts empty and is charged exactly like a span made on a fresh model.
+ */
+static void run_reuse_sequence(struct ds_model *m, int64_t t0, struct sa_span **out)
+{
+	struct sa_span *span = span_on(m, 100, t0 + 5);
+
+	ds_model_syscall_entry(m, t0 + 10, 0, "write");
+	ds_model_syscall_exit(m, t0 + 14, 0);
+	ds_model_sched_switch(m, t0 + 20, 0, 100, "app", 1, 200, "other");
+	ds_model_wakeup(m, t0 + 30, 0, 100, "app");
+	ds_model_sched_switch(m, t0 + 35, 0, 200, "other", 256, 100, "app");
+	sa_span_finish(m, span, t0 + 40);
+	*out = span;
+}
+
+static void test_span_reuse(void)
+{
+	struct ds_model *m = ds_model_create(DS_STATE_RULE_DEFAULT, true);
+	struct ds_model *fresh = ds_model_create(DS_STATE_RULE_DEFAULT, true);
+	struct sa_span *first, *again, *ref;
+	uintptr_t first_address;
+	guint i;
+	int s;
+
+	ds_model_sched_switch(m, 0, 0, 0, "swapper/0", 0, 100, "app");
+	ds_model_sched_switch(fresh, 1000, 0, 0, "swapper/0", 0, 100, "app");
+	first = span_on(m, 100, 1);
+	first->service = g_strdup("svc");
+	ds_model_syscall_entry(m, 2, 0, "read");
+	ds_model_syscall_entry(m, 3, 0, "futex");
+	ds_model_syscall_exit(m, 4, 0);
+	sa_span_finish(m, first, 5);
+	first->truncated = true;
+	first_address = (uintptr_t) first;
+	sa_span_free(first);
+	run_reuse_sequence(m, 1000, &again);
+	run_reuse_sequence(fresh, 1000, &ref);
+	UNIT_CHECK((uintptr_t) again == first_address, "reuse: the model gives the freed span again");
+	UNIT_CHECK(again->service == NULL && again->operation == NULL && !again->truncated,
+		"reuse: no identity left from the freed span");
+	UNIT_EQ_INT(again->begin, ref->begin, "reuse: begin");
+	UNIT_EQ_INT(again->end, ref->end, "reuse: end");
+	for (s = 0; s < DS_STATE_COUNT; s++) {
+		UNIT_EQ_UINT(again->states[s], ref->states[s], "reuse: each state total as on a fresh model");
+	}
+	UNIT_EQ_UINT(again->syscalls->len, ref->syscalls->len, "reuse: syscalls as on a fresh model");
+	UNIT_CHECK(syscall_total(again, "read") == NULL && syscall_total(again, "futex") == NULL,
+		"reuse: the freed span's syscalls are gone");
+	UNIT_EQ_UINT(again->segments->len, ref->segments->len, "reuse: segments as on a fresh model");
+	for (i = 0; i < again->segments->len && i < ref->segments->len; i++) {
+		UNIT_CHECK(segment(again, i)->begin == segment(ref, i)->begin &&
+			segment(again, i)->end == segment(ref, i)->end && segment(again, i)->state == segment(ref, i)->state,
+			"reuse: segment as on a fresh model");
+	}
+	sa_span_free(again);
+	sa_span_free(ref);
+	ds_model_destroy(m);
+	ds_model_destroy(fresh);
+}
+
 static void test_prev_state(void)
 {
 	UNIT_EQ_INT(ds_prev_state_classify(DS_STATE_RULE_DEFAULT, 0), DS_PREV_WAIT_CPU, "0 runnable");
@@ -266,6 +328,32 @@ static void test_free_and_reuse(void)
 	ds_model_destroy(m);
 }
 
+/* Threads whose tids share a slot of the model's thread cache (tid modulo 256), and a tid freed then reused. */
+static void test_thread_cache_slots(void)
+{
+	struct ds_model *m = ds_model_create(DS_STATE_RULE_DEFAULT, true);
+	struct ds_thread *a, *b, *c;
+
+	ds_model_sched_switch(m, 1, 0, 0, "swapper/0", 0, 5, "a");
+	ds_model_sched_switch(m, 2, 1, 0, "swapper/1", 0, 5 + 256, "b");
+	ds_model_sched_switch(m, 3, 2, 0, "swapper/2", 0, 5 + 512, "c");
+	a = ds_model_thread(m, 5, false);
+	b = ds_model_thread(m, 5 + 256, false);
+	c = ds_model_thread(m, 5 + 512, false);
+	UNIT_CHECK(a && b && c && a != b && b != c && a != c, "cache: three threads of one slot are three threads");
+	UNIT_CHECK(a && a->tid == 5 && b && b->tid == 261 && c && c->tid == 517, "cache: each lookup finds its own tid");
+	ds_model_sched_switch(m, 4, 1, 5 + 256, "b", 1, 0, "swapper/1");
+	UNIT_EQ_INT(ds_model_thread(m, 5, false)->state, U, "cache: the first runs");
+	UNIT_EQ_INT(ds_model_thread(m, 5 + 256, false)->state, BL, "cache: the second is blocked");
+	ds_model_process_free(m, 5, 5 + 256);
+	UNIT_CHECK(ds_model_thread(m, 5 + 256, false) == NULL, "cache: a freed tid is not found");
+	UNIT_CHECK(ds_model_thread(m, 5, false) == a, "cache: the other threads of its slot stay");
+	b = ds_model_thread(m, 5 + 256, true);
+	UNIT_CHECK(b && b->tid == 261 && b->state == UN, "cache: the reused tid is a new Unknown thread");
+	UNIT_EQ_UINT(ds_model_thread_count(m), 3, "cache: three threads");
+	ds_model_destroy(m);
+}
+
 static void test_statedump_and_unknown(void)
 {
 	struct ds_model *m = ds_model_create(DS_STATE_RULE_DEFAULT, true);
@@ -426,9 +514,11 @@ int main(void)
 	test_irq_in_syscall_nested_softirqs();
 	test_migration_and_fork();
 	test_free_and_reuse();
+	test_thread_cache_slots();
 	test_statedump_and_unknown();
 	test_discarded();
 	test_nested_and_activation();
 	test_out_of_order_clamped();
+	test_span_reuse();
 	return unit_finish();
 }
