@@ -17,6 +17,9 @@ struct upstream {
 	bt_message_array_const batch;	/* borrowed array; the messages from `index` on are owned */
 	uint64_t count, index;
 	bool ended;
+	/* the time of the message at `index` (ds_message_time_ns), found once per message, not once per merge step */
+	enum { HEAD_UNKNOWN, HEAD_TIME, HEAD_NO_TIME } head;
+	int64_t head_ns;		/* with HEAD_TIME */
 	char port[24];			/* its input port's name */
 };
 
@@ -107,6 +110,7 @@ static bt_message_iterator_class_next_method_status fill(struct span_attrib_iter
 	}
 	up->index = 0;
 	up->count = 0;
+	up->head = HEAD_UNKNOWN;
 	status = ds_upstream_next(&it->owner, up->iter, up->port, &up->batch, &up->count);
 	if (status == BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_END) {
 		up->ended = true;
@@ -143,14 +147,18 @@ bt_message_iterator_class_next_method_status inputs_next(struct span_attrib_iter
 			best = up;
 			break;
 		}
-		time_status = ds_message_time_ns(&it->owner, up->batch[up->index], &ns, NULL);
-		if (time_status == DS_MESSAGE_TIME_STATUS_ERROR) {
-			return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_ERROR;
+		if (up->head == HEAD_UNKNOWN) {
+			time_status = ds_message_time_ns(&it->owner, up->batch[up->index], &up->head_ns, NULL);
+			if (time_status == DS_MESSAGE_TIME_STATUS_ERROR) {
+				return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_ERROR;
+			}
+			up->head = time_status == DS_MESSAGE_TIME_STATUS_NONE ? HEAD_NO_TIME : HEAD_TIME;
 		}
-		if (time_status == DS_MESSAGE_TIME_STATUS_NONE) {
+		if (up->head == HEAD_NO_TIME) {
 			best = up;
 			break;
 		}
+		ns = up->head_ns;
 		if (!best || ns < best_ns) {
 			best = up;
 			best_ns = ns;
@@ -160,5 +168,6 @@ bt_message_iterator_class_next_method_status inputs_next(struct span_attrib_iter
 		return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_END;
 	}
 	*out = best->batch[best->index++];
+	best->head = HEAD_UNKNOWN;
 	return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK;
 }
