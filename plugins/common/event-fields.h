@@ -61,12 +61,10 @@ static inline bool ds_field_ref_is_int(struct ds_field_ref ref)
 /* Borrows the field of `ref` in `event`, or NULL (absent). */
 const bt_field *ds_field_ref_borrow(const bt_event *event, struct ds_field_ref ref);
 
-/* Reads an integer field of `ref` as int64 (unsigned values are reinterpreted); `dflt` when absent. */
-static inline int64_t ds_field_ref_read_int(const bt_event *event,
-		struct ds_field_ref ref, int64_t dflt)
+/* The integer value of `field` (borrowed by `ref`) as int64 (unsigned values are reinterpreted); `dflt` when
+ * `field` is NULL (absent) or `ref` is not an integer. */
+static inline int64_t ds_field_int_value(const bt_field *field, struct ds_field_ref ref, int64_t dflt)
 {
-	const bt_field *field = ds_field_ref_borrow(event, ref);
-
 	if (!field) {
 		return dflt;
 	}
@@ -77,6 +75,13 @@ static inline int64_t ds_field_ref_read_int(const bt_event *event,
 		return bt_field_integer_signed_get_value(field);
 	}
 	return dflt;
+}
+
+/* Reads an integer field of `ref` as int64 (unsigned values are reinterpreted); `dflt` when absent. */
+static inline int64_t ds_field_ref_read_int(const bt_event *event,
+		struct ds_field_ref ref, int64_t dflt)
+{
+	return ds_field_int_value(ds_field_ref_borrow(event, ref), ref, dflt);
 }
 
 /* Reads an unsigned integer field (signed values are reinterpreted); `dflt` when absent. */
@@ -141,18 +146,7 @@ static inline const bt_field *ds_scoped_borrow(struct ds_event_scopes *scopes, s
 /* ds_field_ref_read_int() through the scopes. */
 static inline int64_t ds_scoped_read_int(struct ds_event_scopes *scopes, struct ds_field_ref ref, int64_t dflt)
 {
-	const bt_field *field = ds_scoped_borrow(scopes, ref);
-
-	if (!field) {
-		return dflt;
-	}
-	if (ref.kind == DS_FIELD_KIND_UNSIGNED) {
-		return (int64_t) bt_field_integer_unsigned_get_value(field);
-	}
-	if (ref.kind == DS_FIELD_KIND_SIGNED) {
-		return bt_field_integer_signed_get_value(field);
-	}
-	return dflt;
+	return ds_field_int_value(ds_scoped_borrow(scopes, ref), ref, dflt);
 }
 
 /* ds_field_ref_read_uint() through the scopes. */
