@@ -32,8 +32,9 @@ server.listen(0, '127.0.0.1', async () => {
 		});
 	}
 	const names = ['close', 'end', 'data', 'error', 'timeout', 'free', 'agentRemove'];
+	// `_peername` and `_sockname` are net's caches of remoteAddress/localPort (filled when read): not the recorder's.
 	const shape = {
-		own: Object.getOwnPropertyNames(socket).sort(),
+		own: Object.getOwnPropertyNames(socket).filter((name) => name !== '_peername' && name !== '_sockname').sort(),
 		ownWrite: Object.prototype.hasOwnProperty.call(socket, 'write'),
 		ownPush: Object.prototype.hasOwnProperty.call(socket, 'push'),
 		listeners: Object.fromEntries(names.map((name) => [name, socket.listenerCount(name)])),
