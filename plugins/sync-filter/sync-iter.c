@@ -529,13 +529,20 @@ static void put_stream_key(gpointer p)
 	bt_stream_put_ref(p);
 }
 
-static void iter_destroy(struct sync_iter *it)
+void sync_iter_tables_init(struct sync_iter *it)
+{
+	it->hosts = g_ptr_array_new_with_free_func(sync_host_destroy);
+	it->clock_hosts = g_hash_table_new_full(g_direct_hash, g_direct_equal,
+		put_clock_class_key, NULL);
+	it->stream_keys = g_hash_table_new_full(g_direct_hash, g_direct_equal,
+		put_stream_key, g_free);
+	ds_reorder_init(&it->reorder);
+}
+
+void sync_iter_release(struct sync_iter *it)
 {
 	unsigned int i;
 
-	if (!it) {
-		return;
-	}
 	for (i = 0; i < it->input_count; i++) {
 		while (it->inputs[i].p1_head < it->inputs[i].p1_count) {	/* pass 1 stopped midway */
 			bt_message_put_ref(it->inputs[i].p1_msgs[it->inputs[i].p1_head++]);
@@ -575,6 +582,14 @@ static void iter_destroy(struct sync_iter *it)
 	if (it->hosts) {
 		g_ptr_array_free(it->hosts, TRUE);
 	}
+}
+
+static void iter_destroy(struct sync_iter *it)
+{
+	if (!it) {
+		return;
+	}
+	sync_iter_release(it);
 	g_free(it);
 }
 
@@ -618,14 +633,9 @@ bt_message_iterator_class_initialize_method_status sync_iterator_initialize(
 	it->owner = (struct ds_upstream_owner) { .self_msg_iter = self,
 		.class_name = SYNC_CLASS_NAME, .doc_page = "doc/sync.md" };
 	it->comp = bt_self_component_get_data(bt_self_message_iterator_borrow_component(self));
-	it->hosts = g_ptr_array_new_with_free_func(sync_host_destroy);
-	it->clock_hosts = g_hash_table_new_full(g_direct_hash, g_direct_equal,
-		put_clock_class_key, NULL);
+	sync_iter_tables_init(it);
 	it->event_infos = g_hash_table_new_full(g_direct_hash, g_direct_equal,
 		put_event_class_key, g_free);
-	it->stream_keys = g_hash_table_new_full(g_direct_hash, g_direct_equal,
-		put_stream_key, g_free);
-	ds_reorder_init(&it->reorder);
 	if (create_inputs(it)) {
 		goto error;
 	}

@@ -19,16 +19,6 @@ struct ds_sync_merge {
 	struct ds_sync_merge_owner owner;
 };
 
-static void put_clock_class_key(gpointer p)
-{
-	bt_clock_class_put_ref(p);
-}
-
-static void put_stream_key(gpointer p)
-{
-	bt_stream_put_ref(p);
-}
-
 struct ds_json_value *ds_sync_merge_load_formula(const struct ds_sync_merge_owner *owner, const char *path)
 {
 	struct sync_comp comp = {
@@ -46,36 +36,10 @@ void ds_sync_merge_free_formula(struct ds_json_value *formula)
 
 void ds_sync_merge_destroy(struct ds_sync_merge *m)
 {
-	struct sync_iter *it;
-	unsigned int i;
-
 	if (!m) {
 		return;
 	}
-	it = &m->it;
-	for (i = 0; it->inputs && i < it->input_count; i++) {
-		BT_MESSAGE_ITERATOR_PUT_REF_AND_RESET(it->inputs[i].iter);
-		if (it->inputs[i].hosts_seen) {
-			g_array_free(it->inputs[i].hosts_seen, TRUE);
-		}
-	}
-	g_free(it->inputs);
-	if (it->reorder.lanes) {
-		while (it->reorder.len) {
-			bt_message_put_ref(ds_reorder_pop(&it->reorder).data);
-		}
-		ds_reorder_fini(&it->reorder);
-	}
-	BT_CLOCK_CLASS_PUT_REF_AND_RESET(it->out_clock);
-	if (it->stream_keys) {
-		g_hash_table_destroy(it->stream_keys);
-	}
-	if (it->clock_hosts) {
-		g_hash_table_destroy(it->clock_hosts);
-	}
-	if (it->hosts) {
-		g_ptr_array_free(it->hosts, TRUE);
-	}
+	sync_iter_release(&m->it);
 	g_free(m);
 }
 
@@ -96,10 +60,7 @@ struct ds_sync_merge *ds_sync_merge_create(const struct ds_sync_merge_owner *own
 	it->self = self;
 	it->owner = (struct ds_upstream_owner) { .self_msg_iter = self, .class_name = owner->class_name,
 		.doc_page = owner->doc_page };
-	it->hosts = g_ptr_array_new_with_free_func(sync_host_destroy);
-	it->clock_hosts = g_hash_table_new_full(g_direct_hash, g_direct_equal, put_clock_class_key, NULL);
-	it->stream_keys = g_hash_table_new_full(g_direct_hash, g_direct_equal, put_stream_key, g_free);
-	ds_reorder_init(&it->reorder);
+	sync_iter_tables_init(it);
 	it->inputs = g_new0(struct sync_input, count ? count : 1);
 	for (i = 0; i < count; i++) {
 		it->inputs[i].iter = iters[i];

@@ -217,6 +217,12 @@ bool sync_host_sorts_before(const struct sync_host *a, const struct sync_host *b
 /* Each host's rank in that order (ties by index): the x host of a pair is the one ranked first. */
 void sync_host_ranks(struct sync_iter *it, unsigned int *rank);
 /* Validates the formula (every field and its range) and makes its hosts; -1 with the cause. */
+/* The iterator's hosts, clock and stream tables and reorder buffer, empty (sync-iter.c; also sync-merge.c). */
+void sync_iter_tables_init(struct sync_iter *it);
+/* Releases everything `it` owns (inputs, buffered messages, tables, pass-1 and solver state), not `it` itself;
+ * safe on a partly built iterator (members still zero). */
+void sync_iter_release(struct sync_iter *it);
+
 int sync_apply_formula(struct sync_iter *it);
 /* Appends the error for an input host the formula lacks; returns -1. */
 int sync_formula_unknown_host(struct sync_iter *it, const char *name, const char *uuid);
