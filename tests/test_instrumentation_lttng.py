@@ -549,7 +549,14 @@ def test_recorder_without_command_records_until_interrupted(sessiond, tmp_path):
             time.sleep(0.1)
         subprocess.run([str(LOADGEN), "--requests=20", f"--output={result}"], check=True, timeout=120)
         recorder.send_signal(signal.SIGINT)
-        out, err = recorder.communicate(timeout=120)
+        try:
+            out, err = recorder.communicate(timeout=120)
+        except subprocess.TimeoutExpired:
+            # say where it waited: a second Ctrl-C stops the recorder's wait for `lttng stop`
+            sessions = lttng("list", session).stdout
+            recorder.send_signal(signal.SIGINT)
+            out, err = recorder.communicate(timeout=60)
+            pytest.fail(f"deepspan-record still ran 120 s after Ctrl-C; stderr:\n{err}\nlttng list:\n{sessions}")
     finally:
         if recorder.poll() is None:
             os.killpg(recorder.pid, signal.SIGKILL)

@@ -1,0 +1,81 @@
+# SPDX-License-Identifier: MIT
+"""deepspan-record's stop (doc/instrumentation.md, "Recording"): `lttng stop` waits for the consumer daemon
+to write every buffer; the recorder says so while it waits, and a second Ctrl-C stops waiting. A stand-in
+`lttng` (the LTTNG environment variable) whose `stop` never returns makes that wait, with no session daemon."""
+import os
+import signal
+import subprocess
+import time
+
+from conftest import SRC_DIR
+
+RECORD = SRC_DIR / "scripts" / "deepspan-record"
+
+FAKE_LTTNG = """#!/bin/sh
+echo "$*" >> "{log}"
+case "$1" in
+list) [ "$2" = -k ] && exit 1; exit 0 ;;
+stop) exec sleep 600 ;;
+*) exit 0 ;;
+esac
+"""
+
+
+def start_recorder(tmp_path):
+    log = tmp_path / "calls"
+    fake = tmp_path / "lttng"
+    fake.write_text(FAKE_LTTNG.format(log=log))
+    fake.chmod(0o755)
+    env = dict(os.environ, LTTNG=str(fake))
+    recorder = subprocess.Popen([str(RECORD), "--no-kernel", "-n", "slowstop", "-o", str(tmp_path / "trace")],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+                                start_new_session=True)
+    deadline = time.monotonic() + 30
+    while not (log.exists() and "start slowstop" in log.read_text()):
+        assert recorder.poll() is None and time.monotonic() < deadline, recorder.communicate()
+        time.sleep(0.05)
+    return recorder, log
+
+
+def wait_for_call(recorder, log, call):
+    deadline = time.monotonic() + 30
+    while call not in log.read_text():
+        assert recorder.poll() is None and time.monotonic() < deadline, f"no `lttng {call}`"
+        time.sleep(0.05)
+
+
+def test_second_interrupt_stops_waiting_for_lttng_stop(tmp_path):
+    recorder, log = start_recorder(tmp_path)
+    try:
+        recorder.send_signal(signal.SIGINT)
+        wait_for_call(recorder, log, "stop slowstop")
+        time.sleep(0.5)
+        assert recorder.poll() is None, "the recorder waits for lttng stop"
+        recorder.send_signal(signal.SIGINT)
+        out, err = recorder.communicate(timeout=20)
+    finally:
+        if recorder.poll() is None:
+            os.killpg(recorder.pid, signal.SIGKILL)
+            recorder.communicate()
+    assert recorder.returncode == 130, err
+    assert "stopped waiting for lttng stop of session slowstop: the trace may lack its last packets" in err
+    calls = log.read_text().splitlines()
+    assert calls[-1] == "destroy --no-wait slowstop", calls
+    assert "Analyse with" not in out, "no analysis command for a trace that may be incomplete"
+
+
+def test_a_long_stop_is_announced(tmp_path):
+    recorder, log = start_recorder(tmp_path)
+    try:
+        recorder.send_signal(signal.SIGTERM)
+        wait_for_call(recorder, log, "stop slowstop")
+        time.sleep(10.8)
+        recorder.send_signal(signal.SIGTERM)
+        out, err = recorder.communicate(timeout=20)
+    finally:
+        if recorder.poll() is None:
+            os.killpg(recorder.pid, signal.SIGKILL)
+            recorder.communicate()
+    assert "still waiting for lttng stop (10 s): the consumer daemon is writing the buffers; " \
+        "Ctrl-C again stops waiting" in err
+    assert recorder.returncode == 130, err
