@@ -659,38 +659,39 @@ static void read_segments(const struct ds_span_layout *layout,
 	span->segment_count = (uint32_t) n;
 }
 
+/* Whether `slot` holds `text` of key `key` (chain-strings.h). */
+static inline bool slot_holds(const struct ds_span_store *store, const struct ds_chain_string_slot *slot,
+		const struct ds_chain_string_key *key, const char *text)
+{
+	return ds_chain_string_slot_has(slot, key) && (key->length <= DS_CHAIN_STRING_EXACT ||
+		memcmp(text, ds_store_string(store, slot->id), key->length) == 0);
+}
+
 /*
- * Interns a chain string: the last id of that member first (hosts and threads repeat; compared by length,
- * then bytes), then a cache slot chosen by the length and the first and last 8 bytes (cheaper than the
- * store's hash table; any hit is checked against the store's text), then the store.
+ * Interns a chain string (chain-strings.h): the last string of that member first (hosts and threads
+ * repeat), then a cache slot chosen by a hash of the key (cheaper than the store's hash table), then the
+ * store.
  */
-static inline uint32_t intern_chain_string(struct ds_span_store *store, struct ds_span_reader *reader,
+/* Always inlined: a call costs a fifth of it (prologue, epilogue; callgrind, doc/performance.md). */
+static inline __attribute__((always_inline)) uint32_t intern_chain_string(struct ds_span_store *store,
+		struct ds_span_reader *reader,
 		unsigned int member, const bt_field *field)
 {
 	const char *text = bt_field_string_get_value(field);
-	uint64_t n = bt_field_string_get_length(field);
-	uint64_t head = 0, tail = 0;
-	uint32_t *slot;
+	struct ds_chain_string_key key;
+	struct ds_chain_string_slot *slot;
 
-	if (reader->last_chain_string[member] != 0 && reader->last_chain_length[member] == n &&
-			memcmp(text, reader->last_chain_text[member], n) == 0) {
-		return reader->last_chain_string[member];
+	ds_chain_string_key_of(&key, text, bt_field_string_get_length(field));
+	if (slot_holds(store, &reader->last_chain_string[member], &key, text)) {
+		return reader->last_chain_string[member].id;
 	}
-	memcpy(&head, text, MIN(n, sizeof(head)));
-	if (n > sizeof(tail)) {
-		memcpy(&tail, text + n - sizeof(tail), sizeof(tail));
-	}
-	/* the length multiplied too: XORed in as it is, it would sit in the low bits the shift drops */
-	slot = &reader->chain_strings[((head * UINT64_C(0x9e3779b97f4a7c15)) ^
-		(tail * UINT64_C(0xc2b2ae3d27d4eb4f)) ^ (n * UINT64_C(0x165667b19e3779f9))) >> 40 &
-		(DS_SPAN_READER_STRINGS - 1)];
-	if (*slot == 0 || strcmp(text, ds_store_string(store, *slot)) != 0) {
-		*slot = ds_strings_intern(store->strings, text);
+	slot = &reader->chain_strings[ds_chain_string_hash(&key, DS_SPAN_READER_STRINGS - 1)];
+	if (!slot_holds(store, slot, &key, text)) {
+		slot->id = ds_strings_intern(store->strings, text);
+		slot->key = key;
 	}
 	reader->last_chain_string[member] = *slot;
-	reader->last_chain_text[member] = ds_store_string(store, *slot);
-	reader->last_chain_length[member] = n;
-	return *slot;
+	return slot->id;
 }
 
 /* A chain entry as read, before the checks and the labels. */
@@ -861,10 +862,11 @@ static void read_chain(const struct ds_span_layout *layout, const bt_field *arra
 	cursor = (int64_t *) (void *) (raw + n);
 	stack = (uint32_t *) (void *) (cursor + n);
 	stored_of = stack + n;
-	if (reader->chain_store != store) {
-		/* the last ids are another store's */
+	if (reader->chain_strings_of != store->strings) {
+		/* the cached ids are of other strings */
 		memset(reader->last_chain_string, 0, sizeof(reader->last_chain_string));
-		reader->chain_store = store;
+		memset(reader->chain_strings, 0, sizeof(reader->chain_strings));
+		reader->chain_strings_of = store->strings;
 	}
 	/* The segments may have been sorted: read index -> stored index. */
 	for (i = 0; i < span->segment_count; i++) {
