@@ -106,7 +106,9 @@ def _make_classes(comp, schema):
                          ("detail", string)):
             if name in schema.get("chain_drop", ()):
                 continue
-            entry.append_member(name, fc())
+            # chain_retype: {member: "s64" or "u64"}, integer types other than span-attrib's
+            entry.append_member(name, kinds[schema["chain_retype"][name]]() if name in schema.get(
+                "chain_retype", {}) else fc())
         members.append(("chain", lambda: tc.create_dynamic_array_field_class(entry)))
     payload = tc.create_structure_field_class()
     retype = schema.get("retype", {})

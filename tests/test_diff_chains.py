@@ -150,6 +150,23 @@ def test_chain_kinds_read_by_label(bt2_plugin, tmp_path):
     assert f"{MYSQL};[Waited blocked] futex {ARROW} mysqld;mysqld [Waited CPU];ran instead: compactor 0 60000000" in lines
 
 
+def test_chain_integers_of_other_signedness_read_the_same(bt2_plugin, tmp_path):
+    """A chain whose integer members are not of span-attrib's signedness (segment, depth, cpu and tid
+    signed or unsigned the other way) is read through the layout's types: the same report, byte for byte,
+    as with span-attrib's types (span-reader.c reads the standard types without looking them up)."""
+    import filecmp
+    from conftest import DIFF_OUTPUTS
+    standard, other = tmp_path / "standard", tmp_path / "other"
+    run_sink(bt2_plugin, "diff", {"output-dir": str(standard)}, requests(), schema={"chain": True})
+    run_sink(bt2_plugin, "diff", {"output-dir": str(other)}, requests(), schema={
+        "chain": True, "chain_retype": {"segment": "s64", "depth": "s64", "begin": "u64", "end": "u64",
+                                        "tid": "u64"}})
+    lines = folded(other / "diff.folded")
+    assert f"{MYSQL};[Waited blocked] futex {ARROW} mysqld;mysqld [Waited CPU];ran instead: compactor 0 60000000" in lines
+    for name in DIFF_OUTPUTS:
+        assert filecmp.cmp(standard / name, other / name, shallow=False), name
+
+
 def test_saved_trace_with_chains_gives_the_same_report(bt2_plugin, tmp_path):
     """Spans with chains saved with sink.ctf.fs and read back give the same outputs, byte for byte."""
     import filecmp

@@ -7,6 +7,7 @@ noinst_LTLIBRARIES += plugins/span-consumer/libdeepspan-span-consumer.la
 plugins_span_consumer_libdeepspan_span_consumer_la_SOURCES = \
 	plugins/span-consumer/span-reader.c plugins/span-consumer/span-reader.h \
 	plugins/span-consumer/chain-labels.c plugins/span-consumer/chain-labels.h \
+	plugins/span-consumer/chain-strings.h \
 	plugins/span-consumer/progress.c plugins/span-consumer/progress.h \
 	plugins/span-consumer/span-store.c plugins/span-consumer/span-store.h \
 	plugins/span-consumer/request-tree.c plugins/span-consumer/request-tree.h \
@@ -19,3 +20,7 @@ plugins_span_consumer_libdeepspan_span_consumer_la_SOURCES = \
 	plugins/span-consumer/groups.c plugins/span-consumer/groups.h \
 	plugins/span-consumer/host-context.c plugins/span-consumer/host-context.h
 plugins_babeltrace_plugin_deepspan_la_LIBADD += plugins/span-consumer/libdeepspan-span-consumer.la
+
+check_PROGRAMS += tests/unit/test_chain_strings
+tests_unit_test_chain_strings_SOURCES = tests/unit/test_chain_strings.c tests/unit/unit.h
+tests_unit_test_chain_strings_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/plugins/span-consumer

@@ -84,6 +84,7 @@ struct ds_span_layout {
 	struct element_layout syscall;
 	struct element_layout segment;
 	struct element_layout chain;
+	bool chain_standard;		/* every chain integer of span-attrib's signedness (read_entry) */
 	uint8_t state_of_value[256];	/* segment `state` value -> enum ds_state */
 	uint8_t chain_state_of_value[256];	/* chain `state` value -> enum ds_state */
 	uint8_t kind_of_value[256];	/* chain `kind` value -> enum ds_chain_kind */
@@ -387,6 +388,28 @@ static void resolve_optional_int(const bt_field_class *array_fc, const char *nam
 	}
 }
 
+/* The signedness of each chain member as filter.deepspan.span-attrib writes it (output.c). */
+static const bool standard_signed[CH_COUNT + 1] = {
+	[CH_PARENT] = true, [CH_BEGIN] = true, [CH_END] = true, [CH_TID] = true, [CH_CPU] = true,
+};
+
+/* Whether every integer member of a chain entry has the signedness span-attrib writes (standard_signed). */
+static bool chain_is_standard(const struct element_layout *el)
+{
+	static const bool is_int[CH_COUNT + 1] = {
+		[CH_SEGMENT] = true, [CH_PARENT] = true, [CH_DEPTH] = true, [CH_BEGIN] = true, [CH_END] = true,
+		[CH_TID] = true, [CH_CPU] = true, [CH_STATE] = true, [CH_KIND] = true, [CH_BYTES] = true,
+	};
+	unsigned int m;
+
+	for (m = 0; m <= CH_BYTES; m++) {
+		if (is_int[m] && el->index[m] != NO_MEMBER && el->is_signed[m] != standard_signed[m]) {
+			return false;
+		}
+	}
+	return true;
+}
+
 static struct ds_span_layout *resolve_layout(struct ds_span_reader *reader,
 		const bt_event_class *event_class, bool *error)
 {
@@ -498,6 +521,7 @@ static struct ds_span_layout *resolve_layout(struct ds_span_reader *reader,
 					element_fcs[CH_KIND], kind_of_label, DS_CHAIN_KIND_COUNT,
 					DS_CHAIN_UNKNOWN);
 				resolve_optional_int(fc, "bytes", &layout->chain, CH_BYTES);
+				layout->chain_standard = chain_is_standard(&layout->chain);
 			}
 		}
 	}
@@ -659,38 +683,39 @@ static void read_segments(const struct ds_span_layout *layout,
 	span->segment_count = (uint32_t) n;
 }
 
+/* Whether `slot` holds `text` of key `key` (chain-strings.h). */
+static inline bool slot_holds(const struct ds_span_store *store, const struct ds_chain_string_slot *slot,
+		const struct ds_chain_string_key *key, const char *text)
+{
+	return ds_chain_string_slot_has(slot, key) && (key->length <= DS_CHAIN_STRING_EXACT ||
+		memcmp(text, ds_store_string(store, slot->id), key->length) == 0);
+}
+
 /*
- * Interns a chain string: the last id of that member first (hosts and threads repeat; compared by length,
- * then bytes), then a cache slot chosen by the length and the first and last 8 bytes (cheaper than the
- * store's hash table; any hit is checked against the store's text), then the store.
+ * Interns a chain string (chain-strings.h): the last string of that member first (hosts and threads
+ * repeat), then a cache slot chosen by a hash of the key (cheaper than the store's hash table), then the
+ * store.
  */
-static inline uint32_t intern_chain_string(struct ds_span_store *store, struct ds_span_reader *reader,
+/* Always inlined: a call costs a fifth of it (prologue, epilogue; callgrind, doc/performance.md). */
+static inline __attribute__((always_inline)) uint32_t intern_chain_string(struct ds_span_store *store,
+		struct ds_span_reader *reader,
 		unsigned int member, const bt_field *field)
 {
 	const char *text = bt_field_string_get_value(field);
-	uint64_t n = bt_field_string_get_length(field);
-	uint64_t head = 0, tail = 0;
-	uint32_t *slot;
+	struct ds_chain_string_key key;
+	struct ds_chain_string_slot *slot;
 
-	if (reader->last_chain_string[member] != 0 && reader->last_chain_length[member] == n &&
-			memcmp(text, reader->last_chain_text[member], n) == 0) {
-		return reader->last_chain_string[member];
+	ds_chain_string_key_of(&key, text, bt_field_string_get_length(field));
+	if (slot_holds(store, &reader->last_chain_string[member], &key, text)) {
+		return reader->last_chain_string[member].id;
 	}
-	memcpy(&head, text, MIN(n, sizeof(head)));
-	if (n > sizeof(tail)) {
-		memcpy(&tail, text + n - sizeof(tail), sizeof(tail));
-	}
-	/* the length multiplied too: XORed in as it is, it would sit in the low bits the shift drops */
-	slot = &reader->chain_strings[((head * UINT64_C(0x9e3779b97f4a7c15)) ^
-		(tail * UINT64_C(0xc2b2ae3d27d4eb4f)) ^ (n * UINT64_C(0x165667b19e3779f9))) >> 40 &
-		(DS_SPAN_READER_STRINGS - 1)];
-	if (*slot == 0 || strcmp(text, ds_store_string(store, *slot)) != 0) {
-		*slot = ds_strings_intern(store->strings, text);
+	slot = &reader->chain_strings[ds_chain_string_hash(&key, DS_SPAN_READER_STRINGS - 1)];
+	if (!slot_holds(store, slot, &key, text)) {
+		slot->id = ds_strings_intern(store->strings, text);
+		slot->key = key;
 	}
 	reader->last_chain_string[member] = *slot;
-	reader->last_chain_text[member] = ds_store_string(store, *slot);
-	reader->last_chain_length[member] = n;
-	return *slot;
+	return slot->id;
 }
 
 /* A chain entry as read, before the checks and the labels. */
@@ -830,6 +855,45 @@ static void note_chain_ends(struct ds_span_reader *reader, struct ds_span_store 
 }
 
 /*
+ * Reads chain entry `e` into `out` and `raw`.  With `standard` (a constant at each call: the compiler keeps
+ * two copies), the members' signedness is span-attrib's, known without a look-up in the layout.
+ */
+static inline __attribute__((always_inline)) void read_entry(const struct ds_span_layout *layout,
+		const bt_field *e, struct ds_chain_entry *out, struct raw_entry *raw, struct ds_span_store *store,
+		struct ds_span_reader *reader, bool standard)
+{
+	const struct element_layout *el = &layout->chain;
+	int64_t state, kind;
+
+#define CH_SIGNED(m) (standard ? standard_signed[m] : el->is_signed[m])
+#define CH_INT(m) read_int(member_at(e, el->index[m]), CH_SIGNED(m))
+#define CH_STRING(m) intern_chain_string(store, reader, m, member_at(e, el->index[m]))
+	state = CH_INT(CH_STATE);
+	kind = CH_INT(CH_KIND);
+	memset(out, 0, sizeof(*out));
+	raw->segment = CH_SIGNED(CH_SEGMENT) ? CH_INT(CH_SEGMENT) :
+		(int64_t) MIN(read_uint(member_at(e, el->index[CH_SEGMENT]), false), (uint64_t) INT64_MAX);
+	raw->parent = CH_INT(CH_PARENT);
+	raw->depth = CH_SIGNED(CH_DEPTH) ? CH_INT(CH_DEPTH) :
+		(int64_t) MIN(read_uint(member_at(e, el->index[CH_DEPTH]), false), (uint64_t) INT64_MAX);
+	out->begin = CH_INT(CH_BEGIN);
+	out->end = CH_INT(CH_END);
+	out->tid = CH_INT(CH_TID);
+	out->cpu = (int32_t) CLAMP(CH_INT(CH_CPU), -1, INT32_MAX);
+	out->state = state >= 0 && state < 256 ? layout->chain_state_of_value[state] : DS_STATE_UNKNOWN;
+	out->kind = kind >= 0 && kind < 256 ? layout->kind_of_value[kind] : DS_CHAIN_UNKNOWN;
+	out->host = CH_STRING(CH_HOST);
+	out->comm = CH_STRING(CH_COMM);
+	out->process = CH_STRING(CH_PROCESS);
+	out->detail = CH_STRING(CH_DETAIL);
+	out->bytes = el->index[CH_BYTES] == NO_MEMBER ? DS_CHAIN_BYTES_UNKNOWN :
+		read_uint(member_at(e, el->index[CH_BYTES]), CH_SIGNED(CH_BYTES));
+#undef CH_SIGNED
+#undef CH_INT
+#undef CH_STRING
+}
+
+/*
  * Reads the chain into the store's arena when it keeps the invariants;
  * otherwise the span keeps no chain and the chain is counted as invalid.
  */
@@ -838,7 +902,6 @@ static void read_chain(const struct ds_span_layout *layout, const bt_field *arra
 		struct ds_span_reader *reader)
 {
 	uint64_t n = bt_field_array_get_length(array);
-	const struct element_layout *el = &layout->chain;
 	struct ds_chain_entry *chain;
 	const struct ds_wide_segment *wide =
 		(const struct ds_wide_segment *) (void *) reader->wide->data;
@@ -861,49 +924,27 @@ static void read_chain(const struct ds_span_layout *layout, const bt_field *arra
 	cursor = (int64_t *) (void *) (raw + n);
 	stack = (uint32_t *) (void *) (cursor + n);
 	stored_of = stack + n;
-	if (reader->chain_store != store) {
-		/* the last ids are another store's */
+	if (reader->chain_strings_of != store->strings) {
+		/* the cached ids are of other strings */
 		memset(reader->last_chain_string, 0, sizeof(reader->last_chain_string));
-		reader->chain_store = store;
+		memset(reader->chain_strings, 0, sizeof(reader->chain_strings));
+		reader->chain_strings_of = store->strings;
 	}
 	/* The segments may have been sorted: read index -> stored index. */
 	for (i = 0; i < span->segment_count; i++) {
 		stored_of[wide[i].index] = (uint32_t) i;
 	}
-	for (i = 0; i < n; i++) {
-		const bt_field *e = bt_field_array_borrow_element_field_by_index_const(array, i);
-		int64_t state = read_int(member_at(e, el->index[CH_STATE]),
-			el->is_signed[CH_STATE]);
-		int64_t kind = read_int(member_at(e, el->index[CH_KIND]),
-			el->is_signed[CH_KIND]);
-		struct ds_chain_entry *out = &chain[i];
-
-#define CH_INT(m) read_int(member_at(e, el->index[m]), el->is_signed[m])
-#define CH_STRING(m) intern_chain_string(store, reader, m, member_at(e, el->index[m]))
-		memset(out, 0, sizeof(*out));
-		raw[i].segment = el->is_signed[CH_SEGMENT] ? CH_INT(CH_SEGMENT) :
-			(int64_t) MIN(read_uint(member_at(e, el->index[CH_SEGMENT]), false),
-				(uint64_t) INT64_MAX);
-		raw[i].parent = CH_INT(CH_PARENT);
-		raw[i].depth = el->is_signed[CH_DEPTH] ? CH_INT(CH_DEPTH) :
-			(int64_t) MIN(read_uint(member_at(e, el->index[CH_DEPTH]), false),
-				(uint64_t) INT64_MAX);
-		out->begin = CH_INT(CH_BEGIN);
-		out->end = CH_INT(CH_END);
-		out->tid = CH_INT(CH_TID);
-		out->cpu = (int32_t) CLAMP(CH_INT(CH_CPU), -1, INT32_MAX);
-		out->state = state >= 0 && state < 256 ?
-			layout->chain_state_of_value[state] : DS_STATE_UNKNOWN;
-		out->kind = kind >= 0 && kind < 256 ?
-			layout->kind_of_value[kind] : DS_CHAIN_UNKNOWN;
-		out->host = CH_STRING(CH_HOST);
-		out->comm = CH_STRING(CH_COMM);
-		out->process = CH_STRING(CH_PROCESS);
-		out->detail = CH_STRING(CH_DETAIL);
-		out->bytes = el->index[CH_BYTES] == NO_MEMBER ? DS_CHAIN_BYTES_UNKNOWN :
-			read_uint(member_at(e, el->index[CH_BYTES]), el->is_signed[CH_BYTES]);
-#undef CH_INT
-#undef CH_STRING
+	/* two copies of the loop: span-attrib's integer types known, or each member's read from the layout */
+	if (layout->chain_standard) {
+		for (i = 0; i < n; i++) {
+			read_entry(layout, bt_field_array_borrow_element_field_by_index_const(array, i),
+				&chain[i], &raw[i], store, reader, true);
+		}
+	} else {
+		for (i = 0; i < n; i++) {
+			read_entry(layout, bt_field_array_borrow_element_field_by_index_const(array, i),
+				&chain[i], &raw[i], store, reader, false);
+		}
 	}
 	if (!check_chain(chain, raw, (uint32_t) n, wide, stored_of,
 			span->segment_count, cursor, stack)) {

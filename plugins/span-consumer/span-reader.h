@@ -13,6 +13,7 @@
 #include <babeltrace2/babeltrace.h>
 #include <glib.h>
 
+#include "chain-strings.h"
 #include "progress.h"
 #include "request-stream.h"
 #include "span-store.h"
@@ -45,11 +46,9 @@ struct ds_span_reader {
 	bool keep_syscalls;			/* false: syscall totals are not read (only by=syscall uses them) */
 	bool keep_chains;			/* false: chains are not read (default: keep_segments; needs segments) */
 	GByteArray *chain_scratch;		/* owned: one chain being read and checked */
-	uint32_t last_chain_string[16];		/* last id interned per chain member (span-reader.c's CH_*) */
-	const char *last_chain_text[16];	/* borrowed from `chain_store`: the text of last_chain_string[m] */
-	uint64_t last_chain_length[16];		/* its length */
-	const void *chain_store;		/* borrowed: the store those ids are of (another: forgotten) */
-	uint32_t chain_strings[DS_SPAN_READER_STRINGS];	/* ids of chain strings by a hash of the text, 0 free */
+	struct ds_chain_string_slot last_chain_string[16];	/* last string per chain member (span-reader.c's CH_*) */
+	const void *chain_strings_of;		/* borrowed: the ds_strings those ids are of (another: forgotten) */
+	struct ds_chain_string_slot chain_strings[DS_SPAN_READER_STRINGS];	/* chain strings by a hash of their key */
 	struct ds_chain_label_cache *label_cache;	/* owned: labels of chain entries by what they depend on */
 	uint64_t spans_read;
 	uint64_t reversed_spans;		/* end before begin (counted in invalid_spans too) */
