@@ -773,5 +773,9 @@ if (addon) {
 	};
 
 	followSession();
-	setInterval(followSession, TRACING_POLL_MS).unref();
+	// The addon's watcher thread calls followSession only when a session starts or stops: the
+	// loop is not woken while nothing changes (an addon without it: a timer polls).
+	if (typeof addon.watchTracing !== 'function' || !addon.watchTracing(followSession, TRACING_POLL_MS)) {
+		setInterval(followSession, TRACING_POLL_MS).unref();
+	}
 }
