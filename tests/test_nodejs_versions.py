@@ -122,8 +122,8 @@ def test_addon_and_recorder_load(node):
     proc = subprocess.run([binary, "-r", str(RECORDER), "-e", script], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0 and "warning" not in proc.stderr, proc.stderr
     answer = json.loads(proc.stdout)
-    assert answer["functions"] == sorted(["tracing", "watchTracing", "registerType", "asyncContext", "switchTo",
-                                          "httpRequest", "httpResponse"])
+    assert answer["functions"] == sorted(["tracing", "registerType", "asyncContext", "switchTo", "httpRequest",
+                                          "httpResponse"])
     assert answer["tracing"] in (True, False)
 
 

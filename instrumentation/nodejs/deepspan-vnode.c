@@ -11,14 +11,11 @@
 #define LTTNG_UST_TRACEPOINT_DEFINE
 #include "vnode-tp.h"
 
-#include <errno.h>
 #include <node_api.h>
-#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 /* Longest string copied into an event (longer ones are truncated). */
 #define VNODE_STRING_MAX 512
@@ -266,143 +263,10 @@ static napi_value vnode_tracing(napi_env env, napi_callback_info info)
 	return result;
 }
 
-/*
- * The session watcher of watchTracing(): a thread that checks every `interval`
- * whether a session records vnode:async_context and, only when that changed,
- * has the main thread call the callback.  The loop is not woken while nothing
- * changes (a JavaScript timer polling tracing() woke it 4 times a second in
- * every preloaded process; doc/nodejs.md, "The session watcher").
- */
-struct vnode_watch {
-	/* Owned: released by the thread when it ends. */
-	napi_threadsafe_function tsfn;
-	struct timespec interval;
-	/* The state last handed to the callback (watcher thread only). */
-	bool reported;
-};
-
-/* Main thread: calls the callback (no arguments: it reads tracing() itself). */
-static void vnode_watch_call(napi_env env, napi_value callback, void *context, void *data)
-{
-	napi_value recv;
-
-	if (!env || !callback) {
-		/* The environment is being torn down. */
-		goto end;
-	}
-	if (napi_get_undefined(env, &recv) != napi_ok) {
-		goto end;
-	}
-	/* An exception thrown by the callback is Node's to report, as for a timer. */
-	(void) napi_call_function(env, recv, callback, 0, NULL, NULL);
-end:
-	return;
-}
-
-static void *vnode_watch_thread(void *arg)
-{
-	struct vnode_watch *watch = arg;
-
-	for (;;) {
-		struct timespec left = watch->interval;
-		bool on;
-		napi_status status;
-
-		while (nanosleep(&left, &left) != 0 && errno == EINTR) {
-		}
-		on = lttng_ust_tracepoint_enabled(vnode, async_context);
-		if (on == watch->reported) {
-			continue;
-		}
-		status = napi_call_threadsafe_function(watch->tsfn, NULL, napi_tsfn_nonblocking);
-		if (status == napi_closing) {
-			break;
-		}
-		if (status == napi_ok) {
-			/* Else (queue full) told again at the next check. */
-			watch->reported = on;
-		}
-	}
-	(void) napi_release_threadsafe_function(watch->tsfn, napi_tsfn_release);
-	free(watch);
-	return NULL;
-}
-
-/*
- * watchTracing(callback, intervalMs): from now on callback() runs on the main
- * thread each time a session starts or stops recording vnode:async_context
- * (checked every intervalMs by a thread of the addon); it keeps the process
- * alive no more than an unref'd timer.  Returns false when the watcher cannot
- * be started (the script then polls tracing() itself).
- */
-static napi_value vnode_watch_tracing(napi_env env, napi_callback_info info)
-{
-	napi_value argv[2];
-	napi_value name;
-	napi_value result = NULL;
-	struct vnode_watch *watch = NULL;
-	pthread_attr_t attr;
-	pthread_t thread;
-	bool started = false;
-	bool attr_made = false;
-	int64_t interval_ms;
-
-	if (vnode_args(env, info, argv, 2) < 2) {
-		goto end;
-	}
-	interval_ms = vnode_arg_int64(env, argv[1]);
-	if (interval_ms <= 0 || interval_ms > 3600 * 1000) {
-		goto end;
-	}
-	watch = calloc(1, sizeof(*watch));
-	if (!watch) {
-		goto end;
-	}
-	watch->interval.tv_sec = interval_ms / 1000;
-	watch->interval.tv_nsec = (interval_ms % 1000) * 1000000L;
-	watch->reported = lttng_ust_tracepoint_enabled(vnode, async_context);
-	if (napi_create_string_utf8(env, "deepspan-vnode session watcher", NAPI_AUTO_LENGTH,
-			&name) != napi_ok) {
-		goto end;
-	}
-	if (napi_create_threadsafe_function(env, argv[0], NULL, name, 0, 1, NULL, NULL, NULL,
-			vnode_watch_call, &watch->tsfn) != napi_ok) {
-		goto end;
-	}
-	if (napi_unref_threadsafe_function(env, watch->tsfn) != napi_ok) {
-		goto error_tsfn;
-	}
-	if (pthread_attr_init(&attr) != 0) {
-		goto error_tsfn;
-	}
-	attr_made = true;
-	if (pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED) != 0 ||
-			pthread_create(&thread, &attr, vnode_watch_thread, watch) != 0) {
-		goto error_tsfn;
-	}
-	/* The thread owns `watch` now. */
-	watch = NULL;
-	started = true;
-	goto end;
-
-error_tsfn:
-	(void) napi_release_threadsafe_function(watch->tsfn, napi_tsfn_abort);
-end:
-	if (attr_made) {
-		(void) pthread_attr_destroy(&attr);
-	}
-	free(watch);
-	if (napi_get_boolean(env, started, &result) != napi_ok) {
-		result = NULL;
-	}
-	return result;
-}
-
 static napi_value vnode_init(napi_env env, napi_value exports)
 {
 	const napi_property_descriptor functions[] = {
 		{ "tracing", NULL, vnode_tracing, NULL, NULL, NULL, napi_enumerable, NULL },
-		{ "watchTracing", NULL, vnode_watch_tracing, NULL, NULL, NULL, napi_enumerable, NULL },
 		{ "registerType", NULL, vnode_register_type, NULL, NULL, NULL, napi_enumerable, NULL },
 		{ "asyncContext", NULL, vnode_async_context, NULL, NULL, NULL, napi_enumerable, NULL },
 		{ "switchTo", NULL, vnode_switch_to, NULL, NULL, NULL, napi_enumerable, NULL },

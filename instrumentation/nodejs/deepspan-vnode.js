@@ -773,9 +773,5 @@ if (addon) {
 	};
 
 	followSession();
-	// The addon's watcher thread calls followSession only when a session starts or stops: the
-	// loop is not woken while nothing changes (an addon without it: a timer polls).
-	if (typeof addon.watchTracing !== 'function' || !addon.watchTracing(followSession, TRACING_POLL_MS)) {
-		setInterval(followSession, TRACING_POLL_MS).unref();
-	}
+	setInterval(followSession, TRACING_POLL_MS).unref();
 }
