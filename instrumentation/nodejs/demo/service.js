@@ -24,9 +24,21 @@ const http = require('http');
 const role = process.argv[2];
 const agent = new http.Agent({ keepAlive: true, maxSockets: 32 });
 
+// DEMO_SPIN_LOOPS=N: each millisecond of spin() is N turns of its loop instead of a clock reading
+// (bench/nodejs-instructions: under valgrind a wall-clock spin runs a number of instructions that
+// depends on the machine's load).
+const spinLoops = Number(process.env.DEMO_SPIN_LOOPS) || 0;
+
 function spin(ms) {
-	const end = process.hrtime.bigint() + BigInt(Math.round(ms * 1e6));
 	let x = 0;
+	if (spinLoops > 0) {
+		for (let turns = Math.round(ms * spinLoops); turns > 0; turns--) {
+			process.hrtime.bigint();
+			x += Math.sqrt(x + 1);
+		}
+		return x;
+	}
+	const end = process.hrtime.bigint() + BigInt(Math.round(ms * 1e6));
 	while (process.hrtime.bigint() < end) {
 		x += Math.sqrt(x + 1);
 	}
