@@ -44,38 +44,34 @@ def wait_for_call(recorder, log, call):
         time.sleep(0.05)
 
 
-def test_second_interrupt_stops_waiting_for_lttng_stop(tmp_path):
+def interrupt_twice(tmp_path, signum, pause):
+    """Starts the recorder, sends `signum`, waits `pause` s into its `lttng stop`, sends `signum` again;
+    returns (exit status, stdout, stderr, lttng calls)."""
     recorder, log = start_recorder(tmp_path)
     try:
-        recorder.send_signal(signal.SIGINT)
+        recorder.send_signal(signum)
         wait_for_call(recorder, log, "stop slowstop")
-        time.sleep(0.5)
+        time.sleep(pause)
         assert recorder.poll() is None, "the recorder waits for lttng stop"
-        recorder.send_signal(signal.SIGINT)
+        recorder.send_signal(signum)
         out, err = recorder.communicate(timeout=20)
     finally:
         if recorder.poll() is None:
             os.killpg(recorder.pid, signal.SIGKILL)
             recorder.communicate()
-    assert recorder.returncode == 130, err
+    return recorder.returncode, out, err, log.read_text().splitlines()
+
+
+def test_second_interrupt_stops_waiting_for_lttng_stop(tmp_path):
+    status, out, err, calls = interrupt_twice(tmp_path, signal.SIGINT, 0.5)
+    assert status == 130, err
     assert "stopped waiting for lttng stop of session slowstop: the trace may lack its last packets" in err
-    calls = log.read_text().splitlines()
     assert calls[-1] == "destroy --no-wait slowstop", calls
     assert "Analyse with" not in out, "no analysis command for a trace that may be incomplete"
 
 
 def test_a_long_stop_is_announced(tmp_path):
-    recorder, log = start_recorder(tmp_path)
-    try:
-        recorder.send_signal(signal.SIGTERM)
-        wait_for_call(recorder, log, "stop slowstop")
-        time.sleep(10.8)
-        recorder.send_signal(signal.SIGTERM)
-        out, err = recorder.communicate(timeout=20)
-    finally:
-        if recorder.poll() is None:
-            os.killpg(recorder.pid, signal.SIGKILL)
-            recorder.communicate()
+    status, _, err, _ = interrupt_twice(tmp_path, signal.SIGTERM, 10.8)
     assert "still waiting for lttng stop (10 s): the consumer daemon is writing the buffers; " \
         "Ctrl-C again stops waiting" in err
-    assert recorder.returncode == 130, err
+    assert status == 130, err
