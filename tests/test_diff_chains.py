@@ -153,7 +153,7 @@ def test_chain_kinds_read_by_label(bt2_plugin, tmp_path):
 def test_chain_integers_of_other_signedness_read_the_same(bt2_plugin, tmp_path):
     """A chain whose integer members are not of span-attrib's signedness (segment, depth, cpu and tid
     signed or unsigned the other way) is read through the layout's types: the same report, byte for byte,
-    as with span-attrib's types (span-reader.c reads the standard types without looking them up)."""
+    as with span-attrib's types (chain-reader.c reads the standard types without looking them up)."""
     import filecmp
     from conftest import DIFF_OUTPUTS
     standard, other = tmp_path / "standard", tmp_path / "other"

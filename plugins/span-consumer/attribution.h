@@ -54,7 +54,7 @@ struct ds_visitor {
 	 * (`leaf` true) ends there, an inner frame's handle is returned and its
 	 * chain frames nest under it.  `note` (interned, 0 = none) is the
 	 * entry's clause for explain.txt, with the tids, hosts and CPUs
-	 * (span-reader.c), on the last frame of each entry; `entry` is that
+	 * (chain-reader.c), on the last frame of each entry; `entry` is that
 	 * entry (NULL on the other frames and when replayed from a recording).
 	 * NULL: waited segments stay plain leaves.
 	 */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The labels of a span's chain entries, read by span-reader.c (doc/critical-path.md,
+ * The labels of a span's chain entries, read by chain-reader.c (doc/critical-path.md,
  * "Reading chains"): frame, step, explain note and who ran instead, interned in the store.
  */
 #ifndef DEEPSPAN_SPAN_CONSUMER_CHAIN_LABELS_H

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The chain strings cache of span-reader.c (doc/critical-path.md, "Reading chains"): an interned
+ * The chain strings cache of chain-reader.c (doc/critical-path.md, "Reading chains"): an interned
  * string (host, comm, process, detail of a chain entry) by an exact key of its text, its length and its
  * first and last 8 bytes.  Up to 16 bytes the key is the whole text (every comm and process, most
  * hosts): a key match is then the string, with no compare of the bytes and no look-up of the stored

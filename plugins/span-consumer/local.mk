@@ -6,6 +6,8 @@
 noinst_LTLIBRARIES += plugins/span-consumer/libdeepspan-span-consumer.la
 plugins_span_consumer_libdeepspan_span_consumer_la_SOURCES = \
 	plugins/span-consumer/span-reader.c plugins/span-consumer/span-reader.h \
+	plugins/span-consumer/span-layout.c plugins/span-consumer/span-layout.h \
+	plugins/span-consumer/chain-reader.c plugins/span-consumer/chain-reader.h \
 	plugins/span-consumer/chain-labels.c plugins/span-consumer/chain-labels.h \
 	plugins/span-consumer/chain-strings.h \
 	plugins/span-consumer/progress.c plugins/span-consumer/progress.h \

@@ -3,9 +3,10 @@
  * Reads `deepspan:span` events (doc/span-attrib.md, "Output: deepspan:span") into a ds_span_store.
  *
  * The payload layout of each event class is resolved once (member indices,
- * integer signedness, the state enumeration's labels) and cached by class
- * pointer; other event classes are remembered as "not a span".  Reading an
- * event then costs no string comparison.
+ * integer signedness, the state enumeration's labels; span-layout.c) and
+ * cached by class pointer; other event classes are remembered as "not a
+ * span".  Reading an event then costs no string comparison.  A span's chain
+ * is read by chain-reader.c.
  */
 #ifndef DEEPSPAN_DIFF_SPAN_READER_H
 #define DEEPSPAN_DIFF_SPAN_READER_H
@@ -46,7 +47,7 @@ struct ds_span_reader {
 	bool keep_syscalls;			/* false: syscall totals are not read (only by=syscall uses them) */
 	bool keep_chains;			/* false: chains are not read (default: keep_segments; needs segments) */
 	GByteArray *chain_scratch;		/* owned: one chain being read and checked */
-	struct ds_chain_string_slot last_chain_string[16];	/* last string per chain member (span-reader.c's CH_*) */
+	struct ds_chain_string_slot last_chain_string[16];	/* last string per chain member (span-layout.h's CH_*) */
 	const void *chain_strings_of;		/* borrowed: the ds_strings those ids are of (another: forgotten) */
 	struct ds_chain_string_slot chain_strings[DS_SPAN_READER_STRINGS];	/* chain strings by a hash of their key */
 	struct ds_chain_label_cache *label_cache;	/* owned: labels of chain entries by what they depend on */

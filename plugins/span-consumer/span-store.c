@@ -24,7 +24,7 @@ void ds_strings_fini(struct ds_strings *strings)
 	}
 }
 
-/* The cache slot of a text of length `n` (the length multiplied too: see span-reader.c's chain strings). */
+/* The cache slot of a text of length `n` (the length multiplied too: see chain-strings.h). */
 static inline uint32_t *cache_slot(struct ds_strings *strings, const char *text, size_t n)
 {
 	uint64_t head = 0, tail = 0;

@@ -74,7 +74,7 @@ const char *ds_chain_kind_tag(unsigned int kind);
 
 /*
  * One entry of a span's chain (doc/critical-path.md, "Reading chains"), as
- * read and checked by span-reader.c: entries are depth-first, a parent before
+ * read and checked by chain-reader.c: entries are depth-first, a parent before
  * its children, and the children of an entry partition it exactly.
  */
 struct ds_chain_entry {
@@ -86,7 +86,7 @@ struct ds_chain_entry {
 	uint32_t frame;		/* interned: frame label without tids ("[Waited blocked] futex ← mysqld", "mysqld [Waited CPU]") */
 	uint32_t step;		/* interned: second frame under `frame` (depth > 0: the detail without tids), 0 = none */
 	uint32_t detail;	/* interned: the detail as written (with tids) */
-	uint32_t note;		/* interned: the entry's clause for explain.txt (span-reader.c) */
+	uint32_t note;		/* interned: the entry's clause for explain.txt (chain-reader.c) */
 	uint32_t ran_comm;	/* wait-cpu: interned comm of `ran instead: comm/tid` ("idle"); in-flight: the
 				 * network path `in flight A → B` / `retransmission wait A → B`; else 0 */
 	int64_t ran_tid;	/* wait-cpu: its tid, -1 when none (idle) */

@@ -769,7 +769,7 @@ static void test_frame_cache(void)
 	g_array_free(entries, TRUE);
 }
 
-/* Appends chain entry to the last span, labels interned as span-reader.c would. */
+/* Appends chain entry to the last span, labels interned as chain-reader.c would. */
 static void add_chain_entry(uint32_t segment, int32_t parent, unsigned int depth,
 		int64_t begin, int64_t end, unsigned int state, const char *frame,
 		const char *step, const char *note, bool leaf)
