@@ -282,20 +282,16 @@ static bt_component_class_sink_consume_method_status consume_input(
 	const struct ds_upstream_owner owner = {
 		.self_comp = sink->self_comp, .class_name = CLASS_NAME, .doc_page = "doc/diff.md",
 	};
+	bt_message_iterator_class_next_method_status next =
+		ds_upstream_next(&owner, sink->iterators[input], port_names[input], &messages, &count);
 
-	switch (ds_upstream_next(&owner, sink->iterators[input], port_names[input], &messages, &count)) {
-	case BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK:
-		break;
-	case BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_END:
+	if (next == BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_END) {
 		sink->ended[input] = true;
 		BT_MESSAGE_ITERATOR_PUT_REF_AND_RESET(sink->iterators[input]);
 		return status;
-	case BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_AGAIN:
-		return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_AGAIN;
-	case BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_MEMORY_ERROR:
-		return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_MEMORY_ERROR;
-	default:
-		return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_ERROR;
+	}
+	if (next != BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK) {
+		return ds_upstream_status_to_sink(next);
 	}
 	if (!ds_span_reader_read_batch(&sink->reader, messages, count, input,
 			&sink->stream, &sink->progress)) {
