@@ -98,18 +98,25 @@ static bool is_signed_fc(const bt_field_class *fc)
 		BT_FIELD_CLASS_TYPE_SIGNED_INTEGER);
 }
 
-/* Maps an enumeration label to a state ("wait_cpu", "Waited CPU", "WAIT_CPU"). */
-static unsigned int state_of_label(const char *label)
+/* `label` in lower case without what is not a letter or a digit, cut to fit `norm` ("Waited CPU" -> "waitedcpu"). */
+static void normalize_label(char *norm, size_t size, const char *label)
 {
-	char norm[32];
 	size_t n = 0;
 
-	for (; *label && n + 1 < sizeof(norm); label++) {
+	for (; *label && n + 1 < size; label++) {
 		if (isalnum((unsigned char) *label)) {
 			norm[n++] = (char) tolower((unsigned char) *label);
 		}
 	}
 	norm[n] = '\0';
+}
+
+/* Maps an enumeration label to a state ("wait_cpu", "Waited CPU", "WAIT_CPU"). */
+static unsigned int state_of_label(const char *label)
+{
+	char norm[32];
+
+	normalize_label(norm, sizeof(norm), label);
 	if (strcmp(norm, "user") == 0 || strcmp(norm, "running") == 0) {
 		return DS_STATE_USER;
 	}
@@ -132,15 +139,9 @@ static unsigned int state_of_label(const char *label)
 static unsigned int kind_of_label(const char *label)
 {
 	char norm[32];
-	size_t n = 0;
 	unsigned int k;
 
-	for (; *label && n + 1 < sizeof(norm); label++) {
-		if (isalnum((unsigned char) *label)) {
-			norm[n++] = (char) tolower((unsigned char) *label);
-		}
-	}
-	norm[n] = '\0';
+	normalize_label(norm, sizeof(norm), label);
 	for (k = 0; k < DS_CHAIN_KIND_COUNT; k++) {
 		const char *name = ds_chain_kind_tag(k);
 		size_t i = 0, j = 0;
