@@ -211,6 +211,13 @@ static inline struct sim_step step_exit(void)
 struct hr_job *hr_job_new(struct sim *sim);
 void hr_build_program(struct sim *sim, struct hr_job *job, unsigned int call_index);
 void hr_deliver(struct sim *sim, struct sim_conn *conn, int dir, void *msg, unsigned int cpu);
+/*
+ * Opens `conn` from `client_host` (-1: outside the traced hosts) at `client_ip`:`client_port` to
+ * instance `inst` of `service`: random initial sequence numbers (the client's drawn first), delivered
+ * by hr_deliver.
+ */
+void hr_conn_init(struct sim *sim, struct sim_conn *conn, int client_host, uint32_t client_ip,
+		uint16_t client_port, struct hr_instance *inst, enum hr_service service);
 void hr_make_idle(struct sim_thread *t);
 struct sim_step hr_worker_fn(struct sim *sim, struct sim_thread *t);
 void hr_sys_quick(struct sim *sim, struct sim_thread *t, enum sim_syscall sys,

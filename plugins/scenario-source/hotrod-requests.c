@@ -205,11 +205,21 @@ static struct sim_conn *conn_for(struct sim *sim, struct sim_thread *t, enum hr_
 		sim_fail(sim, "out of memory creating a connection");
 		return NULL;
 	}
-	conn->host[0] = (int) t->host;
+	hr_conn_init(sim, conn, (int) t->host, host->ip, host->next_port++, inst, service);
+	role->conns[service][which] = conn;
+	return conn;
+}
+
+void hr_conn_init(struct sim *sim, struct sim_conn *conn, int client_host, uint32_t client_ip,
+		uint16_t client_port, struct hr_instance *inst, enum hr_service service)
+{
+	struct sim_hotrod *hr = hr_state(sim);
+
+	conn->host[0] = client_host;
 	conn->host[1] = (int) inst->host;
-	conn->ip[0] = host->ip;
+	conn->ip[0] = client_ip;
 	conn->ip[1] = sim->host[inst->host].ip;
-	conn->port[0] = host->next_port++;
+	conn->port[0] = client_port;
 	conn->port[1] = hr_services[service].port;
 	conn->snd_nxt[0] = (uint32_t) sim_rng_next(&hr->rng);
 	conn->snd_nxt[1] = (uint32_t) sim_rng_next(&hr->rng);
@@ -217,8 +227,6 @@ static struct sim_conn *conn_for(struct sim *sim, struct sim_thread *t, enum hr_
 	conn->rcv_nxt[1] = conn->snd_nxt[0];
 	conn->deliver = hr_deliver;
 	conn->owner = inst;
-	role->conns[service][which] = conn;
-	return conn;
 }
 
 /* ---- job programs ---- */

@@ -432,18 +432,8 @@ static bool sim_hotrod_create(struct sim *sim)
 		struct sim_conn *conn = &hr->ext_conns[k];
 		struct hr_instance *inst = &hr->inst[HR_FRONTEND][k % hr->ninst[HR_FRONTEND]];
 
-		conn->host[0] = -1;
-		conn->host[1] = (int) inst->host;
-		conn->ip[0] = (10u << 24) | (1u << 8) | 50u;
-		conn->ip[1] = sim->host[inst->host].ip;
-		conn->port[0] = (uint16_t) (50000 + k);
-		conn->port[1] = hr_services[HR_FRONTEND].port;
-		conn->snd_nxt[0] = (uint32_t) sim_rng_next(&hr->rng);
-		conn->snd_nxt[1] = (uint32_t) sim_rng_next(&hr->rng);
-		conn->rcv_nxt[0] = conn->snd_nxt[1];
-		conn->rcv_nxt[1] = conn->snd_nxt[0];
-		conn->deliver = hr_deliver;
-		conn->owner = inst;
+		hr_conn_init(sim, conn, -1, (10u << 24) | (1u << 8) | 50u, (uint16_t) (50000 + k), inst,
+			HR_FRONTEND);
 	}
 	return true;
 }
