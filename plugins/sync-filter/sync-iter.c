@@ -211,18 +211,30 @@ int sync_limiting_input(struct sync_iter *it, int64_t *bound)
 	return best;
 }
 
+bt_message_iterator_class_next_method_status sync_input_next(struct sync_iter *it, unsigned int index,
+		bt_message_array_const *msgs, uint64_t *count)
+{
+	struct sync_input *in = &it->inputs[index];
+	bt_message_iterator_class_next_method_status st;
+	char port[24];
+
+	snprintf(port, sizeof(port), "in%u", index);
+	st = ds_upstream_next(&it->owner, in->iter, port, msgs, count);
+	if (st == BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_END) {
+		in->ended = true;
+	}
+	return st;
+}
+
 static bt_message_iterator_class_next_method_status pull(struct sync_iter *it, int index)
 {
 	struct sync_input *in = &it->inputs[index];
 	bt_message_iterator_class_next_method_status st;
 	bt_message_array_const msgs;
 	uint64_t count, i;
-	char port[24];
 
-	snprintf(port, sizeof(port), "in%d", index);
-	st = ds_upstream_next(&it->owner, in->iter, port, &msgs, &count);
+	st = sync_input_next(it, (unsigned int) index, &msgs, &count);
 	if (st == BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_END) {
-		in->ended = true;
 		return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK;
 	}
 	for (i = 0; i < count; i++) {

@@ -6,7 +6,6 @@
  * pass2_next(), one message at a time: the same pulls, pushes and pops, so the same order.
  */
 #include <inttypes.h>
-#include <stdio.h>
 #include <string.h>
 
 #include "log.h"
@@ -111,12 +110,9 @@ static bt_message_iterator_class_next_method_status pull(struct ds_sync_merge *m
 	bt_message_iterator_class_next_method_status st;
 	bt_message_array_const msgs;
 	uint64_t count, i;
-	char port[24];
 
-	snprintf(port, sizeof(port), "in%d", index);
-	st = ds_upstream_next(&it->owner, in->iter, port, &msgs, &count);
+	st = sync_input_next(it, (unsigned int) index, &msgs, &count);
 	if (st == BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_END) {
-		in->ended = true;
 		return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK;
 	}
 	if (st != BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK) {

@@ -11,7 +11,6 @@
  *   deepspan_ust schema only client -> server edges count.
  * - HTTP (Node.js vnode events): see sync-http.c.
  */
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <xxhash.h>
@@ -398,20 +397,15 @@ static bt_message_iterator_class_next_method_status pass1_fill(struct sync_iter 
 {
 	bt_message_iterator_class_next_method_status status = BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK;
 	struct sync_input *in = &it->inputs[index];
-	char port[24];
 
 	if (in->ended) {
 		status = BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_END;
 		goto end;
 	}
 	if (in->p1_head >= in->p1_count) {
-		snprintf(port, sizeof(port), "in%u", index);
 		in->p1_head = in->p1_count = 0;
 		in->p1_view_ready = false;
-		status = ds_upstream_next(&it->owner, in->iter, port, &in->p1_msgs, &in->p1_count);
-		if (status == BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_END) {
-			in->ended = true;
-		}
+		status = sync_input_next(it, index, &in->p1_msgs, &in->p1_count);
 		if (status != BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK) {
 			goto end;
 		}

@@ -232,6 +232,13 @@ int sync_write_report(struct sync_iter *it, bool final);
 /* Reads comp->formula_path into comp->formula (a JSON object with a `hosts` array); -1 with the cause. */
 int sync_load_formula(struct sync_comp *comp);
 
+/*
+ * One upstream batch of input `index` (port `in<index>`) into *msgs, *count (refs owned by the
+ * caller); at its END the input is marked ended.  Both passes, sync-iter.c and sync-merge.c.
+ */
+bt_message_iterator_class_next_method_status sync_input_next(struct sync_iter *it, unsigned int index,
+		bt_message_array_const *msgs, uint64_t *count);
+
 /* sync-iter.c, pass 2's pieces shared with sync-merge.c (the same merge without the IR copy) */
 /* Key of `msg` (corrected time, clamped to the floor; untimed messages by their stream) into *key_out;
  * *timed when it carries a snapshot; -1 (cause appended) when its time overflows or its host is refused. */
