@@ -96,6 +96,47 @@ static bool add_variant_option(bt_field_class *variant, const char *name, bt_fie
 	return ok;
 }
 
+/* An option of a variant: its name and the function creating its field class. */
+struct variant_option {
+	const char *name;
+	bt_field_class *(*create)(bt_trace_class *tc);
+};
+
+#define MAX_VARIANT_OPTIONS 4
+
+/*
+ * Appends to `st` the 8-bit enumeration `selector_name` (label `labels[i]` for value i) and the
+ * variant `name` it selects, option i (`options[i]`) for value i: how lttng-modules 2.13 declares
+ * its network and transport headers.
+ */
+static bool append_selected_variant(bt_trace_class *tc, bt_field_class *st, const char *selector_name,
+		const char *name, const char *const *labels, const struct variant_option *options,
+		unsigned int count)
+{
+	uint64_t ranges[MAX_VARIANT_OPTIONS][2];
+	bt_field_class *selector;
+	bt_field_class *variant;
+	unsigned int i;
+
+	for (i = 0; i < count; i++) {
+		ranges[i][0] = ranges[i][1] = i;
+	}
+	selector = enum_fc(tc, 8, labels, (const uint64_t (*)[2]) ranges, count);
+	if (!selector || bt_field_class_structure_append_member(st, selector_name, selector) !=
+			BT_FIELD_CLASS_STRUCTURE_APPEND_MEMBER_STATUS_OK) {
+		bt_field_class_put_ref(selector);
+		return false;
+	}
+	variant = bt_field_class_variant_create(tc, selector);
+	bt_field_class_put_ref(selector);
+	for (i = 0; variant && i < count; i++) {
+		if (!add_variant_option(variant, options[i].name, options[i].create(tc), i, i)) {
+			BT_FIELD_CLASS_PUT_REF_AND_RESET(variant);
+		}
+	}
+	return append(st, name, variant);
+}
+
 static bt_field_class *tcp_struct(bt_trace_class *tc)
 {
 	bt_field_class *st = bt_field_class_structure_create(tc);
@@ -157,26 +198,12 @@ static bt_field_class *icmp_struct(bt_trace_class *tc)
 static bool append_transport(bt_trace_class *tc, bt_field_class *ip)
 {
 	static const char *const labels[] = { "_unknown", "_tcp", "_udp", "_icmp" };
-	static const uint64_t ranges[][2] = { { 0, 0 }, { 1, 1 }, { 2, 2 }, { 3, 3 } };
-	bt_field_class *selector = enum_fc(tc, 8, labels, ranges, 4);
-	bt_field_class *variant;
+	static const struct variant_option options[] = {
+		{ "unknown", bt_field_class_structure_create }, { "tcp", tcp_struct }, { "udp", udp_struct },
+		{ "icmp", icmp_struct },
+	};
 
-	if (!selector || bt_field_class_structure_append_member(ip, "transport_header_type", selector) !=
-			BT_FIELD_CLASS_STRUCTURE_APPEND_MEMBER_STATUS_OK) {
-		bt_field_class_put_ref(selector);
-		return false;
-	}
-	variant = bt_field_class_variant_create(tc, selector);
-	bt_field_class_put_ref(selector);
-	if (!variant ||
-			!add_variant_option(variant, "unknown", bt_field_class_structure_create(tc), 0, 0) ||
-			!add_variant_option(variant, "tcp", tcp_struct(tc), 1, 1) ||
-			!add_variant_option(variant, "udp", udp_struct(tc), 2, 2) ||
-			!add_variant_option(variant, "icmp", icmp_struct(tc), 3, 3)) {
-		bt_field_class_put_ref(variant);
-		return false;
-	}
-	return append(ip, "transport_header", variant);
+	return append_selected_variant(tc, ip, "transport_header_type", "transport_header", labels, options, 4);
 }
 
 static bt_field_class *byte_array(bt_trace_class *tc, unsigned int bits, bool hex, uint64_t length)
@@ -251,25 +278,11 @@ static bt_field_class *ipv6_struct(bt_trace_class *tc)
 static bool append_net_header(bt_trace_class *tc, bt_field_class *payload)
 {
 	static const char *const labels[] = { "_unknown", "_ipv4", "_ipv6" };
-	static const uint64_t ranges[][2] = { { 0, 0 }, { 1, 1 }, { 2, 2 } };
-	bt_field_class *selector = enum_fc(tc, 8, labels, ranges, 3);
-	bt_field_class *variant;
+	static const struct variant_option options[] = {
+		{ "unknown", bt_field_class_structure_create }, { "ipv4", ipv4_struct }, { "ipv6", ipv6_struct },
+	};
 
-	if (!selector || bt_field_class_structure_append_member(payload, "network_header_type", selector) !=
-			BT_FIELD_CLASS_STRUCTURE_APPEND_MEMBER_STATUS_OK) {
-		bt_field_class_put_ref(selector);
-		return false;
-	}
-	variant = bt_field_class_variant_create(tc, selector);
-	bt_field_class_put_ref(selector);
-	if (!variant ||
-			!add_variant_option(variant, "unknown", bt_field_class_structure_create(tc), 0, 0) ||
-			!add_variant_option(variant, "ipv4", ipv4_struct(tc), 1, 1) ||
-			!add_variant_option(variant, "ipv6", ipv6_struct(tc), 2, 2)) {
-		bt_field_class_put_ref(variant);
-		return false;
-	}
-	return append(payload, "network_header", variant);
+	return append_selected_variant(tc, payload, "network_header_type", "network_header", labels, options, 3);
 }
 
 /* `<prefix>_length` + dynamic array `<prefix>` of `elem` (reference moved). */
