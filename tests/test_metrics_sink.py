@@ -131,3 +131,9 @@ def test_help_lists_every_parameter():
     for name in ("by", "format", "output", "operation", "request", "syscall", "thread", "text", "csv", "json",
                  "markdown", "grace"):
         assert name in text, name
+    # every table of ds_metrics_by_names, and the tables the groups and grace apply to (doc/metrics.md)
+    for table in ("operation", "request", "syscall", "thread", "culprit", "host", "disk"):
+        assert f'"{table}": ' in text, table
+    flat = " ".join(text.split())
+    assert "group-a, group-b maps (by=culprit, by=host and by=disk only)" in flat, flat
+    assert 'grace duration, default "1s" (by=request, by=culprit, by=host, by=disk)' in flat, flat
