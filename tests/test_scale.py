@@ -392,6 +392,12 @@ def test_extract_parameter_errors(scenario, params, text):
     assert proc.returncode != 0 and text in " ".join(proc.stderr.split())
 
 
+def test_extract_help_names_every_stats_member():
+    """`help` documents the stats file as written: events, kept and last_event_ns (doc/scale.md)."""
+    text = " ".join(run_babeltrace2("help", "filter.deepspan.sync-extract").stdout.split())
+    assert '{"events": N, "kept": K, "last_event_ns": T}' in text, text
+
+
 def test_extract_unwritable_stats_only_warns(scenario, tmp_path):
     kernel = next(p.parent for p in sorted(scenario(2, "lock-remote", 11).rglob("metadata")))
     proc = _extract(kernel, f'stats="{tmp_path / "missing" / "s.json"}"')

@@ -22,8 +22,10 @@ BT_PLUGIN_FILTER_COMPONENT_CLASS_HELP_WITH_ID(deepspan, sync_extract,
 	"connected); output port `out`.\n"
 	"\n"
 	"Parameters:\n"
-	"  stats  string (path), default: none.  At the end, writes {\"events\": N, \"kept\": K}\n"
-	"         there: the events read and forwarded.\n"
+	"  stats  string (path), default: none.  At the end, writes\n"
+	"         {\"events\": N, \"kept\": K, \"last_event_ns\": T} there: the events read and\n"
+	"         forwarded, T the latest event time read (ns from the clock origin; null\n"
+	"         without events).\n"
 	"See doc/scale.md.");
 BT_PLUGIN_FILTER_COMPONENT_CLASS_INITIALIZE_METHOD_WITH_ID(deepspan, sync_extract,
 	sync_extract_component_initialize);
