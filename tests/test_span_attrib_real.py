@@ -147,3 +147,7 @@ def test_help_documents_parameters():
     proc = run_babeltrace2("help", "filter.deepspan.span-attrib")
     for text in ("pass-through=BOOL", "segments=BOOL", "state-rule=STRING", "tracecompass", "deepspan:span"):
         assert text in proc.stdout
+    # every parameter the component accepts (known_params of span-attrib.c, doc/span-attrib.md "Parameters")
+    for name in ("pass-through", "segments", "state-rule", "follow-wakeups", "chain-depth", "chain-window",
+                 "layers", "host-context", "cross-host-file", "end-time", "clock-formula"):
+        assert f"  {name}=" in proc.stdout, name
