@@ -186,3 +186,35 @@ def test_slope_beyond_formula_range_warns_and_formula_refuses(bt2_plugin, tmp_pa
     err = " ".join(str(failure.value).split())
     index = [h["name"] for h in load_json(report)["hosts"]].index("api")
     assert f"host #{index} (`api`): `transform.slope` must be a number within 1000 ppm of 1" in err
+
+
+class _BackstepSource(bt2._UserSourceComponent, message_iterator_class=_Iter):
+    """web's stream goes back once: its 11th event is 3 µs earlier than its 10th."""
+
+    def __init__(self, config, params, obj):
+        hosts = _exchange()
+        web = list(hosts["web"])
+        name, t, port, local = web[10]
+        web[10] = (name, web[9][1] - 3_000, port, local)
+        hosts["web"] = web
+        for host, events in hosts.items():
+            add_vnode_host(self, host, events)
+
+
+def test_a_stream_keeps_its_order_where_its_times_go_back(bt2_plugin, tmp_path, capfd):
+    """A message earlier than the previous one of its stream is not moved ahead of it: it comes right after
+    it, at its time, counted in a warning (doc/sync.md, "A stream's messages keep their order")."""
+    report = tmp_path / "sync.json"
+    state = run_sync(bt2_plugin, [(_BackstepSource, {})],
+                     {"report": str(report), "reference": "web", "match": ["http"]},
+                     keep=lambda m: (str(m.event.stream.trace.environment["hostname"]),
+                                     m.default_clock_snapshot.ns_from_origin))
+    web = [ns for host, ns in state["events"] if host == "web"]
+    sent = sorted(t for _, t, _, _ in _exchange()["web"])
+    assert len(web) == len(sent) and web[10] == web[9] == sent[9]
+    assert web[:10] == sent[:10] and web[11:] == sent[11:]
+    assert state["decreases"] == 0
+    err = " ".join(capfd.readouterr().err.split())
+    assert ("1 message(s) were earlier than the previous message of their stream (e.g. a packet that begins "
+            "before the previous one ends) and were given that message's timestamp, so that each stream keeps "
+            "its order") in err

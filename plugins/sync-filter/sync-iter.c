@@ -83,8 +83,100 @@ static uint64_t map_time(void *data, const bt_clock_snapshot *cs)
 }
 
 /*
+ * The last key slot of `stream` (created, with a reference to the stream, when new); the
+ * input's last stream is cached, since an input of source.ctf.fs is one stream.
+ */
+static int64_t *stream_key_slot(struct sync_iter *it, struct sync_input *in, const bt_stream *stream)
+{
+	int64_t *slot;
+
+	if (in->key_stream == stream) {
+		return in->key_slot;
+	}
+	slot = g_hash_table_lookup(it->stream_keys, stream);
+	if (!slot) {
+		slot = g_new(int64_t, 1);
+		*slot = INT64_MIN;
+		bt_stream_get_ref(stream);
+		g_hash_table_insert(it->stream_keys, (gpointer) stream, slot);
+	}
+	in->key_stream = stream;
+	in->key_slot = slot;
+	return slot;
+}
+
+static void stream_keys_forget(struct sync_iter *it, const bt_stream *stream)
+{
+	unsigned int i;
+
+	for (i = 0; i < it->input_count; i++) {
+		if (it->inputs[i].key_stream == stream) {
+			it->inputs[i].key_stream = NULL;
+			it->inputs[i].key_slot = NULL;
+		}
+	}
+	g_hash_table_remove(it->stream_keys, stream);
+}
+
+/* `end`, a packet end held back, is taken at the time of `next`, its stream's next packet beginning, when that is earlier. */
+static void cap_packet_end(struct sync_iter *it, const bt_message *end, const bt_message *next)
+{
+	const bt_clock_snapshot *cs = NULL;
+	int64_t ns;
+
+	if (bt_message_get_type(next) != BT_MESSAGE_TYPE_PACKET_BEGINNING ||
+			ds_message_stream(end) != ds_message_stream(next)) {
+		return;
+	}
+	if (ds_message_time_ns(&it->owner, next, &ns, &cs) == DS_MESSAGE_TIME_STATUS_OK && cs) {
+		it->packet_end_cap = ns;
+	}
+}
+
+bt_message_iterator_class_next_method_status sync_push_batch(struct sync_iter *it, struct sync_input *in,
+		bt_message_array_const msgs, uint64_t count, sync_push_fn push)
+{
+	bt_message_iterator_class_next_method_status st = BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK;
+	const bt_message *held;
+	uint64_t i;
+
+	for (i = 0; i < count; i++) {
+		if (st == BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK && in->held_end) {
+			held = in->held_end;
+			in->held_end = NULL;
+			cap_packet_end(it, held, msgs[i]);
+			st = push(it, in, held);
+		}
+		if (st != BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK) {
+			bt_message_put_ref(msgs[i]);
+		} else if (bt_message_get_type(msgs[i]) == BT_MESSAGE_TYPE_PACKET_END) {
+			in->held_end = msgs[i];
+		} else {
+			st = push(it, in, msgs[i]);
+		}
+	}
+	return st;
+}
+
+bt_message_iterator_class_next_method_status sync_push_held(struct sync_iter *it, struct sync_input *in,
+		sync_push_fn push)
+{
+	const bt_message *held = in->held_end;
+
+	if (!held) {
+		return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK;
+	}
+	in->held_end = NULL;
+	return push(it, in, held);
+}
+
+/*
  * Key of `msg` into *key; *timed says whether it carries a snapshot (then clamped to
- * the floor).  -1 (cause appended) when its time overflows.
+ * the floor, and to its stream's previous key: a stream's messages keep their order even
+ * where its own times go back).  A packet end later than the beginning of its stream's next
+ * packet (packets that overlap, an LTTng quirk; sync_push_batch() holds each packet end until
+ * its input's next message) is taken at that beginning.  -1 (cause appended) when its time
+ * overflows.
  */
 int sync_message_key(struct sync_iter *it, struct sync_input *in,
 		const bt_message *msg, int64_t *key_out, bool *timed)
@@ -99,9 +191,13 @@ int sync_message_key(struct sync_iter *it, struct sync_input *in,
 		return -1;
 	}
 	type = view.type;
-	if (in->tracked_streams && type != BT_MESSAGE_TYPE_MESSAGE_ITERATOR_INACTIVITY) {
+	if (view.cs && type == BT_MESSAGE_TYPE_PACKET_END && view.ns > it->packet_end_cap) {
+		view.ns = it->packet_end_cap;	/* the next packet of its stream begins earlier */
+	}
+	it->packet_end_cap = INT64_MAX;
+	if (type != BT_MESSAGE_TYPE_MESSAGE_ITERATOR_INACTIVITY) {
 		stream = ds_message_stream(msg);
-		tracks = sync_stream_tracks_keys(bt_stream_borrow_class_const(stream));
+		tracks = in->tracked_streams && sync_stream_tracks_keys(bt_stream_borrow_class_const(stream));
 	}
 	*timed = false;
 	it->current_cs = view.cs;
@@ -115,6 +211,14 @@ int sync_message_key(struct sync_iter *it, struct sync_input *in,
 			key = it->floor;
 			it->late++;
 		}
+		if (stream) {
+			slot = stream_key_slot(it, in, stream);
+			if (key < *slot) {
+				key = *slot;
+				it->stream_backsteps++;
+			}
+			*slot = key;
+		}
 	} else if (type == BT_MESSAGE_TYPE_STREAM_END) {
 		key = INT64_MAX;
 	} else if (type == BT_MESSAGE_TYPE_STREAM_BEGINNING || !tracks) {
@@ -123,21 +227,22 @@ int sync_message_key(struct sync_iter *it, struct sync_input *in,
 		slot = g_hash_table_lookup(it->stream_keys, stream);
 		key = slot ? *slot : INT64_MIN;
 	}
-	if (tracks) {
-		if (type == BT_MESSAGE_TYPE_STREAM_END) {
-			g_hash_table_remove(it->stream_keys, stream);
-		} else if (*timed) {
-			slot = g_hash_table_lookup(it->stream_keys, stream);
-			if (!slot) {
-				slot = g_new(int64_t, 1);
-				bt_stream_get_ref(stream);
-				g_hash_table_insert(it->stream_keys, (gpointer) stream, slot);
-			}
-			*slot = key;
-		}
+	if (type == BT_MESSAGE_TYPE_STREAM_END) {
+		stream_keys_forget(it, stream);
 	}
 	*key_out = key;
 	return 0;
+}
+
+void sync_warn_stream_backsteps(const struct sync_iter *it, bt_self_component *self_comp,
+		const char *class_name)
+{
+	if (it->stream_backsteps) {
+		DS_LOG_WARN(self_comp, class_name,
+			"%" PRIu64 " message(s) were earlier than the previous message of their stream "
+			"(e.g. a packet that begins before the previous one ends) and were given that "
+			"message's timestamp, so that each stream keeps its order", it->stream_backsteps);
+	}
 }
 
 /* ---- pass 2 ---- */
@@ -182,6 +287,16 @@ static bt_message_iterator_class_next_method_status push_copy(struct sync_iter *
 		it->heap_high_water = it->reorder.len;
 	}
 	return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK;
+}
+
+/* push_copy() for sync_push_batch(): the upstream's reference is put once copied. */
+static bt_message_iterator_class_next_method_status push_copy_of(struct sync_iter *it,
+		struct sync_input *in, const bt_message *msg)
+{
+	bt_message_iterator_class_next_method_status st = push_copy(it, in, msg);
+
+	bt_message_put_ref(msg);
+	return st;
 }
 
 /*
@@ -235,15 +350,15 @@ static bt_message_iterator_class_next_method_status pull(struct sync_iter *it, i
 
 	st = sync_input_next(it, (unsigned int) index, &msgs, &count);
 	if (st == BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_END) {
-		return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK;
+		return sync_push_held(it, in, push_copy_of);
 	}
-	for (i = 0; i < count; i++) {
-		if (st == BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK) {
-			st = push_copy(it, in, msgs[i]);
+	if (st != BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK) {
+		for (i = 0; i < count; i++) {
+			bt_message_put_ref(msgs[i]);
 		}
-		bt_message_put_ref(msgs[i]);
+		return st;
 	}
-	return st;
+	return sync_push_batch(it, in, msgs, count, push_copy_of);
 }
 
 static bt_message_iterator_class_next_method_status pass2_next(struct sync_iter *it,
@@ -290,6 +405,7 @@ static bt_message_iterator_class_next_method_status pass2_next(struct sync_iter 
 				"%" PRIu64 " messages arrived later than the reorder window allowed "
 				"and were given the previous timestamp", it->late);
 		}
+		sync_warn_stream_backsteps(it, it->comp->self_comp, SYNC_CLASS_NAME);
 		if (sync_write_report(it, true)) {
 			return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_ERROR;
 		}
@@ -548,6 +664,7 @@ void sync_iter_tables_init(struct sync_iter *it)
 		put_clock_class_key, NULL);
 	it->stream_keys = g_hash_table_new_full(g_direct_hash, g_direct_equal,
 		put_stream_key, g_free);
+	it->packet_end_cap = INT64_MAX;
 	ds_reorder_init(&it->reorder);
 }
 
@@ -559,6 +676,7 @@ void sync_iter_release(struct sync_iter *it)
 		while (it->inputs[i].p1_head < it->inputs[i].p1_count) {	/* pass 1 stopped midway */
 			bt_message_put_ref(it->inputs[i].p1_msgs[it->inputs[i].p1_head++]);
 		}
+		BT_MESSAGE_PUT_REF_AND_RESET(it->inputs[i].held_end);
 		bt_message_iterator_put_ref(it->inputs[i].iter);
 		if (it->inputs[i].hosts_seen) {
 			g_array_free(it->inputs[i].hosts_seen, TRUE);

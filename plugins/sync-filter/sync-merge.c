@@ -109,23 +109,16 @@ static bt_message_iterator_class_next_method_status pull(struct ds_sync_merge *m
 	struct sync_input *in = &it->inputs[index];
 	bt_message_iterator_class_next_method_status st;
 	bt_message_array_const msgs;
-	uint64_t count, i;
+	uint64_t count;
 
 	st = sync_input_next(it, (unsigned int) index, &msgs, &count);
 	if (st == BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_END) {
-		return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK;
+		return sync_push_held(it, in, push);
 	}
 	if (st != BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK) {
 		return st;
 	}
-	for (i = 0; i < count; i++) {
-		if (st == BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK) {
-			st = push(it, in, msgs[i]);
-		} else {
-			bt_message_put_ref(msgs[i]);
-		}
-	}
-	return st;
+	return sync_push_batch(it, in, msgs, count, push);
 }
 
 static void warn_at_end(struct ds_sync_merge *m)
@@ -136,6 +129,7 @@ static void warn_at_end(struct ds_sync_merge *m)
 			"%" PRIu64 " messages arrived later than the reorder window of `%s` allowed "
 			"and were given the previous timestamp", m->it.late, m->owner.param);
 	}
+	sync_warn_stream_backsteps(&m->it, m->owner.self_comp, m->owner.class_name);
 }
 
 bt_message_iterator_class_next_method_status ds_sync_merge_next(struct ds_sync_merge *m,

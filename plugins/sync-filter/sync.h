@@ -118,6 +118,9 @@ struct sync_input {
 	int64_t window;				/* reorder window, ns */
 	bool has_key;
 	int64_t max_key;			/* largest corrected time read */
+	const bt_message *held_end;		/* owned: a packet end waiting for the next message (sync_push_batch) */
+	const bt_stream *key_stream;		/* borrowed: the stream of key_slot (NULL none) */
+	int64_t *key_slot;			/* borrowed (owned by stream_keys): its last key */
 	/* small cache of the clock classes met (a muxed input alternates between them) */
 #define SYNC_CC_CACHE 8
 	const bt_clock_class *cc_cache[SYNC_CC_CACHE];	/* borrowed (clock_hosts holds refs) */
@@ -165,11 +168,13 @@ struct sync_iter {
 	struct ds_ir_copy copy;
 	bool copy_ready;
 	struct ds_reorder reorder;		/* owned; items: bt_message * (owned), key = corrected ns */
-	GHashTable *stream_keys;		/* input stream (ref) -> int64_t * last key (owned) */
+	GHashTable *stream_keys;		/* input stream (ref) -> int64_t * last key (owned), every stream */
 	int64_t floor;				/* last key emitted */
 	bool has_floor;
 	int64_t map_floor;			/* floor used by the time callback */
 	uint64_t late;				/* messages clamped because the window was short */
+	uint64_t stream_backsteps;		/* messages given their stream's previous key */
+	int64_t packet_end_cap;			/* raw ns the packet end being keyed is taken at (INT64_MAX: its own) */
 	uint64_t heap_high_water;
 	int64_t window_max;
 	const bt_message *current_in;		/* borrowed: message being copied */
@@ -240,8 +245,22 @@ bt_message_iterator_class_next_method_status sync_input_next(struct sync_iter *i
 		bt_message_array_const *msgs, uint64_t *count);
 
 /* sync-iter.c, pass 2's pieces shared with sync-merge.c (the same merge without the IR copy) */
-/* Key of `msg` (corrected time, clamped to the floor; untimed messages by their stream) into *key_out;
+/* Key of `msg` (corrected time, clamped to the floor and to its stream's previous key; untimed messages
+ * by their stream) into *key_out;
  * *timed when it carries a snapshot; -1 (cause appended) when its time overflows or its host is refused. */
+/* Takes one message (its reference moved) into the reorder buffer. */
+typedef bt_message_iterator_class_next_method_status (*sync_push_fn)(struct sync_iter *it,
+		struct sync_input *in, const bt_message *msg);
+/* One upstream batch of `in` (references moved) to `push`, in order, each packet end held until the next
+ * message of its input (then taken at its stream's next packet beginning when that is earlier). */
+bt_message_iterator_class_next_method_status sync_push_batch(struct sync_iter *it, struct sync_input *in,
+		bt_message_array_const msgs, uint64_t count, sync_push_fn push);
+/* The input ended: its held packet end, if any, to `push`. */
+bt_message_iterator_class_next_method_status sync_push_held(struct sync_iter *it, struct sync_input *in,
+		sync_push_fn push);
+/* Warns, at the end, of the messages sync_message_key() kept in their stream's order. */
+void sync_warn_stream_backsteps(const struct sync_iter *it, bt_self_component *self_comp,
+		const char *class_name);
 int sync_message_key(struct sync_iter *it, struct sync_input *in, const bt_message *msg,
 		int64_t *key_out, bool *timed);
 /* The input that limits the release bound (-1: every input ended); *bound receives the bound. */
