@@ -59,6 +59,7 @@ struct ds_request_stream {
 	GHashTable *done;
 	int64_t clock[DS_STREAM_INPUTS];	/* largest span end read per input */
 	uint32_t flush_at;		/* stored spans that trigger a batch */
+	uint64_t chain_flush_at;	/* or stored chain entries */
 	/* Facts, over every request handed out. */
 	uint64_t spans;
 	uint64_t requests;
