@@ -65,23 +65,23 @@ static uint8_t *encode_entry(const struct ds_chain_entry *e, const struct ds_cha
 	}
 	p = put_varint(p, (uint64_t) e->end - (uint64_t) e->begin);
 	p = put_delta(p, (uint64_t) (int64_t) e->parent, (uint64_t) (int64_t) prev->parent);
-	p = put_delta(p, e->segment, prev->segment);
-	p = put_delta(p, e->frame, prev->frame);
-	p = put_delta(p, e->step, prev->step);
-	p = put_delta(p, e->detail, prev->detail);
-	p = put_delta(p, e->note, prev->note);
-	p = put_delta(p, e->ran_comm, prev->ran_comm);
-	p = put_delta(p, (uint64_t) e->ran_tid, (uint64_t) prev->ran_tid);
+	p = put_varint(p, e->segment);
+	p = put_varint(p, e->frame);
+	p = put_varint(p, e->step);
+	p = put_varint(p, e->detail);
+	p = put_varint(p, e->note);
+	p = put_varint(p, e->ran_comm);
+	p = put_delta(p, (uint64_t) e->ran_tid, 0);
 	if (same_thread(e, prev)) {
 		flags |= DS_CHAIN_SPILL_SAME_THREAD;
 	} else {
-		p = put_delta(p, e->host, prev->host);
-		p = put_delta(p, e->process, prev->process);
-		p = put_delta(p, e->comm, prev->comm);
+		p = put_varint(p, e->host);
+		p = put_varint(p, e->process);
+		p = put_varint(p, e->comm);
 		p = put_delta(p, (uint64_t) e->tid, (uint64_t) prev->tid);
 	}
-	p = put_delta(p, (uint64_t) (int64_t) e->cpu, (uint64_t) (int64_t) prev->cpu);
-	p = put_delta(p, e->depth, prev->depth);
+	p = put_delta(p, (uint64_t) (int64_t) e->cpu, 0);
+	p = put_varint(p, e->depth);
 	if (e->state < 16 && e->kind < 16) {
 		flags |= DS_CHAIN_SPILL_PACKED_KIND;
 		*p++ = (uint8_t) (e->state | e->kind << 4);
@@ -108,16 +108,15 @@ uint8_t *ds_chain_spill_encode(const struct ds_chain_entry *entries, uint32_t co
 	return out;
 }
 
-/* Reads the members from `parent` to `ran_tid`, each against `prev`'s. */
+/* Reads the members from `parent` to `ran_tid`. */
 static bool decode_labels(const uint8_t **p, const uint8_t *end, const struct ds_chain_entry *prev,
 		struct ds_chain_entry *e)
 {
 	uint64_t parent = 0, segment = 0, frame = 0, step = 0, detail = 0, note = 0, ran_comm = 0, ran_tid = 0;
 	bool ok = get_delta(p, end, (uint64_t) (int64_t) prev->parent, &parent) &&
-		get_delta(p, end, prev->segment, &segment) && get_delta(p, end, prev->frame, &frame) &&
-		get_delta(p, end, prev->step, &step) && get_delta(p, end, prev->detail, &detail) &&
-		get_delta(p, end, prev->note, &note) && get_delta(p, end, prev->ran_comm, &ran_comm) &&
-		get_delta(p, end, (uint64_t) prev->ran_tid, &ran_tid);
+		get_varint(p, end, &segment) && get_varint(p, end, &frame) && get_varint(p, end, &step) &&
+		get_varint(p, end, &detail) && get_varint(p, end, &note) && get_varint(p, end, &ran_comm) &&
+		get_delta(p, end, 0, &ran_tid);
 
 	e->parent = (int32_t) parent;
 	e->segment = (uint32_t) segment;
@@ -136,8 +135,8 @@ static bool decode_thread(const uint8_t **p, const uint8_t *end, unsigned int he
 {
 	uint64_t host = prev->host, process = prev->process, comm = prev->comm, tid = (uint64_t) prev->tid;
 	bool ok = (head & DS_CHAIN_SPILL_SAME_THREAD) ||
-		(get_delta(p, end, prev->host, &host) && get_delta(p, end, prev->process, &process) &&
-		get_delta(p, end, prev->comm, &comm) && get_delta(p, end, (uint64_t) prev->tid, &tid));
+		(get_varint(p, end, &host) && get_varint(p, end, &process) && get_varint(p, end, &comm) &&
+		get_delta(p, end, (uint64_t) prev->tid, &tid));
 
 	e->host = (uint32_t) host;
 	e->process = (uint32_t) process;
@@ -147,13 +146,11 @@ static bool decode_thread(const uint8_t **p, const uint8_t *end, unsigned int he
 }
 
 /* Reads cpu, depth, state, kind and bytes. */
-static bool decode_tail(const uint8_t **p, const uint8_t *end, unsigned int head,
-		const struct ds_chain_entry *prev, struct ds_chain_entry *e)
+static bool decode_tail(const uint8_t **p, const uint8_t *end, unsigned int head, struct ds_chain_entry *e)
 {
 	uint64_t cpu = 0, depth = 0, bytes = 0;
 	size_t kind_bytes = head & DS_CHAIN_SPILL_PACKED_KIND ? 1 : 2;
-	bool ok = get_delta(p, end, (uint64_t) (int64_t) prev->cpu, &cpu) &&
-		get_delta(p, end, prev->depth, &depth) && (size_t) (end - *p) >= kind_bytes;
+	bool ok = get_delta(p, end, 0, &cpu) && get_varint(p, end, &depth) && (size_t) (end - *p) >= kind_bytes;
 
 	if (ok) {
 		e->state = kind_bytes == 1 ? (**p & 15u) : (*p)[0];
@@ -200,7 +197,7 @@ static const uint8_t *decode_entry(const uint8_t *p, const uint8_t *end, const s
 	memset(e, 0, sizeof(*e));
 	ok = decode_begin(&p, end, head, prev, &begin) && get_varint(&p, end, &length) &&
 		decode_labels(&p, end, prev, e) && decode_thread(&p, end, head, prev, e) &&
-		decode_tail(&p, end, head, prev, e);
+		decode_tail(&p, end, head, e);
 	e->begin = (int64_t) begin;
 	e->end = (int64_t) (begin + length);
 	e->leaf = (head & DS_CHAIN_SPILL_LEAF) != 0;

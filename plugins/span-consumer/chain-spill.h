@@ -1,15 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The compact form of a span's chain entries in the spill file (request-spill.c): each entry against the
- * one before it, in LEB128 varints (ZigZag for differences), instead of the 96-byte struct.
+ * one before it where that pays, in LEB128 varints (ZigZag for signed values), instead of the 96-byte struct.
  *
  * An entry is a head byte, then:
  *   [begin - previous end]  ZigZag, only when the head's begin mode is DS_CHAIN_SPILL_BEGIN_GIVEN
  *   end - begin             varint (mod 2^64)
- *   parent, segment, frame, step, detail, note, ran_comm, ran_tid
- *                           ZigZag differences with the previous entry's
- *   [host, process, comm, tid]  ZigZag differences, only without DS_CHAIN_SPILL_SAME_THREAD
- *   cpu, depth              ZigZag differences
+ *   parent                  ZigZag of the difference with the previous entry's
+ *   segment, frame, step, detail, note, ran_comm   varints (interned ids are small)
+ *   ran_tid                 ZigZag (-1, none, is one byte)
+ *   [host, process, comm]   varints, [tid] ZigZag of the difference with the previous entry's: only
+ *                           without DS_CHAIN_SPILL_SAME_THREAD
+ *   cpu                     ZigZag; depth: varint
  *   state | kind << 4       one byte with DS_CHAIN_SPILL_PACKED_KIND, else state, kind: two bytes
  *   bytes + 1               varint (mod 2^64: DS_CHAIN_BYTES_UNKNOWN is one byte)
  * The previous entry of the first one is all zero with begin and end at `base` (the span's begin).
