@@ -11,7 +11,8 @@
 #define BATCH_SPANS 32768u
 /*
  * Or chain entries (96 bytes each): once this many were stored since the last batch, a batch starts when the
- * complete requests hold at least this many (it is worth its copy of the open ones); else the store is looked
+ * complete requests hold at least this many and twice those of the open ones (it is worth its copy of the
+ * open ones: on a short trace an early batch would cost more memory than it frees); else the store is looked
  * at again a quarter of that later.  With chains the store then stays near its size without them
  * (doc/diff.md, *Memory*).
  */
