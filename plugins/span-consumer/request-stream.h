@@ -11,7 +11,8 @@
  * every request is complete.  A span of a request already complete is late:
  * it is counted and left out (raise `grace` to keep such async children).
  *
- * Complete requests are built (request-tree.h) in batches and given to the
+ * Complete requests are built (request-tree.h) in batches (by stored spans, or
+ * by stored chain entries: request-stream.c) and given to the
  * `on_request` callback with their tree; then the store is emptied (its
  * memory kept for the next spans) and the spans of open requests are copied
  * back into it.  Without `build_requests`,
