@@ -17,8 +17,8 @@ from span_fixtures import MS, Span, dispatch_request, error_text, run_sink
 SCENARIO = 'requests=1600,seed=11,cause="lock",slow-ratio=0.05,clock="none"'
 
 
-def run_diff(out, grace, mode="critical-path"):
-    proc = run_babeltrace2("-c", "source.deepspan.scenario", "-p", SCENARIO,
+def run_diff(out, grace, mode="critical-path", scenario=SCENARIO):
+    proc = run_babeltrace2("-c", "source.deepspan.scenario", "-p", scenario,
                            "-c", "filter.deepspan.span-attrib", "-p", "pass-through=false",
                            "-c", "sink.deepspan.diff", "-l", "I",
                            "-p", f'output-dir="{out}",summary=false,grace="{grace}",mode="{mode}"')
@@ -39,6 +39,19 @@ def test_streamed_outputs_equal_held_outputs(tmp_path, mode):
         streamed = (tmp_path / "streamed" / name).read_bytes()
         held_out = (tmp_path / "held" / name).read_bytes()
         assert streamed == held_out, name
+
+
+def test_chain_entries_start_batches(tmp_path):
+    """Fewer spans than one batch (27,600) but about 340,000 chain entries: batches start by the chain entries
+    of the complete requests (request-stream.c, BATCH_CHAIN_ENTRIES), with the outputs of one batch."""
+    scenario = SCENARIO.replace("requests=1600", "requests=1200")
+    spans, requests, held, batches = run_diff(tmp_path / "streamed", "1s", scenario=scenario)
+    spans_all, _, held_all, batches_all = run_diff(tmp_path / "held", "1000s", scenario=scenario)
+    assert spans == spans_all < 32768 and requests == 1200
+    assert batches >= 2 and held < spans, "complete requests left by their chain entries"
+    assert batches_all == 1 and held_all == spans_all
+    for name in DIFF_OUTPUTS:
+        assert (tmp_path / "streamed" / name).read_bytes() == (tmp_path / "held" / name).read_bytes(), name
 
 
 def test_metrics_request_table_does_not_depend_on_batches(tmp_path):

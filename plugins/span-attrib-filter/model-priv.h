@@ -81,26 +81,36 @@ enum ds_wake_kind {
 	DS_WAKE_DISK,		/* hard irq that completed a block request */
 };
 
+/*
+ * The waker of a blocked piece: the members of its kind only (a union), so that the pieces of the history
+ * stay small (doc/performance.md, "Chains in run mode"); zeroed whole before it is filled.
+ */
 struct ds_wake {
 	enum ds_wake_kind kind;
-	int64_t tid;			/* THREAD */
-	const char *name;		/* IRQ, SOFTIRQ: borrowed (interned or static) */
-	struct ds_tcp_key key;		/* NET */
-	int64_t rx_ts;			/* NET: receive time */
-	uint64_t send_seq;		/* NET: seq + 1 of the send matched at the wakeup, 0 none (chain-net.c) */
 	bool no_net_events;		/* NET: NET_RX wakeup on a host with no network events (key unused) */
 	bool received_twice;		/* NET: the receive was the second (or later) one of its send */
-	uint64_t dev;			/* DISK */
-	uint64_t blk_seq;		/* DISK, layers: 1 + seq of the completion record, 0 unknown */
+	const char *name;		/* IRQ, SOFTIRQ, NET, DISK, TIMER: the interrupt's, borrowed (interned or static) */
+	union {
+		int64_t tid;		/* THREAD */
+		struct {		/* NET */
+			struct ds_tcp_key key;
+			int64_t rx_ts;		/* receive time */
+			uint64_t send_seq;	/* seq + 1 of the send matched at the wakeup, 0 none (chain-net.c) */
+		};
+		struct {		/* DISK */
+			uint64_t dev;
+			uint64_t blk_seq;	/* layers: 1 + seq of the completion record, 0 unknown */
+		};
+	};
 };
 
-/* One piece of a thread's effective-state timeline. */
+/* One piece of a thread's effective-state timeline (members ordered for no padding: 128 bytes). */
 struct ds_piece {
 	int64_t begin, end;
-	enum ds_state state;
 	struct ds_detail detail;
 	const char *syscall;		/* borrowed; syscall open at the end of the piece, NULL none */
 	const char *reason;		/* borrowed static; Unknown pieces: why */
+	enum ds_state state;
 	int32_t cpu;			/* CPU run on / waited for; -1 unknown */
 	struct ds_wake wake;		/* blocked pieces */
 };

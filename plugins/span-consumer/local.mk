@@ -10,6 +10,7 @@ plugins_span_consumer_libdeepspan_span_consumer_la_SOURCES = \
 	plugins/span-consumer/chain-reader.c plugins/span-consumer/chain-reader.h \
 	plugins/span-consumer/chain-labels.c plugins/span-consumer/chain-labels.h \
 	plugins/span-consumer/chain-strings.h \
+	plugins/span-consumer/chain-spill.c plugins/span-consumer/chain-spill.h \
 	plugins/span-consumer/progress.c plugins/span-consumer/progress.h \
 	plugins/span-consumer/span-store.c plugins/span-consumer/span-store.h \
 	plugins/span-consumer/request-tree.c plugins/span-consumer/request-tree.h \
@@ -26,3 +27,8 @@ plugins_babeltrace_plugin_deepspan_la_LIBADD += plugins/span-consumer/libdeepspa
 check_PROGRAMS += tests/unit/test_chain_strings
 tests_unit_test_chain_strings_SOURCES = tests/unit/test_chain_strings.c tests/unit/unit.h
 tests_unit_test_chain_strings_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/plugins/span-consumer
+
+check_PROGRAMS += tests/unit/test_chain_spill
+tests_unit_test_chain_spill_SOURCES = tests/unit/test_chain_spill.c tests/unit/unit.h \
+	plugins/span-consumer/chain-spill.c
+tests_unit_test_chain_spill_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/plugins/span-consumer

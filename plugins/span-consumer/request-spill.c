@@ -8,6 +8,7 @@
 #include <glib/gstdio.h>
 
 #include "attribution-record.h"
+#include "chain-spill.h"
 
 /* Buffered bytes written at once. */
 #define SPILL_BUFFER_BYTES ((guint) 1 << 20)
@@ -71,6 +72,38 @@ uint64_t ds_spill_append(struct ds_spill *spill, const void *data, size_t size)
 	return offset;
 }
 
+/*
+ * Room for `max` bytes at the end of the buffer (flushed first when they would not fit): written in place,
+ * then kept up to `used` by spill_commit().
+ */
+static uint8_t *spill_reserve(struct ds_spill *spill, size_t max)
+{
+	guint len;
+
+	if (spill->buffer->len + max > SPILL_BUFFER_BYTES) {
+		flush_buffer(spill);
+	}
+	len = spill->buffer->len;
+	g_byte_array_set_size(spill->buffer, (guint) (len + max));
+	return spill->buffer->data + len;
+}
+
+static void spill_commit(struct ds_spill *spill, size_t max, size_t used)
+{
+	g_byte_array_set_size(spill->buffer, (guint) (spill->buffer->len - max + used));
+	spill->size += used;
+}
+
+/* Appends the chain of `span` in its compact form (chain-spill.h). */
+static void spill_chain(struct ds_spill *spill, const struct ds_span *span)
+{
+	size_t max = (size_t) span->chain_count * DS_CHAIN_SPILL_MAX_ENTRY;
+	uint8_t *start = spill_reserve(spill, max);
+	uint8_t *end = ds_chain_spill_encode(span->chain, span->chain_count, span->begin, start);
+
+	spill_commit(spill, max, (size_t) (end - start));
+}
+
 bool ds_spill_read(struct ds_spill *spill, uint64_t offset, void *out, size_t size)
 {
 	char *to = out;
@@ -126,8 +159,7 @@ void ds_spill_write_request(struct ds_spill *spill, const struct ds_span_store *
 				span->segment_count * sizeof(struct ds_segment));
 		}
 		if (span->chain_count) {
-			ds_spill_append(spill, span->chain,
-				span->chain_count * sizeof(struct ds_chain_entry));
+			spill_chain(spill, span);
 		}
 	}
 	record->spans_size = (uint32_t) (spill->size - start);
@@ -141,6 +173,43 @@ bool ds_spill_read_attribution(struct ds_spill *spill,
 		record->attribution_count * sizeof(struct ds_attribution_entry));
 }
 
+/*
+ * Appends the span at `*at` (its struct, its segments, its compact chain) to `store`; advances `*at`.
+ * False when the bytes end first.
+ */
+static bool read_span(const char **at, const char *end, struct ds_span_store *store)
+{
+	struct ds_span span;
+	size_t segment_bytes;
+	struct ds_segment *segments;
+	const uint8_t *chain_end = NULL;
+
+	memcpy(&span, *at, sizeof(span));
+	*at += sizeof(span);
+	segment_bytes = span.segment_count * sizeof(struct ds_segment);
+	if ((size_t) (end - *at) < segment_bytes) {
+		goto end;
+	}
+	segments = ds_arena_alloc(&store->segments, span.segment_count);
+	if (segment_bytes) {
+		memcpy(segments, *at, segment_bytes);
+	}
+	*at += segment_bytes;
+	span.segments = segments;
+	span.chain = ds_arena_alloc(&store->chains, span.chain_count);
+	chain_end = ds_chain_spill_decode((const uint8_t *) *at, (const uint8_t *) end, span.chain_count,
+		span.begin, (struct ds_chain_entry *) span.chain);
+	if (!chain_end) {
+		goto end;
+	}
+	*at = (const char *) chain_end;
+	span.parent = DS_NO_SPAN;
+	span.request = DS_NO_SPAN;
+	ds_store_append_span(store, &span);
+end:
+	return chain_end != NULL;
+}
+
 bool ds_spill_read_spans(struct ds_spill *spill, const struct ds_request_record *record,
 		struct ds_span_store *store)
 {
@@ -151,35 +220,10 @@ bool ds_spill_read_spans(struct ds_spill *spill, const struct ds_request_record 
 		bytes, record->spans_size);
 
 	while (ok && end - at >= (ptrdiff_t) sizeof(struct ds_span)) {
-		struct ds_span span;
-		size_t segment_bytes, chain_bytes;
-		struct ds_segment *segments;
-		struct ds_chain_entry *chain;
-
-		memcpy(&span, at, sizeof(span));
-		at += sizeof(span);
-		segment_bytes = span.segment_count * sizeof(struct ds_segment);
-		chain_bytes = span.chain_count * sizeof(struct ds_chain_entry);
-		if ((size_t) (end - at) < segment_bytes + chain_bytes) {
+		if (!read_span(&at, end, store)) {
 			spill->error = EIO;
 			ok = false;
-			break;
 		}
-		segments = ds_arena_alloc(&store->segments, span.segment_count);
-		if (segment_bytes) {
-			memcpy(segments, at, segment_bytes);
-		}
-		at += segment_bytes;
-		chain = ds_arena_alloc(&store->chains, span.chain_count);
-		if (chain_bytes) {
-			memcpy(chain, at, chain_bytes);
-		}
-		at += chain_bytes;
-		span.segments = segments;
-		span.chain = chain;
-		span.parent = DS_NO_SPAN;
-		span.request = DS_NO_SPAN;
-		ds_store_append_span(store, &span);
 	}
 	g_free(bytes);
 	return ok;

@@ -38,8 +38,9 @@ bool ds_spill_read(struct ds_spill *spill, uint64_t offset, void *out, size_t si
 
 /*
  * Spills request `index`: its recorded attribution `entries` (GArray of
- * struct ds_attribution_entry) and its spans with their segments and chains (not
- * their syscall totals); sets the spill fields of `record`.
+ * struct ds_attribution_entry) and its spans with their segments and chains (the
+ * chains in the compact form of chain-spill.h; not their syscall totals); sets the
+ * spill fields of `record`.
  */
 void ds_spill_write_request(struct ds_spill *spill, const struct ds_span_store *store,
 		const struct ds_requests *requests, uint32_t index, const GArray *entries,

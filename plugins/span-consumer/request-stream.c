@@ -9,6 +9,14 @@
 
 /* Spans handed out per batch at least (one batch costs a copy of the open spans). */
 #define BATCH_SPANS 32768u
+/*
+ * Or chain entries (96 bytes each): once this many were stored since the last batch, a batch starts when the
+ * complete requests hold at least this many and twice those of the open ones (it is worth its copy of the
+ * open ones: on a short trace an early batch would cost more memory than it frees); else the store is looked
+ * at again a quarter of that later.  With chains the store then stays near its size without them
+ * (doc/diff.md, *Memory*).
+ */
+#define BATCH_CHAIN_ENTRIES 131072u
 
 struct ds_open_trace {
 	uint64_t trace_id_high;
@@ -17,6 +25,7 @@ struct ds_open_trace {
 	uint32_t slot;		/* index in stream->slots */
 	int64_t last_end;	/* latest span end */
 	bool complete;		/* decided at the current batch */
+	uint64_t chain_entries;	/* of its spans in the store */
 };
 
 static uint64_t fingerprint(uint64_t high, uint64_t low, uint32_t input)
@@ -63,6 +72,7 @@ void ds_request_stream_init(struct ds_request_stream *stream,
 		stream->clock[i] = INT64_MIN;
 	}
 	stream->flush_at = BATCH_SPANS;
+	stream->chain_flush_at = BATCH_CHAIN_ENTRIES;
 }
 
 void ds_request_stream_fini(struct ds_request_stream *stream)
@@ -141,6 +151,7 @@ void ds_request_stream_note(struct ds_request_stream *stream, uint32_t input)
 		g_hash_table_add(stream->open, trace);
 	}
 	trace->last_end = MAX(trace->last_end, span->end);
+	trace->chain_entries += span->chain_count;
 	span->request = trace->slot;
 }
 
@@ -257,6 +268,7 @@ static void flush(struct ds_request_stream *stream, bool at_end)
 		hand_out_spans(stream);
 		stream->spans += stream->store.span_count;
 		ds_span_store_reset(&stream->store);
+		stream->chain_flush_at = BATCH_CHAIN_ENTRIES;
 		return;
 	}
 	complete = g_array_new(FALSE, FALSE, sizeof(uint32_t));
@@ -272,13 +284,40 @@ static void flush(struct ds_request_stream *stream, bool at_end)
 	ds_requests_fini(&requests);
 	retire(stream, carry);
 	stream->flush_at = carry->len + BATCH_SPANS;
+	stream->chain_flush_at = stream->store.chains.used + BATCH_CHAIN_ENTRIES;
 	g_array_free(complete, TRUE);
 	g_array_free(carry, TRUE);
 }
 
+/* Chain entries of the requests a batch now would hand out. */
+static uint64_t complete_chain_entries(const struct ds_request_stream *stream)
+{
+	uint64_t entries = 0;
+	uint32_t i;
+
+	for (i = 0; i < stream->slots->len; i++) {
+		const struct ds_open_trace *trace = g_ptr_array_index(stream->slots, i);
+
+		if (past_grace(stream, stream->clock[MIN(trace->input, DS_STREAM_INPUTS - 1)], trace->last_end)) {
+			entries += trace->chain_entries;
+		}
+	}
+	return entries;
+}
+
 void ds_request_stream_maybe_flush(struct ds_request_stream *stream)
 {
-	if (stream->store.span_count >= stream->flush_at) {
+	bool chains_due = stream->store.chains.used >= stream->chain_flush_at;
+
+	if (chains_due && stream->config.build_requests) {
+		uint64_t complete = complete_chain_entries(stream);
+
+		if (complete < BATCH_CHAIN_ENTRIES || complete < 2 * (stream->store.chains.used - complete)) {
+			stream->chain_flush_at = stream->store.chains.used + BATCH_CHAIN_ENTRIES / 4;
+			chains_due = false;
+		}
+	}
+	if (stream->store.span_count >= stream->flush_at || chains_due) {
 		flush(stream, false);
 	}
 }

@@ -11,7 +11,8 @@
  * every request is complete.  A span of a request already complete is late:
  * it is counted and left out (raise `grace` to keep such async children).
  *
- * Complete requests are built (request-tree.h) in batches and given to the
+ * Complete requests are built (request-tree.h) in batches (by stored spans, or
+ * by stored chain entries: request-stream.c) and given to the
  * `on_request` callback with their tree; then the store is emptied (its
  * memory kept for the next spans) and the spans of open requests are copied
  * back into it.  Without `build_requests`,
@@ -59,6 +60,7 @@ struct ds_request_stream {
 	GHashTable *done;
 	int64_t clock[DS_STREAM_INPUTS];	/* largest span end read per input */
 	uint32_t flush_at;		/* stored spans that trigger a batch */
+	uint64_t chain_flush_at;	/* or stored chain entries */
 	/* Facts, over every request handed out. */
 	uint64_t spans;
 	uint64_t requests;
