@@ -94,18 +94,24 @@ static uint8_t *encode_entry(const struct ds_chain_entry *e, const struct ds_cha
 	return p;
 }
 
-uint8_t *ds_chain_spill_encode(const struct ds_chain_entry *entries, uint32_t count, int64_t base,
-		uint8_t *out)
+uint8_t *ds_chain_spill_encode_part(const struct ds_chain_entry *entries, uint32_t from, uint32_t to,
+		int64_t base, uint8_t *out)
 {
 	struct ds_chain_entry first = { .begin = base, .end = base };
-	const struct ds_chain_entry *prev = &first;
+	const struct ds_chain_entry *prev = from > 0 ? &entries[from - 1] : &first;
 	uint32_t i;
 
-	for (i = 0; i < count; i++) {
+	for (i = from; i < to; i++) {
 		out = encode_entry(&entries[i], prev, out);
 		prev = &entries[i];
 	}
 	return out;
+}
+
+uint8_t *ds_chain_spill_encode(const struct ds_chain_entry *entries, uint32_t count, int64_t base,
+		uint8_t *out)
+{
+	return ds_chain_spill_encode_part(entries, 0, count, base, out);
 }
 
 /* Reads the members from `parent` to `ran_tid`. */

@@ -40,6 +40,12 @@
 /* Writes the `count` entries at `out` (room for count * DS_CHAIN_SPILL_MAX_ENTRY); returns the end. */
 uint8_t *ds_chain_spill_encode(const struct ds_chain_entry *entries, uint32_t count, int64_t base,
 		uint8_t *out);
+/*
+ * Writes entries [from, to) of the chain at `out` (room for (to - from) * DS_CHAIN_SPILL_MAX_ENTRY); returns
+ * the end.  The parts [0, a), [a, b), ... written one after the other are the bytes of the whole chain.
+ */
+uint8_t *ds_chain_spill_encode_part(const struct ds_chain_entry *entries, uint32_t from, uint32_t to,
+		int64_t base, uint8_t *out);
 
 /*
  * Reads `count` entries from [in, end) into `out` (padding zeroed); returns the first byte after them,

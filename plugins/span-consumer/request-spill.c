@@ -94,14 +94,24 @@ static void spill_commit(struct ds_spill *spill, size_t max, size_t used)
 	spill->size += used;
 }
 
-/* Appends the chain of `span` in its compact form (chain-spill.h). */
+/* Entries encoded per reservation of the write buffer (its growth stays bounded whatever a chain's length). */
+#define SPILL_CHAIN_PART 4096u
+
+/* Appends the chain of `span` in its compact form (chain-spill.h), SPILL_CHAIN_PART entries at a time. */
 static void spill_chain(struct ds_spill *spill, const struct ds_span *span)
 {
-	size_t max = (size_t) span->chain_count * DS_CHAIN_SPILL_MAX_ENTRY;
-	uint8_t *start = spill_reserve(spill, max);
-	uint8_t *end = ds_chain_spill_encode(span->chain, span->chain_count, span->begin, start);
+	uint32_t from, to;
 
-	spill_commit(spill, max, (size_t) (end - start));
+	for (from = 0; from < span->chain_count; from = to) {
+		size_t max;
+		uint8_t *start, *end;
+
+		to = span->chain_count - from > SPILL_CHAIN_PART ? from + SPILL_CHAIN_PART : span->chain_count;
+		max = (size_t) (to - from) * DS_CHAIN_SPILL_MAX_ENTRY;
+		start = spill_reserve(spill, max);
+		end = ds_chain_spill_encode_part(span->chain, from, to, span->begin, start);
+		spill_commit(spill, max, (size_t) (end - start));
+	}
 }
 
 bool ds_spill_read(struct ds_spill *spill, uint64_t offset, void *out, size_t size)

@@ -128,8 +128,18 @@ static void cap_packet_end(struct sync_iter *it, const bt_message *end, const bt
 			ds_message_stream(end) != ds_message_stream(next)) {
 		return;
 	}
-	if (ds_message_time_ns(&it->owner, next, &ns, &cs) == DS_MESSAGE_TIME_STATUS_OK && cs) {
-		it->packet_end_cap = ns;
+	switch (ds_message_time_ns(&it->owner, next, &ns, &cs)) {
+	case DS_MESSAGE_TIME_STATUS_OK:
+		if (cs) {
+			it->packet_end_cap = ns;
+		}
+		break;
+	case DS_MESSAGE_TIME_STATUS_ERROR:
+		/* no cap: the beginning's own key, right after, reports its time's error */
+		bt_current_thread_clear_error();
+		break;
+	default:
+		break;
 	}
 }
 
@@ -185,16 +195,17 @@ int sync_message_key(struct sync_iter *it, struct sync_input *in,
 	const bt_stream *stream = NULL;
 	bt_message_type type;
 	bool tracks = false;
-	int64_t key = 0, *slot;
+	int64_t key = 0, *slot, cap;
 
+	cap = it->packet_end_cap;
+	it->packet_end_cap = INT64_MAX;
 	if (sync_msg_view_make(it, in, msg, &view) != DS_MESSAGE_TIME_STATUS_OK) {
 		return -1;
 	}
 	type = view.type;
-	if (view.cs && type == BT_MESSAGE_TYPE_PACKET_END && view.ns > it->packet_end_cap) {
-		view.ns = it->packet_end_cap;	/* the next packet of its stream begins earlier */
+	if (view.cs && type == BT_MESSAGE_TYPE_PACKET_END && view.ns > cap) {
+		view.ns = cap;	/* the next packet of its stream begins earlier */
 	}
-	it->packet_end_cap = INT64_MAX;
 	if (type != BT_MESSAGE_TYPE_MESSAGE_ITERATOR_INACTIVITY) {
 		stream = ds_message_stream(msg);
 		tracks = in->tracked_streams && sync_stream_tracks_keys(bt_stream_borrow_class_const(stream));

@@ -177,11 +177,33 @@ static void malformed(void)
 		"the unused begin mode: NULL");
 }
 
+/* A chain written in parts (request-spill.c writes 4096 entries at a time) gives the bytes of the whole. */
+static void parts(void)
+{
+	enum { N = 9 };
+	struct ds_chain_entry in[N];
+	uint8_t whole[N * DS_CHAIN_SPILL_MAX_ENTRY], split[N * DS_CHAIN_SPILL_MAX_ENTRY];
+	uint8_t *end_whole, *end = split;
+	uint32_t i, from;
+	bool same = true;
+
+	for (i = 0; i < N; i++) {
+		set_entry(&in[i], 100 + 10 * i, 105 + 10 * i, i == 0 ? -1 : (int32_t) (i - 1) / 2, i % 3);
+	}
+	end_whole = ds_chain_spill_encode(in, N, 100, whole);
+	for (from = 0; from < N; from += 4) {
+		end = ds_chain_spill_encode_part(in, from, from + 4 < N ? from + 4 : N, 100, end);
+	}
+	same = end - split == end_whole - whole && memcmp(split, whole, (size_t) (end_whole - whole)) == 0;
+	UNIT_CHECK(same, "nine entries written 4, 4 and 1 at a time: the bytes of the whole chain");
+}
+
 int main(void)
 {
 	hand_vectors();
 	bounds();
 	random_chains();
 	malformed();
+	parts();
 	return unit_finish();
 }
