@@ -8,6 +8,7 @@ import os
 import shlex
 import shutil
 import subprocess
+import time
 
 import pytest
 
@@ -263,8 +264,15 @@ def test_worker_named_after_a_host_runs_its_task(scenario, tmp_path, dask_proces
     hosts = sorted(p.name for p in trace.iterdir())
     cluster = dask_processes(2, names=hosts[:2])
     report("--sync", "--scheduler", cluster.address, "--work-dir", tmp_path / "w", "-o", tmp_path / "r", trace)
+    # a worker whose event loop the task's bt2 graph held (the GIL) may be reconnecting to the scheduler
+    # just after the run on a loaded machine: wait (bounded) until both named workers are listed again
+    deadline = time.monotonic() + 30
     with distributed.Client(cluster.address, timeout=30, set_as_default=False) as client:
-        by_name = {info["name"]: addr for addr, info in client.scheduler_info()["workers"].items()}
+        while True:
+            by_name = {info["name"]: addr for addr, info in client.scheduler_info()["workers"].items()}
+            if set(hosts[:2]) <= set(by_name) or time.monotonic() > deadline:
+                break
+            time.sleep(0.5)
     steps = {s["host"]: s for s in json.loads((tmp_path / "w" / "steps.json").read_text())["hosts"]}
     assert set(steps) == set(hosts)
     for host in hosts[:2]:
