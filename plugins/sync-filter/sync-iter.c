@@ -235,8 +235,7 @@ int sync_message_key(struct sync_iter *it, struct sync_input *in,
 	} else if (type == BT_MESSAGE_TYPE_STREAM_BEGINNING || !tracks) {
 		key = INT64_MIN;
 	} else {
-		slot = g_hash_table_lookup(it->stream_keys, stream);
-		key = slot ? *slot : INT64_MIN;
+		key = *stream_key_slot(it, in, stream);	/* INT64_MIN before its first timed message */
 	}
 	if (type == BT_MESSAGE_TYPE_STREAM_END) {
 		stream_keys_forget(it, stream);
