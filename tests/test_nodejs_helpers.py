@@ -6,6 +6,7 @@ a UST-only session with a unique name and a temporary output directory, runs sto
 gateway (preloaded with deepspan-vnode.js, 127.0.0.1 only, free ports) under a bounded load,
 then stops the services and destroys the session.
 """
+import contextlib
 import json
 import os
 import pathlib
@@ -177,15 +178,10 @@ def run_store_only(requests, concurrency, recorded=True):
         _stop([store])
 
 
-def run_demo(requests, concurrency, slow_every=0, recorded=True, client="http", env=None, node=None,
-             started=None):
-    """Runs store, users, gateway and the load generator; returns the load generator's JSON.
-
-    client: how users and gateway call ("http": http.get with a keep-alive agent, "fetch");
-    env: more environment for the services (DEMO_REDIS_PORT, NODE_PATH, ...);
-    node: the services' node executable (default: services_node());
-    started: called with the service processes (store, users, gateway) once they listen.
-    """
+@contextlib.contextmanager
+def demo_services(recorded=True, client="http", env=None, node=None):
+    """Starts store, users and gateway (see run_demo); yields (their processes, gateway's port) and stops
+    them at the end."""
     procs = []
     demo_env = dict(env or {}, DEMO_CLIENT=client)
     try:
@@ -197,15 +193,38 @@ def run_demo(requests, concurrency, slow_every=0, recorded=True, client="http", 
         gateway, gateway_port = _start_service("gateway", dict(demo_env, USERS_PORT=str(users_port)),
                                                recorded, node)
         procs.append(gateway)
-        if started:
-            started(procs)
-        before = sum(process_cpu_seconds(proc.pid) for proc in procs)
-        load = _load(gateway_port, requests, concurrency, slow_every)
-        # The services' own CPU time (user + system) during the load, start-up excluded.
-        load["service_cpu_s"] = sum(process_cpu_seconds(proc.pid) for proc in procs) - before
-        return load
+        yield procs, gateway_port
     finally:
         _stop(procs)
+
+
+def demo_load(procs, gateway_port, requests, concurrency, slow_every=0):
+    """Runs the load generator against a running demo; its JSON, with `service_cpu_s`: the services' own
+    CPU time (user + system) during the load."""
+    before = sum(process_cpu_seconds(proc.pid) for proc in procs)
+    load = _load(gateway_port, requests, concurrency, slow_every)
+    load["service_cpu_s"] = sum(process_cpu_seconds(proc.pid) for proc in procs) - before
+    return load
+
+
+def run_demo(requests, concurrency, slow_every=0, recorded=True, client="http", env=None, node=None,
+             started=None, warmup=0):
+    """Runs store, users, gateway and the load generator; returns the load generator's JSON.
+
+    client: how users and gateway call ("http": http.get with a keep-alive agent, "fetch");
+    env: more environment for the services (DEMO_REDIS_PORT, NODE_PATH, ...);
+    node: the services' node executable (default: services_node());
+    started: called with the service processes (store, users, gateway) once they listen;
+    warmup: requests of a first load whose CPU time is not counted in `service_cpu_s` (V8 compiles
+    the hot code, the pools open their connections).
+    """
+    with demo_services(recorded, client, env, node) as (procs, gateway_port):
+        if started:
+            started(procs)
+        if warmup:
+            _load(gateway_port, warmup, concurrency, slow_every)
+        # The services' own CPU time (user + system) during the load, start-up excluded.
+        return demo_load(procs, gateway_port, requests, concurrency, slow_every)
 
 
 def process_cpu_seconds(pid):
