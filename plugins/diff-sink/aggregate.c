@@ -211,7 +211,7 @@ static void visit_leaf(void *data, uint32_t handle, unsigned int state,
 
 static uint32_t visit_chain(void *data, uint32_t handle, unsigned int state,
 		uint32_t label, uint32_t note, int64_t width, bool leaf,
-		const struct ds_chain_entry *entry)
+		const struct ds_stored_chain_entry *entry)
 {
 	struct ds_aggregate *agg = data;
 	uint32_t index = child_frame(agg, handle, chain_label(agg, label),

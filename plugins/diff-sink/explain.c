@@ -136,7 +136,7 @@ void ds_explain_clause(GString *out, const char *note, const char *duration)
 bool ds_explain_sentence(const struct ds_aggregate *agg,
 		const struct ds_explanation *explanation, uint32_t frame, GString *out)
 {
-	uint32_t path[2 * DS_CHAIN_MAX_DEPTH + 2];
+	uint32_t path[2 * DS_CHAIN_MAX_READ_DEPTH + 2];
 	unsigned int n = 0;
 	bool first = true;
 

@@ -162,7 +162,7 @@ static void chain_bars(FILE *file, const struct ds_span_store *store,
 	uint32_t i;
 
 	for (i = 0; i < span->chain_count; i++) {
-		const struct ds_chain_entry *e = &span->chain[i];
+		const struct ds_stored_chain_entry *e = &span->chain[i];
 		int64_t from = MAX(e->begin, span->begin), to = MIN(e->end, span->end);
 		struct ds_rgb c = ds_state_colour(e->state);
 		char buf[CHAIN_BAR_BUFFER], *p;
@@ -198,7 +198,7 @@ static void chain_bars(FILE *file, const struct ds_span_store *store,
 		p = ds_svg_text(p, ": ");
 		p = ds_svg_text(p, ds_state_title(e->state));
 		p = ds_svg_text(p, ", ");
-		p = ds_svg_text(p, ds_chain_kind_tag(e->kind));
+		p = ds_svg_text(p, ds_chain_kind_name(e->kind));
 		p = ds_svg_text(p, ": ");
 		p = put_name(file, buf, p, ds_store_string(store, e->detail));
 		p = ds_svg_text(p, " (");

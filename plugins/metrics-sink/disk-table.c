@@ -250,7 +250,7 @@ void ds_disk_table_add_request(struct ds_disk_table *table, const struct ds_span
 			request->first_span + i));
 
 		for (k = 0; k < span->chain_count; k++) {
-			const struct ds_chain_entry *e = &span->chain[k], *parent;
+			const struct ds_stored_chain_entry *e = &span->chain[k], *parent;
 			const char *detail;
 			uint64_t values[G_COUNT] = { 0 };
 			char *device, *leaf;

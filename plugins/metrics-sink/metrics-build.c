@@ -422,7 +422,7 @@ static void culprit_leaf(void *data, uint32_t handle, unsigned int state, uint32
  */
 static uint32_t culprit_chain(void *data, uint32_t handle, unsigned int state,
 		uint32_t label, uint32_t note, int64_t width, bool leaf,
-		const struct ds_chain_entry *entry)
+		const struct ds_stored_chain_entry *entry)
 {
 	struct ds_metrics_acc *acc = data;
 	uint32_t culprit;
@@ -790,7 +790,7 @@ static bool write_culprit_rows(struct ds_metrics_acc *acc, struct ds_table *tabl
 		ds_table_int(table, c->tid);
 		ds_table_string(table, ds_state_name(row->state));
 		ds_table_string(table, row->kind < DS_CHAIN_KIND_COUNT ?
-			ds_chain_kind_tag(row->kind) : DS_SPAN_NONE);
+			ds_chain_kind_name(row->kind) : DS_SPAN_NONE);
 		ds_table_real(table, mean_of(row->sum[1], n_b));
 		ds_table_real(table, mean_of(row->sum[0], n_a));
 		ds_table_real(table, mean_of(row->sum[1], n_b) - mean_of(row->sum[0], n_a));

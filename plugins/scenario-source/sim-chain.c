@@ -10,33 +10,18 @@
 
 #include "sim.h"
 
-#define CHAIN_MAX_DEPTH 64
-
-static const char *const kind_names[] = {
-	[SIM_CHAIN_RUNNING] = "running", [SIM_CHAIN_WAIT_CPU] = "wait-cpu", [SIM_CHAIN_WAIT] = "wait",
-	[SIM_CHAIN_TIMER] = "timer", [SIM_CHAIN_IRQ] = "irq", [SIM_CHAIN_SOFTIRQ] = "softirq",
-	[SIM_CHAIN_NETWORK] = "network", [SIM_CHAIN_IN_FLIGHT] = "in-flight", [SIM_CHAIN_DISK] = "disk",
-	[SIM_CHAIN_UNKNOWN] = "unknown", [SIM_CHAIN_DEADLOCK] = "deadlock",
-	[SIM_CHAIN_DEPTH_LIMIT] = "depth-limit",
-};
-
-const char *sim_chain_kind_name(enum sim_chain_kind kind)
-{
-	return kind_names[kind];
-}
-
-struct walk {
+struct sim_chain_walk {
 	const struct sim *sim;
 	unsigned int span_host;
 	int64_t segment_begin;
 	int64_t oldest;			/* span host clock: history older than this is expired */
 	GArray *leaves;			/* borrowed: struct sim_chain_leaf */
-	const struct sim_thread *path[CHAIN_MAX_DEPTH + 2];	/* borrowed: threads on the chain */
+	const struct sim_thread *path[DS_CHAIN_MAX_DEPTH + 2];	/* borrowed: threads on the chain */
 	unsigned int npath;
 };
 
 /* A local timestamp of `host` on the span host's clock (exact when both clocks are the same). */
-static int64_t to_span_clock(const struct walk *w, unsigned int host, int64_t ts)
+static int64_t to_span_clock(const struct sim_chain_walk *w, unsigned int host, int64_t ts)
 {
 	const struct sim_clock *from = &w->sim->cfg.clocks[host];
 	const struct sim_clock *to = &w->sim->cfg.clocks[w->span_host];
@@ -52,7 +37,7 @@ static int64_t to_span_clock(const struct walk *w, unsigned int host, int64_t ts
 }
 
 /* The index of the last piece beginning at or before `ts` (span clock), -1 when none. */
-static gint piece_at(const struct walk *w, const struct sim_thread *t, const GArray *h, int64_t ts)
+static gint piece_at(const struct sim_chain_walk *w, const struct sim_thread *t, const GArray *h, int64_t ts)
 {
 	gint lo = 0, hi = (gint) h->len - 1, found = -1;
 
@@ -70,7 +55,7 @@ static gint piece_at(const struct walk *w, const struct sim_thread *t, const GAr
 }
 
 /* The same for a CPU's runs. */
-static gint run_at(const struct walk *w, unsigned int host, const GArray *runs, int64_t ts)
+static gint run_at(const struct sim_chain_walk *w, unsigned int host, const GArray *runs, int64_t ts)
 {
 	gint lo = 0, hi = (gint) runs->len - 1, found = -1;
 
@@ -87,13 +72,13 @@ static gint run_at(const struct walk *w, unsigned int host, const GArray *runs, 
 	return found;
 }
 
-static struct sim_chain_leaf *leaf(struct walk *w, const struct sim_thread *t, int64_t begin, int64_t end,
-		enum sim_tstate state, enum sim_chain_kind kind, unsigned int depth, const char *fmt, ...)
+static struct sim_chain_leaf *leaf(struct sim_chain_walk *w, const struct sim_thread *t, int64_t begin, int64_t end,
+		enum sim_tstate state, enum ds_chain_kind kind, unsigned int depth, const char *fmt, ...)
 		__attribute__((format(printf, 8, 9)));
 
 /* Appends a leaf [begin, end) of `t` (none when empty) and returns it. */
-static struct sim_chain_leaf *leaf(struct walk *w, const struct sim_thread *t, int64_t begin, int64_t end,
-		enum sim_tstate state, enum sim_chain_kind kind, unsigned int depth, const char *fmt, ...)
+static struct sim_chain_leaf *leaf(struct sim_chain_walk *w, const struct sim_thread *t, int64_t begin, int64_t end,
+		enum sim_tstate state, enum ds_chain_kind kind, unsigned int depth, const char *fmt, ...)
 {
 	struct sim_chain_leaf l = {
 		.segment_begin = w->segment_begin, .begin = begin, .end = end,
@@ -117,7 +102,7 @@ static const char *syscall_label(const struct sim_piece *p)
 	return p->syscall < 0 ? "-" : sim_syscall_name((enum sim_syscall) p->syscall);
 }
 
-static bool on_path(const struct walk *w, const struct sim_thread *t)
+static bool on_path(const struct sim_chain_walk *w, const struct sim_thread *t)
 {
 	unsigned int i;
 
@@ -129,17 +114,17 @@ static bool on_path(const struct walk *w, const struct sim_thread *t)
 	return false;
 }
 
-static void explain(struct walk *w, const struct sim_thread *t, int64_t a, int64_t b, unsigned int depth);
+static void explain(struct sim_chain_walk *w, const struct sim_thread *t, int64_t a, int64_t b, unsigned int depth);
 
 /* wait_cpu [x, y) on `cpu`: one leaf per maximal run of the same current thread there. */
-static void wait_on_cpu(struct walk *w, const struct sim_thread *t, int cpu, int64_t x, int64_t y,
+static void wait_on_cpu(struct sim_chain_walk *w, const struct sim_thread *t, int cpu, int64_t x, int64_t y,
 		unsigned int depth)
 {
 	const GArray *runs = cpu >= 0 ? w->sim->host[t->host].cpu[cpu].runs : NULL;
 	gint i;
 
 	if (!runs) {
-		leaf(w, t, x, y, SIM_ST_WAIT_CPU, SIM_CHAIN_WAIT_CPU, depth, "ran instead: idle");
+		leaf(w, t, x, y, SIM_ST_WAIT_CPU, DS_CHAIN_WAIT_CPU, depth, "ran instead: idle");
 		return;
 	}
 	/* the run current at x (-1: before the CPU's first switch) */
@@ -165,12 +150,12 @@ static void wait_on_cpu(struct walk *w, const struct sim_thread *t, int cpu, int
 		}
 		if (i < 0) {
 			/* before the CPU's first sched_switch the trace cannot tell who is current: never guess */
-			leaf(w, t, x, end, SIM_ST_WAIT_CPU, SIM_CHAIN_WAIT_CPU, depth, "ran instead: unknown");
+			leaf(w, t, x, end, SIM_ST_WAIT_CPU, DS_CHAIN_WAIT_CPU, depth, "ran instead: unknown");
 		} else if (tid >= 0) {
-			leaf(w, t, x, end, SIM_ST_WAIT_CPU, SIM_CHAIN_WAIT_CPU, depth, "ran instead: %s/%d",
+			leaf(w, t, x, end, SIM_ST_WAIT_CPU, DS_CHAIN_WAIT_CPU, depth, "ran instead: %s/%d",
 				comm, tid);
 		} else {
-			leaf(w, t, x, end, SIM_ST_WAIT_CPU, SIM_CHAIN_WAIT_CPU, depth, "ran instead: idle");
+			leaf(w, t, x, end, SIM_ST_WAIT_CPU, DS_CHAIN_WAIT_CPU, depth, "ran instead: idle");
 		}
 		x = end;
 		i = j;
@@ -178,7 +163,7 @@ static void wait_on_cpu(struct walk *w, const struct sim_thread *t, int cpu, int
 }
 
 /* A Waited CPU piece: on the CPU it was woken on, then (sched_migrate_task) on the one it moved to. */
-static void explain_wait_cpu(struct walk *w, const struct sim_thread *t, const struct sim_piece *p,
+static void explain_wait_cpu(struct sim_chain_walk *w, const struct sim_thread *t, const struct sim_piece *p,
 		int64_t x, int64_t y, unsigned int depth)
 {
 	int64_t m = p->migrate_cpu >= 0 ? to_span_clock(w, t->host, p->migrate_ts) : y;
@@ -192,7 +177,7 @@ static void explain_wait_cpu(struct walk *w, const struct sim_thread *t, const s
 	}
 }
 
-static void explain_blocked(struct walk *w, const struct sim_thread *t, const struct sim_piece *p,
+static void explain_blocked(struct sim_chain_walk *w, const struct sim_thread *t, const struct sim_piece *p,
 		bool last, int64_t x, int64_t y, unsigned int depth)
 {
 	const struct sim_waker *wk = &p->waker;
@@ -203,7 +188,7 @@ static void explain_blocked(struct walk *w, const struct sim_thread *t, const st
 	switch (wk->kind) {
 	case SIM_WAKER_NONE:
 		if (!last) {
-			leaf(w, t, x, y, SIM_ST_BLOCKED, SIM_CHAIN_UNKNOWN, depth, "unknown: waker not seen");
+			leaf(w, t, x, y, SIM_ST_BLOCKED, DS_CHAIN_UNKNOWN, depth, "unknown: waker not seen");
 		} else if (t->deadlock_peer) {
 			const struct sim_thread *q = t->deadlock_peer;
 			const GArray *qh = q->book.history;
@@ -211,24 +196,24 @@ static void explain_blocked(struct walk *w, const struct sim_thread *t, const st
 				syscall_label(&g_array_index(qh, struct sim_piece, qh->len - 1)) : "-";
 
 			/* the cycle as doc/critical-path.md writes it: each thread, its host and syscall */
-			leaf(w, t, x, y, SIM_ST_BLOCKED, SIM_CHAIN_DEADLOCK, depth,
+			leaf(w, t, x, y, SIM_ST_BLOCKED, DS_CHAIN_DEADLOCK, depth,
 				"deadlock: %s/%d (host %s, %s) \u2190 %s/%d (host %s, %s) \u2190 %s/%d",
 				t->comm, t->tid, sim->host[t->host].name, sys, q->comm, q->tid,
 				sim->host[q->host].name, qsys, t->comm, t->tid);
 		} else {
-			leaf(w, t, x, y, SIM_ST_BLOCKED, SIM_CHAIN_UNKNOWN, depth,
+			leaf(w, t, x, y, SIM_ST_BLOCKED, DS_CHAIN_UNKNOWN, depth,
 				"unknown: still blocked at end of trace in %s", sys);
 		}
 		return;
 	case SIM_WAKER_THREAD:
 		waker = sim_thread_find(sim, wk->host, wk->tid);
 		if (!waker) {
-			leaf(w, t, x, y, SIM_ST_BLOCKED, SIM_CHAIN_UNKNOWN, depth, "unknown: waker not seen");
+			leaf(w, t, x, y, SIM_ST_BLOCKED, DS_CHAIN_UNKNOWN, depth, "unknown: waker not seen");
 		} else if (on_path(w, waker)) {
-			leaf(w, t, x, y, SIM_ST_BLOCKED, SIM_CHAIN_DEADLOCK, depth, "deadlock: %s/%d \u2190 %s/%d",
+			leaf(w, t, x, y, SIM_ST_BLOCKED, DS_CHAIN_DEADLOCK, depth, "deadlock: %s/%d \u2190 %s/%d",
 				t->comm, t->tid, waker->comm, waker->tid);
 		} else if (depth + 1 > sim->cfg.chain_depth) {
-			leaf(w, t, x, y, SIM_ST_BLOCKED, SIM_CHAIN_DEPTH_LIMIT, depth, "%s \u2190 %s/%d", sys,
+			leaf(w, t, x, y, SIM_ST_BLOCKED, DS_CHAIN_DEPTH_LIMIT, depth, "%s \u2190 %s/%d", sys,
 				waker->comm, waker->tid);
 		} else {
 			w->path[w->npath++] = waker;
@@ -237,10 +222,10 @@ static void explain_blocked(struct walk *w, const struct sim_thread *t, const st
 		}
 		return;
 	case SIM_WAKER_TIMER:
-		leaf(w, t, x, y, SIM_ST_BLOCKED, SIM_CHAIN_TIMER, depth, "%s \u2190 timer", sys);
+		leaf(w, t, x, y, SIM_ST_BLOCKED, DS_CHAIN_TIMER, depth, "%s \u2190 timer", sys);
 		return;
 	case SIM_WAKER_IRQ:
-		leaf(w, t, x, y, SIM_ST_BLOCKED, SIM_CHAIN_IRQ, depth, "%s \u2190 irq:%s", sys, wk->name);
+		leaf(w, t, x, y, SIM_ST_BLOCKED, DS_CHAIN_IRQ, depth, "%s \u2190 irq:%s", sys, wk->name);
 		return;
 	case SIM_WAKER_DISK: {
 		/* layers (doc/storage-network.md "Storage"): children of the disk entry: before the insert (if it
@@ -253,7 +238,7 @@ static void explain_blocked(struct walk *w, const struct sim_thread *t, const st
 		a = a < i ? i : (a > y ? y : a);
 		c = c < a ? a : (c > y ? y : c);
 		if (i > x) {
-			leaf(w, t, x, i, SIM_ST_BLOCKED, SIM_CHAIN_DISK, depth + 1, "before the request was queued");
+			leaf(w, t, x, i, SIM_ST_BLOCKED, DS_CHAIN_DISK, depth + 1, "before the request was queued");
 		}
 		if (a > i) {
 			const struct sim_thread *top = wk->ahead_count ? sim_thread_find(sim, t->host, wk->ahead_top_tid) :
@@ -269,21 +254,21 @@ static void explain_blocked(struct walk *w, const struct sim_thread *t, const st
 					snprintf(others, sizeof(others), " (+%" PRIu32 " of others)",
 						wk->ahead_count - wk->ahead_top_count);
 				}
-				q = leaf(w, top, i, a, SIM_ST_BLOCKED, SIM_CHAIN_DISK, depth + 1,
+				q = leaf(w, top, i, a, SIM_ST_BLOCKED, DS_CHAIN_DISK, depth + 1,
 					"queued %s behind %" PRIu32 " %s (%s) of %s/%d%s", queued, wk->ahead_top_count,
 					wk->ahead_top_writes == wk->ahead_top_count ? "writes" :
 					(wk->ahead_top_writes ? "requests" : "reads"), size, top->comm, top->tid, others);
 				q->bytes = wk->ahead_top_bytes;
 			} else {
-				leaf(w, t, i, a, SIM_ST_BLOCKED, SIM_CHAIN_DISK, depth + 1, "queued %s in the I/O scheduler",
+				leaf(w, t, i, a, SIM_ST_BLOCKED, DS_CHAIN_DISK, depth + 1, "queued %s in the I/O scheduler",
 					queued);
 			}
 		}
 		if (c > a) {
-			leaf(w, t, a, c, SIM_ST_BLOCKED, SIM_CHAIN_DISK, depth + 1, "device 259:0: read")->bytes = wk->bytes;
+			leaf(w, t, a, c, SIM_ST_BLOCKED, DS_CHAIN_DISK, depth + 1, "device 259:0: read")->bytes = wk->bytes;
 		}
 		if (y > c) {
-			leaf(w, t, c, y, SIM_ST_BLOCKED, SIM_CHAIN_IRQ, depth + 1, "after completion: irq:nvme0q1");
+			leaf(w, t, c, y, SIM_ST_BLOCKED, DS_CHAIN_IRQ, depth + 1, "after completion: irq:nvme0q1");
 		}
 		(void) sys;
 		return;
@@ -293,12 +278,12 @@ static void explain_blocked(struct walk *w, const struct sim_thread *t, const st
 	}
 	/* softirq */
 	if (!wk->net_known || !(waker = sim_thread_find(sim, wk->host, wk->tid))) {
-		leaf(w, t, x, y, SIM_ST_BLOCKED, SIM_CHAIN_SOFTIRQ, depth, "%s \u2190 softirq:%s%s", sys,
+		leaf(w, t, x, y, SIM_ST_BLOCKED, DS_CHAIN_SOFTIRQ, depth, "%s \u2190 softirq:%s%s", sys,
 			wk->name, strcmp(wk->name, "NET_RX") == 0 ? " (no matching send)" : "");
 		return;
 	}
 	if (depth + 1 > sim->cfg.chain_depth) {
-		leaf(w, t, x, y, SIM_ST_BLOCKED, SIM_CHAIN_DEPTH_LIMIT, depth, "%s \u2190 %s/%s/%d", sys,
+		leaf(w, t, x, y, SIM_ST_BLOCKED, DS_CHAIN_DEPTH_LIMIT, depth, "%s \u2190 %s/%s/%d", sys,
 			sim->host[waker->host].name, waker->comm, waker->tid);
 		return;
 	}
@@ -318,7 +303,7 @@ static void explain_blocked(struct walk *w, const struct sim_thread *t, const st
 		}
 		if (f > h) {
 			struct sim_chain_leaf *l = leaf(w, waker, h, f < y ? f : y, SIM_ST_BLOCKED,
-				SIM_CHAIN_IN_FLIGHT, depth + 1, "retransmission wait: segment %s \u2192 %s",
+				DS_CHAIN_IN_FLIGHT, depth + 1, "retransmission wait: segment %s \u2192 %s",
 				sim->host[waker->host].name, sim->host[t->host].name);
 
 			if (l) {
@@ -330,7 +315,7 @@ static void explain_blocked(struct walk *w, const struct sim_thread *t, const st
 		}
 		if (g > f) {
 			struct sim_chain_leaf *l = leaf(w, t, f, g < y ? g : y, SIM_ST_BLOCKED,
-				SIM_CHAIN_IN_FLIGHT, depth + 1, "segment %s \u2192 %s%s",
+				DS_CHAIN_IN_FLIGHT, depth + 1, "segment %s \u2192 %s%s",
 				sim->host[waker->host].name, sim->host[t->host].name,
 				t_f < t_s ? " (retransmitted)" : "");
 
@@ -341,30 +326,30 @@ static void explain_blocked(struct walk *w, const struct sim_thread *t, const st
 				l->comm = "-";
 			}
 		}
-		leaf(w, t, g, y, SIM_ST_BLOCKED, SIM_CHAIN_SOFTIRQ, depth + 1, "after arrival: softirq:NET_RX");
+		leaf(w, t, g, y, SIM_ST_BLOCKED, DS_CHAIN_SOFTIRQ, depth + 1, "after arrival: softirq:NET_RX");
 	}
 }
 
-static void explain(struct walk *w, const struct sim_thread *t, int64_t a, int64_t b, unsigned int depth)
+static void explain(struct sim_chain_walk *w, const struct sim_thread *t, int64_t a, int64_t b, unsigned int depth)
 {
 	const GArray *h = t->book.history;
 	guint i = 0;
 
 	if (!h || h->len == 0) {
-		leaf(w, t, a, b, SIM_ST_UNKNOWN, SIM_CHAIN_UNKNOWN, depth, "unknown: not in the kernel trace");
+		leaf(w, t, a, b, SIM_ST_UNKNOWN, DS_CHAIN_UNKNOWN, depth, "unknown: not in the kernel trace");
 		return;
 	}
 	if (a < w->oldest) {
 		int64_t e = b < w->oldest ? b : w->oldest;
 
-		leaf(w, t, a, e, SIM_ST_UNKNOWN, SIM_CHAIN_UNKNOWN, depth, "unknown: history expired");
+		leaf(w, t, a, e, SIM_ST_UNKNOWN, DS_CHAIN_UNKNOWN, depth, "unknown: history expired");
 		a = e;
 	}
 	if (a < to_span_clock(w, t->host, g_array_index(h, struct sim_piece, 0).begin)) {
 		int64_t first = to_span_clock(w, t->host, g_array_index(h, struct sim_piece, 0).begin);
 		int64_t e = b < first ? b : first;
 
-		leaf(w, t, a, e, SIM_ST_UNKNOWN, SIM_CHAIN_UNKNOWN, depth, "unknown: no event yet");
+		leaf(w, t, a, e, SIM_ST_UNKNOWN, DS_CHAIN_UNKNOWN, depth, "unknown: no event yet");
 		a = e;
 	}
 	if (piece_at(w, t, h, a) > 0) {
@@ -382,13 +367,13 @@ static void explain(struct walk *w, const struct sim_thread *t, int64_t a, int64
 		}
 		switch ((enum sim_tstate) p->state) {
 		case SIM_ST_USER:
-			leaf(w, t, x, y, SIM_ST_USER, SIM_CHAIN_RUNNING, depth, "-");
+			leaf(w, t, x, y, SIM_ST_USER, DS_CHAIN_RUNNING, depth, "-");
 			break;
 		case SIM_ST_SYSCALL:
-			leaf(w, t, x, y, SIM_ST_SYSCALL, SIM_CHAIN_RUNNING, depth, "%s", syscall_label(p));
+			leaf(w, t, x, y, SIM_ST_SYSCALL, DS_CHAIN_RUNNING, depth, "%s", syscall_label(p));
 			break;
 		case SIM_ST_INTERRUPTED:
-			leaf(w, t, x, y, SIM_ST_INTERRUPTED, SIM_CHAIN_RUNNING, depth, "%s",
+			leaf(w, t, x, y, SIM_ST_INTERRUPTED, DS_CHAIN_RUNNING, depth, "%s",
 				p->irq_name ? p->irq_name : "-");
 			break;
 		case SIM_ST_WAIT_CPU:
@@ -398,7 +383,7 @@ static void explain(struct walk *w, const struct sim_thread *t, int64_t a, int64
 			explain_blocked(w, t, p, last, x, y, depth);
 			break;
 		default:
-			leaf(w, t, x, y, SIM_ST_UNKNOWN, SIM_CHAIN_UNKNOWN, depth, "unknown: no event yet");
+			leaf(w, t, x, y, SIM_ST_UNKNOWN, DS_CHAIN_UNKNOWN, depth, "unknown: no event yet");
 			break;
 		}
 		a = y;
@@ -408,7 +393,7 @@ static void explain(struct walk *w, const struct sim_thread *t, int64_t a, int64
 void sim_chain_span(const struct sim *sim, const struct sim_thread *t, int64_t begin, int64_t end,
 		GArray *leaves)
 {
-	struct walk w = {
+	struct sim_chain_walk w = {
 		.sim = sim, .span_host = t->host, .leaves = leaves,
 		.oldest = end - sim->cfg.chain_window_ns,
 	};

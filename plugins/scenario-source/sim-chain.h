@@ -13,27 +13,10 @@
 #include <glib.h>
 #include <stdint.h>
 
+#include "chain-kinds.h"
+
 struct sim;
 struct sim_thread;
-
-/* The `kind` labels of the chain contract, in its order. */
-enum sim_chain_kind {
-	SIM_CHAIN_RUNNING,
-	SIM_CHAIN_WAIT_CPU,
-	SIM_CHAIN_WAIT,
-	SIM_CHAIN_TIMER,
-	SIM_CHAIN_IRQ,
-	SIM_CHAIN_SOFTIRQ,
-	SIM_CHAIN_NETWORK,
-	SIM_CHAIN_IN_FLIGHT,
-	SIM_CHAIN_DISK,
-	SIM_CHAIN_UNKNOWN,
-	SIM_CHAIN_DEADLOCK,
-	SIM_CHAIN_DEPTH_LIMIT,
-};
-
-/* "running", "wait-cpu", "wait", ... */
-const char *sim_chain_kind_name(enum sim_chain_kind kind);
 
 /* A leaf of a chain: an interval of one thread, times on the span's host clock. */
 struct sim_chain_leaf {
@@ -43,7 +26,7 @@ struct sim_chain_leaf {
 	int32_t pid, tid;
 	const char *comm;		/* borrowed (interned) */
 	uint8_t state;			/* enum sim_tstate */
-	uint8_t kind;			/* enum sim_chain_kind */
+	uint8_t kind;			/* enum ds_chain_kind */
 	uint32_t depth;
 	char detail[160];
 	uint64_t bytes;			/* disk: device time: the request's bytes; queue time behind a submitter:

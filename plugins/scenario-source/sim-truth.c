@@ -125,7 +125,7 @@ static void write_chain(struct sim_truth *truth, const struct sim *sim, const st
 		ds_json_int(w, "tid", l->tid);
 		ds_json_string(w, "comm", l->comm);
 		ds_json_string(w, "state", sim_tstate_name((enum sim_tstate) l->state));
-		ds_json_string(w, "kind", sim_chain_kind_name((enum sim_chain_kind) l->kind));
+		ds_json_string(w, "kind", ds_chain_kind_name((enum ds_chain_kind) l->kind));
 		ds_json_uint(w, "depth", l->depth);
 		ds_json_string(w, "detail", l->detail);
 		ds_json_uint(w, "bytes", l->bytes);

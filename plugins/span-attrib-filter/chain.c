@@ -17,16 +17,6 @@
 /* Compaction of the arrays kept for the window: drop the dead front when it is large and most of the array. */
 #define COMPACT_MIN 32
 
-static const char *const kind_names[DS_CHAIN_KIND_COUNT] = {
-	"running", "wait-cpu", "wait", "timer", "irq", "softirq", "network", "in-flight", "disk", "unknown",
-	"deadlock", "depth-limit",
-};
-
-const char *ds_chain_kind_name(unsigned int kind)
-{
-	return kind < DS_CHAIN_KIND_COUNT ? kind_names[kind] : "unknown";
-}
-
 struct ds_chain_ctx *ds_chain_ctx_create(unsigned int depth, int64_t window)
 {
 	struct ds_chain_ctx *ctx = g_new0(struct ds_chain_ctx, 1);
@@ -347,7 +337,7 @@ struct walk_step {
 	int64_t tid;
 };
 
-struct walk {
+struct chain_walk {
 	struct ds_chain_ctx *ctx;	/* borrowed */
 	GArray *out;			/* borrowed; the span's chain */
 	uint64_t segment;
@@ -388,11 +378,11 @@ static void process_of(struct ds_model *model, const struct ds_thread *thread, c
 }
 
 /* Appends an entry for `thread` of `model` (NULL: no thread) and returns its index. */
-static int64_t add_entry(struct walk *w, struct ds_model *model, const struct ds_thread *thread,
+static int64_t add_entry(struct chain_walk *w, struct ds_model *model, const struct ds_thread *thread,
 		int64_t parent, unsigned int depth, int64_t begin, int64_t end, enum ds_state state,
 		enum ds_chain_kind kind, int64_t cpu, const char *fmt, ...) G_GNUC_PRINTF(11, 12);
 
-static int64_t add_entry(struct walk *w, struct ds_model *model, const struct ds_thread *thread,
+static int64_t add_entry(struct chain_walk *w, struct ds_model *model, const struct ds_thread *thread,
 		int64_t parent, unsigned int depth, int64_t begin, int64_t end, enum ds_state state,
 		enum ds_chain_kind kind, int64_t cpu, const char *fmt, ...)
 {
@@ -511,7 +501,7 @@ static const char *text_thread(char *buf, size_t size, const char *prefix, const
 	return buf;
 }
 
-static int path_find(const struct walk *w, const struct ds_model *model, int64_t tid)
+static int path_find(const struct chain_walk *w, const struct ds_model *model, int64_t tid)
 {
 	unsigned int i;
 
@@ -524,7 +514,7 @@ static int path_find(const struct walk *w, const struct ds_model *model, int64_t
 }
 
 /* "comm/tid ← comm/tid ← ..." of the path from index `from`, then `comm/tid` of the thread found again. */
-static void format_cycle(const struct walk *w, unsigned int from, char *buf, size_t size)
+static void format_cycle(const struct chain_walk *w, unsigned int from, char *buf, size_t size)
 {
 	size_t len = 0;
 	unsigned int i;
@@ -540,7 +530,7 @@ static void format_cycle(const struct walk *w, unsigned int from, char *buf, siz
 	}
 }
 
-static void note_deadlock(struct walk *w, const char *detail)
+static void note_deadlock(struct chain_walk *w, const char *detail)
 {
 	w->ctx->counters.deadlocks++;
 	if (!w->ctx->counters.first_deadlock[0]) {
@@ -548,11 +538,11 @@ static void note_deadlock(struct walk *w, const char *detail)
 	}
 }
 
-static void explain(struct walk *w, struct ds_model *model, int64_t tid, int64_t a, int64_t b,
+static void explain(struct chain_walk *w, struct ds_model *model, int64_t tid, int64_t a, int64_t b,
 		unsigned int depth, int64_t parent);
 
 /* A leaf `deadlock` of `thread` over [x, y): the chain came back to path[found]. */
-static void deadlock_leaf(struct walk *w, struct ds_model *model, const struct ds_thread *thread, int found,
+static void deadlock_leaf(struct chain_walk *w, struct ds_model *model, const struct ds_thread *thread, int found,
 		int64_t x, int64_t y, unsigned int depth, int64_t parent)
 {
 	char cycle[DS_CHAIN_DETAIL_SIZE];
@@ -565,7 +555,7 @@ static void deadlock_leaf(struct walk *w, struct ds_model *model, const struct d
 }
 
 /* Explains [x, y) by the thread `next` of `next_model` at `depth`, under `parent`, with it on the path. */
-static void descend(struct walk *w, struct ds_model *next_model, int64_t next, int64_t x, int64_t y,
+static void descend(struct chain_walk *w, struct ds_model *next_model, int64_t next, int64_t x, int64_t y,
 		unsigned int depth, int64_t parent)
 {
 	w->path[w->path_len].model = next_model;
@@ -576,7 +566,7 @@ static void descend(struct walk *w, struct ds_model *next_model, int64_t next, i
 }
 
 /* Who ran on `cpu` over [x, y) while `thread` waited for it. */
-static void explain_wait_cpu(struct walk *w, struct ds_model *model, const struct ds_thread *thread,
+static void explain_wait_cpu(struct chain_walk *w, struct ds_model *model, const struct ds_thread *thread,
 		int32_t cpu_id, int64_t x, int64_t y, unsigned int depth, int64_t parent)
 {
 	const struct cpu_state *cpu = cpu_id >= 0 && (unsigned int) cpu_id < model->cpu_count ?
@@ -644,7 +634,7 @@ static void explain_wait_cpu(struct walk *w, struct ds_model *model, const struc
 }
 
 /* A thread blocked at the end of the trace: a cycle of last wakers for the same resource comes back to it. */
-static bool end_deadlock(struct walk *w, struct ds_model *model, const struct ds_thread *thread,
+static bool end_deadlock(struct chain_walk *w, struct ds_model *model, const struct ds_thread *thread,
 		char *buf, size_t size)
 {
 	struct walk_step hops[DS_CHAIN_MAX_DEPTH + 1];
@@ -717,7 +707,7 @@ static int64_t clamp(int64_t t, int64_t x, int64_t y)
  * when there is one), device time (issue to complete), and completion to wakeup.  False (nothing added)
  * when the completion record is not known.
  */
-static bool explain_disk(struct walk *w, struct ds_model *model, const struct ds_thread *thread,
+static bool explain_disk(struct chain_walk *w, struct ds_model *model, const struct ds_thread *thread,
 		const struct ds_piece *p, int64_t x, int64_t y, unsigned int depth, int64_t parent)
 {
 	const struct ds_block_done *d = model->block && p->wake.blk_seq ?
@@ -783,7 +773,7 @@ static bool explain_disk(struct walk *w, struct ds_model *model, const struct ds
 	return true;
 }
 
-static void explain_blocked(struct walk *w, struct ds_model *model, const struct ds_thread *thread,
+static void explain_blocked(struct chain_walk *w, struct ds_model *model, const struct ds_thread *thread,
 		const struct ds_piece *p, bool open, int64_t x, int64_t y, unsigned int depth, int64_t parent)
 {
 	const char *sc = p->syscall ? p->syscall : "-";
@@ -934,7 +924,7 @@ static void explain_blocked(struct walk *w, struct ds_model *model, const struct
 	}
 }
 
-static void explain_piece(struct walk *w, struct ds_model *model, const struct ds_thread *thread,
+static void explain_piece(struct chain_walk *w, struct ds_model *model, const struct ds_thread *thread,
 		const struct ds_piece *p, bool open, int64_t x, int64_t y, unsigned int depth, int64_t parent)
 {
 	char buf[64];
@@ -960,7 +950,7 @@ static void explain_piece(struct walk *w, struct ds_model *model, const struct d
 }
 
 /* explain(T, [a, b), d, parent) of doc/critical-path.md, "Semantics". */
-static void explain(struct walk *w, struct ds_model *model, int64_t tid, int64_t a, int64_t b,
+static void explain(struct chain_walk *w, struct ds_model *model, int64_t tid, int64_t a, int64_t b,
 		unsigned int depth, int64_t parent)
 {
 	const struct ds_thread *thread = ds_model_thread(model, tid, false);
@@ -1069,7 +1059,7 @@ void ds_chain_explain_segment(struct ds_model *model, struct sa_span *span, guin
 {
 	const struct sa_segment *seg = &g_array_index(span->segments, struct sa_segment, index);
 	struct ds_chain_counters counted;
-	struct walk w;
+	struct chain_walk w;
 	guint base;
 
 	if (!model->chain || !span->chain ||

@@ -24,33 +24,13 @@
 #include <string.h>
 #include <glib.h>
 
+#include "chain-kinds.h"
 #include "kernel-net.h"
 #include "states.h"
 
 struct ds_model;
 
-/* Entry kinds, in the output enum's order. */
-enum ds_chain_kind {
-	DS_CHAIN_RUNNING = 0,
-	DS_CHAIN_WAIT_CPU,
-	DS_CHAIN_WAIT,
-	DS_CHAIN_TIMER,
-	DS_CHAIN_IRQ,
-	DS_CHAIN_SOFTIRQ,
-	DS_CHAIN_NETWORK,
-	DS_CHAIN_IN_FLIGHT,
-	DS_CHAIN_DISK,
-	DS_CHAIN_UNKNOWN,
-	DS_CHAIN_DEADLOCK,
-	DS_CHAIN_DEPTH_LIMIT,
-	DS_CHAIN_KIND_COUNT,
-};
-
-/* Label of a kind in the output enum ("wait-cpu"); "unknown" out of range. */
-const char *ds_chain_kind_name(unsigned int kind);
-
 #define DS_CHAIN_DETAIL_SIZE 160
-#define DS_CHAIN_MAX_DEPTH 64
 
 /* One entry of a span's chain (the `chain` member of deepspan:span, doc/critical-path.md). */
 struct ds_chain_entry {

@@ -40,7 +40,7 @@ static void record_leaf(void *data, uint32_t handle, unsigned int state, uint32_
 
 static uint32_t record_chain(void *data, uint32_t handle, unsigned int state,
 		uint32_t label, uint32_t note, int64_t width, bool leaf,
-		const struct ds_chain_entry *entry)
+		const struct ds_stored_chain_entry *entry)
 {
 	struct recorder *r = data;
 

@@ -7,7 +7,7 @@
  */
 #define MAX_DEPTH DS_REQUEST_MAX_DEPTH
 
-struct walk {
+struct attribution_walk {
 	const struct ds_span_store *store;
 	const struct ds_requests *requests;
 	const struct ds_visitor *visitor;
@@ -90,12 +90,12 @@ static void attribute_reads(const struct ds_span *span, int64_t from, int64_t to
 static void attribute_chain(const struct ds_span *span, uint32_t segment,
 		int64_t from, int64_t to, uint32_t handle, const struct ds_visitor *v)
 {
-	uint32_t under[DS_CHAIN_MAX_DEPTH];
+	uint32_t under[DS_CHAIN_MAX_READ_DEPTH];
 	uint32_t i = ds_chain_first_of_segment(span, segment);
 	unsigned int state = DS_STATE_UNKNOWN;
 
 	for (; i < span->chain_count && span->chain[i].segment == segment; i++) {
-		const struct ds_chain_entry *e = &span->chain[i];
+		const struct ds_stored_chain_entry *e = &span->chain[i];
 		int64_t width = MIN(e->end, to) - MAX(e->begin, from);
 		uint32_t parent, h;
 
@@ -180,7 +180,7 @@ void ds_attribute_states(const struct ds_span_store *store,
 	}
 }
 
-static void critical_path(struct walk *walk, uint32_t index,
+static void critical_path(struct attribution_walk *walk, uint32_t index,
 		uint32_t parent_handle, int64_t lo, int64_t hi, unsigned int depth)
 {
 	const struct ds_span *span = ds_store_span(walk->store, index);
@@ -210,7 +210,7 @@ static void critical_path(struct walk *walk, uint32_t index,
 	ds_attribute_states(walk->store, span, lo, cursor, handle, v);
 }
 
-static void inclusive(struct walk *walk, uint32_t index, uint32_t parent_handle,
+static void inclusive(struct attribution_walk *walk, uint32_t index, uint32_t parent_handle,
 		unsigned int depth)
 {
 	const struct ds_span *span = ds_store_span(walk->store, index);
@@ -227,7 +227,7 @@ static void inclusive(struct walk *walk, uint32_t index, uint32_t parent_handle,
 }
 
 /* Returns the frame's width: its self time plus its children's widths. */
-static int64_t self_time(struct walk *walk, uint32_t index,
+static int64_t self_time(struct attribution_walk *walk, uint32_t index,
 		uint32_t parent_handle, unsigned int depth)
 {
 	const struct ds_span *span = ds_store_span(walk->store, index);
@@ -268,7 +268,7 @@ void ds_attribute_request(const struct ds_span_store *store,
 {
 	const struct ds_request *request = ds_request_at(requests, request_index);
 	const struct ds_span *root = ds_store_span(store, request->root);
-	struct walk walk = {
+	struct attribution_walk walk = {
 		.store = store,
 		.requests = requests,
 		.visitor = visitor,

@@ -60,7 +60,7 @@ struct ds_visitor {
 	 */
 	uint32_t (*chain)(void *data, uint32_t handle, unsigned int state,
 			uint32_t label, uint32_t note, int64_t width, bool leaf,
-			const struct ds_chain_entry *entry);
+			const struct ds_stored_chain_entry *entry);
 	/*
 	 * Page cache per frame (doc/diff.md, "Page cache"): `width` ns of the
 	 * frame reported just before (a state leaf, or the depth-0 frame of a

@@ -138,7 +138,7 @@ static void append_disk_frame(GString *out, const char *detail)
  * waker (its first child's thread) by process and thread name.
  */
 static void append_frame_detail(GString *out, struct ds_span_store *store,
-		const struct ds_chain_entry *chain, uint32_t count, uint32_t i)
+		const struct ds_stored_chain_entry *chain, uint32_t count, uint32_t i)
 {
 	const char *detail = ds_store_string(store, chain[i].detail);
 	const char *arrow = NULL, *at;
@@ -196,9 +196,9 @@ static void append_disk_part(GString *out, const char *detail, const char *slot)
  * marks where the sink writes the entry's duration.
  */
 static void append_note(GString *out, struct ds_span_store *store,
-		const struct ds_chain_entry *chain, uint32_t count, uint32_t i)
+		const struct ds_stored_chain_entry *chain, uint32_t count, uint32_t i)
 {
-	const struct ds_chain_entry *e = &chain[i];
+	const struct ds_stored_chain_entry *e = &chain[i];
 	const char *detail = ds_store_string(store, e->detail);
 	const char *cause = after_arrow(detail);
 	const char *slot = e->depth > 0 ? " \x01" : "";
@@ -297,7 +297,7 @@ struct label_key {
 	uint8_t kind, state, deep, has_child;
 };
 
-/* An entry's labels (struct ds_chain_entry's members of the same names). */
+/* An entry's labels (struct ds_stored_chain_entry's members of the same names). */
 struct label_value {
 	uint32_t frame, step, note, ran_comm;
 	int64_t ran_tid;
@@ -308,10 +308,10 @@ struct label_value {
 
 /* Computes the labels of entry `i` (doc/critical-path.md, "Reading chains"). */
 static void make_labels(struct ds_span_store *store, GString *scratch,
-		const struct ds_chain_entry *chain, uint32_t count, uint32_t i,
+		const struct ds_stored_chain_entry *chain, uint32_t count, uint32_t i,
 		struct label_value *out)
 {
-	const struct ds_chain_entry *e = &chain[i];
+	const struct ds_stored_chain_entry *e = &chain[i];
 	const char *detail = ds_store_string(store, e->detail);
 	bool none = strcmp(detail, DS_SPAN_NONE) == 0 || detail[0] == '\0';
 
@@ -424,13 +424,13 @@ static struct label_front *front_slot(struct ds_chain_label_cache *cache, const 
 }
 
 void ds_chain_label(struct ds_chain_label_cache *cache, GString *scratch, struct ds_span_store *store,
-		struct ds_chain_entry *chain, uint32_t count)
+		struct ds_stored_chain_entry *chain, uint32_t count)
 {
 	struct label_front *front;
 	uint32_t i;
 
 	for (i = 0; i < count; i++) {
-		struct ds_chain_entry *e = &chain[i];
+		struct ds_stored_chain_entry *e = &chain[i];
 		bool has_child = i + 1 < count && chain[i + 1].parent == (int32_t) i;
 		struct label_key key;
 		struct label_value *value;

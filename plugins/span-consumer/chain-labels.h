@@ -22,6 +22,6 @@ void ds_chain_label_cache_destroy(struct ds_chain_label_cache *cache);
  * entries of `chain` (checked, depth-first), through `cache`; `scratch` is a work buffer.
  */
 void ds_chain_label(struct ds_chain_label_cache *cache, GString *scratch, struct ds_span_store *store,
-		struct ds_chain_entry *chain, uint32_t count);
+		struct ds_stored_chain_entry *chain, uint32_t count);
 
 #endif /* DEEPSPAN_SPAN_CONSUMER_CHAIN_LABELS_H */

@@ -85,7 +85,7 @@ static inline bool is_waited(unsigned int state)
  * partitioning it and the depth-0 entries of a segment partitioning it,
  * entries exactly on the waited segments.
  */
-static bool check_chain(struct ds_chain_entry *chain, const struct raw_entry *raw,
+static bool check_chain(struct ds_stored_chain_entry *chain, const struct raw_entry *raw,
 		uint32_t count, const struct ds_wide_segment *wide, const uint32_t *stored_of,
 		uint32_t segment_count, int64_t *cursor, uint32_t *stack)
 {
@@ -93,7 +93,7 @@ static bool check_chain(struct ds_chain_entry *chain, const struct raw_entry *ra
 	int64_t segment = -1, segment_cursor = 0;
 
 	for (i = 0; i < count; i++) {
-		struct ds_chain_entry *e = &chain[i];
+		struct ds_stored_chain_entry *e = &chain[i];
 		int64_t parent = raw[i].parent;
 
 		if (raw[i].segment < 0 || raw[i].segment >= segment_count ||
@@ -136,11 +136,11 @@ static bool check_chain(struct ds_chain_entry *chain, const struct raw_entry *ra
 			segment_cursor = e->end;
 			e->depth = 0;
 		} else {
-			const struct ds_chain_entry *p = &chain[parent];
+			const struct ds_stored_chain_entry *p = &chain[parent];
 
 			if (raw[i].depth != (int64_t) p->depth + 1 || e->segment != p->segment ||
 					e->begin != cursor[parent] ||
-					p->depth + 1u >= DS_CHAIN_MAX_DEPTH) {
+					p->depth + 1u >= DS_CHAIN_MAX_READ_DEPTH) {
 				return false;
 			}
 			cursor[parent] = e->end;
@@ -179,12 +179,12 @@ static void count_detail(GHashTable *counts, uint32_t detail)
  * of the trace the threads still blocked then (once per span and detail).
  */
 static void note_chain_ends(struct ds_span_reader *reader, struct ds_span_store *store,
-		const struct ds_span *span, const struct ds_chain_entry *chain, uint32_t count)
+		const struct ds_span *span, const struct ds_stored_chain_entry *chain, uint32_t count)
 {
 	uint32_t i, last_deadlock = 0, last_stuck = 0;
 
 	for (i = 0; i < count; i++) {
-		const struct ds_chain_entry *e = &chain[i];
+		const struct ds_stored_chain_entry *e = &chain[i];
 
 		if (!e->leaf) {
 			continue;
@@ -206,7 +206,7 @@ static void note_chain_ends(struct ds_span_reader *reader, struct ds_span_store 
  * two copies), the members' signedness is span-attrib's, known without a look-up in the layout.
  */
 static inline __attribute__((always_inline)) void read_entry(const struct ds_span_layout *layout,
-		const bt_field *e, struct ds_chain_entry *out, struct raw_entry *raw, struct ds_span_store *store,
+		const bt_field *e, struct ds_stored_chain_entry *out, struct raw_entry *raw, struct ds_span_store *store,
 		struct ds_span_reader *reader, bool standard)
 {
 	const struct element_layout *el = &layout->chain;
@@ -249,7 +249,7 @@ void ds_chain_read(const struct ds_span_layout *layout, const bt_field *array,
 		struct ds_span_reader *reader)
 {
 	uint64_t n = bt_field_array_get_length(array);
-	struct ds_chain_entry *chain;
+	struct ds_stored_chain_entry *chain;
 	const struct ds_wide_segment *wide =
 		(const struct ds_wide_segment *) (void *) reader->wide->data;
 	struct raw_entry *raw;
@@ -264,9 +264,9 @@ void ds_chain_read(const struct ds_span_layout *layout, const bt_field *array,
 		goto invalid;
 	}
 	g_byte_array_set_size(reader->chain_scratch, (guint) (n *
-		(sizeof(struct ds_chain_entry) + sizeof(struct raw_entry) +
+		(sizeof(struct ds_stored_chain_entry) + sizeof(struct raw_entry) +
 		sizeof(int64_t) + sizeof(uint32_t)) + span->segment_count * sizeof(uint32_t)));
-	chain = (struct ds_chain_entry *) (void *) reader->chain_scratch->data;
+	chain = (struct ds_stored_chain_entry *) (void *) reader->chain_scratch->data;
 	raw = (struct raw_entry *) (void *) (chain + n);
 	cursor = (int64_t *) (void *) (raw + n);
 	stack = (uint32_t *) (void *) (cursor + n);
@@ -300,7 +300,7 @@ void ds_chain_read(const struct ds_span_layout *layout, const bt_field *array,
 	ds_chain_label(reader->label_cache, reader->scratch, store, chain, (uint32_t) n);
 	note_chain_ends(reader, store, span, chain, (uint32_t) n);
 	span->chain = ds_arena_alloc(&store->chains, n);
-	memcpy((void *) span->chain, chain, n * sizeof(struct ds_chain_entry));
+	memcpy((void *) span->chain, chain, n * sizeof(struct ds_stored_chain_entry));
 	span->chain_count = (uint32_t) n;
 	reader->chains_read++;
 	return;

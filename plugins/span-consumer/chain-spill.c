@@ -48,13 +48,13 @@ static inline bool get_delta(const uint8_t **p, const uint8_t *end, uint64_t pre
 	return ok;
 }
 
-static inline bool same_thread(const struct ds_chain_entry *e, const struct ds_chain_entry *prev)
+static inline bool same_thread(const struct ds_stored_chain_entry *e, const struct ds_stored_chain_entry *prev)
 {
 	return e->host == prev->host && e->process == prev->process && e->comm == prev->comm &&
 		e->tid == prev->tid;
 }
 
-static uint8_t *encode_entry(const struct ds_chain_entry *e, const struct ds_chain_entry *prev, uint8_t *p)
+static uint8_t *encode_entry(const struct ds_stored_chain_entry *e, const struct ds_stored_chain_entry *prev, uint8_t *p)
 {
 	uint8_t *head = p++;
 	unsigned int flags = e->begin == prev->end ? DS_CHAIN_SPILL_BEGIN_AT_END :
@@ -94,11 +94,11 @@ static uint8_t *encode_entry(const struct ds_chain_entry *e, const struct ds_cha
 	return p;
 }
 
-uint8_t *ds_chain_spill_encode_part(const struct ds_chain_entry *entries, uint32_t from, uint32_t to,
+uint8_t *ds_chain_spill_encode_part(const struct ds_stored_chain_entry *entries, uint32_t from, uint32_t to,
 		int64_t base, uint8_t *out)
 {
-	struct ds_chain_entry first = { .begin = base, .end = base };
-	const struct ds_chain_entry *prev = from > 0 ? &entries[from - 1] : &first;
+	struct ds_stored_chain_entry first = { .begin = base, .end = base };
+	const struct ds_stored_chain_entry *prev = from > 0 ? &entries[from - 1] : &first;
 	uint32_t i;
 
 	for (i = from; i < to; i++) {
@@ -108,15 +108,15 @@ uint8_t *ds_chain_spill_encode_part(const struct ds_chain_entry *entries, uint32
 	return out;
 }
 
-uint8_t *ds_chain_spill_encode(const struct ds_chain_entry *entries, uint32_t count, int64_t base,
+uint8_t *ds_chain_spill_encode(const struct ds_stored_chain_entry *entries, uint32_t count, int64_t base,
 		uint8_t *out)
 {
 	return ds_chain_spill_encode_part(entries, 0, count, base, out);
 }
 
 /* Reads the members from `parent` to `ran_tid`. */
-static bool decode_labels(const uint8_t **p, const uint8_t *end, const struct ds_chain_entry *prev,
-		struct ds_chain_entry *e)
+static bool decode_labels(const uint8_t **p, const uint8_t *end, const struct ds_stored_chain_entry *prev,
+		struct ds_stored_chain_entry *e)
 {
 	uint64_t parent = 0, segment = 0, frame = 0, step = 0, detail = 0, note = 0, ran_comm = 0, ran_tid = 0;
 	bool ok = get_delta(p, end, (uint64_t) (int64_t) prev->parent, &parent) &&
@@ -137,7 +137,7 @@ static bool decode_labels(const uint8_t **p, const uint8_t *end, const struct ds
 
 /* Reads host, process, comm and tid (or takes `prev`'s). */
 static bool decode_thread(const uint8_t **p, const uint8_t *end, unsigned int head,
-		const struct ds_chain_entry *prev, struct ds_chain_entry *e)
+		const struct ds_stored_chain_entry *prev, struct ds_stored_chain_entry *e)
 {
 	uint64_t host = prev->host, process = prev->process, comm = prev->comm, tid = (uint64_t) prev->tid;
 	bool ok = (head & DS_CHAIN_SPILL_SAME_THREAD) ||
@@ -152,7 +152,7 @@ static bool decode_thread(const uint8_t **p, const uint8_t *end, unsigned int he
 }
 
 /* Reads cpu, depth, state, kind and bytes. */
-static bool decode_tail(const uint8_t **p, const uint8_t *end, unsigned int head, struct ds_chain_entry *e)
+static bool decode_tail(const uint8_t **p, const uint8_t *end, unsigned int head, struct ds_stored_chain_entry *e)
 {
 	uint64_t cpu = 0, depth = 0, bytes = 0;
 	size_t kind_bytes = head & DS_CHAIN_SPILL_PACKED_KIND ? 1 : 2;
@@ -172,7 +172,7 @@ static bool decode_tail(const uint8_t **p, const uint8_t *end, unsigned int head
 
 /* The entry's begin from the head's mode; false on a bad mode or a short read. */
 static bool decode_begin(const uint8_t **p, const uint8_t *end, unsigned int head,
-		const struct ds_chain_entry *prev, uint64_t *begin)
+		const struct ds_stored_chain_entry *prev, uint64_t *begin)
 {
 	bool ok = true;
 
@@ -193,8 +193,8 @@ static bool decode_begin(const uint8_t **p, const uint8_t *end, unsigned int hea
 	return ok;
 }
 
-static const uint8_t *decode_entry(const uint8_t *p, const uint8_t *end, const struct ds_chain_entry *prev,
-		struct ds_chain_entry *e)
+static const uint8_t *decode_entry(const uint8_t *p, const uint8_t *end, const struct ds_stored_chain_entry *prev,
+		struct ds_stored_chain_entry *e)
 {
 	unsigned int head = p < end ? *p++ : DS_CHAIN_SPILL_BEGIN_MASK;
 	uint64_t begin = 0, length = 0;
@@ -211,10 +211,10 @@ static const uint8_t *decode_entry(const uint8_t *p, const uint8_t *end, const s
 }
 
 const uint8_t *ds_chain_spill_decode(const uint8_t *in, const uint8_t *end, uint32_t count, int64_t base,
-		struct ds_chain_entry *out)
+		struct ds_stored_chain_entry *out)
 {
-	struct ds_chain_entry first = { .begin = base, .end = base };
-	const struct ds_chain_entry *prev = &first;
+	struct ds_stored_chain_entry first = { .begin = base, .end = base };
+	const struct ds_stored_chain_entry *prev = &first;
 	uint32_t i;
 
 	for (i = 0; i < count && in; i++) {

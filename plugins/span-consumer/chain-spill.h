@@ -38,13 +38,13 @@
 #define DS_CHAIN_SPILL_MAX_ENTRY (1u + 17u * 10u + 2u)
 
 /* Writes the `count` entries at `out` (room for count * DS_CHAIN_SPILL_MAX_ENTRY); returns the end. */
-uint8_t *ds_chain_spill_encode(const struct ds_chain_entry *entries, uint32_t count, int64_t base,
+uint8_t *ds_chain_spill_encode(const struct ds_stored_chain_entry *entries, uint32_t count, int64_t base,
 		uint8_t *out);
 /*
  * Writes entries [from, to) of the chain at `out` (room for (to - from) * DS_CHAIN_SPILL_MAX_ENTRY); returns
  * the end.  The parts [0, a), [a, b), ... written one after the other are the bytes of the whole chain.
  */
-uint8_t *ds_chain_spill_encode_part(const struct ds_chain_entry *entries, uint32_t from, uint32_t to,
+uint8_t *ds_chain_spill_encode_part(const struct ds_stored_chain_entry *entries, uint32_t from, uint32_t to,
 		int64_t base, uint8_t *out);
 
 /*
@@ -52,6 +52,6 @@ uint8_t *ds_chain_spill_encode_part(const struct ds_chain_entry *entries, uint32
  * NULL when the bytes end before them or a varint is longer than 10 bytes.
  */
 const uint8_t *ds_chain_spill_decode(const uint8_t *in, const uint8_t *end, uint32_t count, int64_t base,
-		struct ds_chain_entry *out);
+		struct ds_stored_chain_entry *out);
 
 #endif /* DEEPSPAN_SPAN_CONSUMER_CHAIN_SPILL_H */

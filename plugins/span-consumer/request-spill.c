@@ -208,7 +208,7 @@ static bool read_span(const char **at, const char *end, struct ds_span_store *st
 	span.segments = segments;
 	span.chain = ds_arena_alloc(&store->chains, span.chain_count);
 	chain_end = ds_chain_spill_decode((const uint8_t *) *at, (const uint8_t *) end, span.chain_count,
-		span.begin, (struct ds_chain_entry *) span.chain);
+		span.begin, (struct ds_stored_chain_entry *) span.chain);
 	if (!chain_end) {
 		goto end;
 	}

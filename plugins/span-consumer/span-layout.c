@@ -143,7 +143,7 @@ static unsigned int kind_of_label(const char *label)
 
 	normalize_label(norm, sizeof(norm), label);
 	for (k = 0; k < DS_CHAIN_KIND_COUNT; k++) {
-		const char *name = ds_chain_kind_tag(k);
+		const char *name = ds_chain_kind_name(k);
 		size_t i = 0, j = 0;
 
 		for (; name[j]; j++) {

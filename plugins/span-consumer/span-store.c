@@ -210,7 +210,7 @@ void ds_span_store_init(struct ds_span_store *store, struct ds_strings *strings)
 	store->span_count = 0;
 	ds_arena_init(&store->segments, sizeof(struct ds_segment));
 	ds_arena_init(&store->syscalls, sizeof(struct ds_syscall_total));
-	ds_arena_init(&store->chains, sizeof(struct ds_chain_entry));
+	ds_arena_init(&store->chains, sizeof(struct ds_stored_chain_entry));
 	ds_arena_init(&store->host_items, sizeof(struct ds_host_item));
 	ds_arena_init(&store->reads, sizeof(struct ds_cache_read));
 	store->strings = strings;
@@ -262,10 +262,10 @@ uint32_t ds_store_copy_span(struct ds_span_store *store, const struct ds_span *s
 	copy.segments = segments;
 	copy.syscalls = syscalls;
 	if (span->chain_count) {
-		struct ds_chain_entry *chain = ds_arena_alloc(&store->chains,
+		struct ds_stored_chain_entry *chain = ds_arena_alloc(&store->chains,
 			span->chain_count);
 
-		memcpy(chain, span->chain, span->chain_count * sizeof(struct ds_chain_entry));
+		memcpy(chain, span->chain, span->chain_count * sizeof(struct ds_stored_chain_entry));
 		copy.chain = chain;
 	}
 	if (span->host_item_count) {
@@ -293,16 +293,6 @@ void ds_span_store_reset(struct ds_span_store *store)
 	ds_arena_reset(&store->chains);
 	ds_arena_reset(&store->host_items);
 	ds_arena_reset(&store->reads);
-}
-
-const char *ds_chain_kind_tag(unsigned int kind)
-{
-	static const char *const names[DS_CHAIN_KIND_COUNT] = {
-		"running", "wait-cpu", "wait", "timer", "irq", "softirq", "network",
-		"in-flight", "disk", "unknown", "deadlock", "depth-limit",
-	};
-
-	return kind < DS_CHAIN_KIND_COUNT ? names[kind] : "unknown";
 }
 
 void ds_store_drop_last_span(struct ds_span_store *store)

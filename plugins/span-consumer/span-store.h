@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <glib.h>
 
+#include "chain-kinds.h"
 #include "states.h"
 
 #define DS_NO_SPAN UINT32_MAX
@@ -58,26 +59,15 @@ struct ds_syscall_total {
 	uint64_t duration;
 };
 
-/* The `kind` of a chain entry (doc/critical-path.md), in the contract's label order. */
-enum ds_chain_kind {
-	DS_CHAIN_RUNNING = 0, DS_CHAIN_WAIT_CPU, DS_CHAIN_WAIT, DS_CHAIN_TIMER,
-	DS_CHAIN_IRQ, DS_CHAIN_SOFTIRQ, DS_CHAIN_NETWORK, DS_CHAIN_IN_FLIGHT,
-	DS_CHAIN_DISK, DS_CHAIN_UNKNOWN, DS_CHAIN_DEADLOCK, DS_CHAIN_DEPTH_LIMIT,
-	DS_CHAIN_KIND_COUNT,
-};
-
-/* Deeper chains are invalid (the producer's `chain-depth` is at most 64). */
-#define DS_CHAIN_MAX_DEPTH 128u
-
-/* Tag of a chain kind as in the payload's enumeration ("wait-cpu"). */
-const char *ds_chain_kind_tag(unsigned int kind);
+/* Deeper chains are invalid (span-attrib's `chain-depth` is at most DS_CHAIN_MAX_DEPTH). */
+#define DS_CHAIN_MAX_READ_DEPTH 128u
 
 /*
  * One entry of a span's chain (doc/critical-path.md, "Reading chains"), as
  * read and checked by chain-reader.c: entries are depth-first, a parent before
  * its children, and the children of an entry partition it exactly.
  */
-struct ds_chain_entry {
+struct ds_stored_chain_entry {
 	int64_t begin;		/* ns, absolute (not clipped to the span) */
 	int64_t end;
 	int64_t tid;		/* -1 unknown */
@@ -135,7 +125,7 @@ struct ds_span {
 	uint64_t states[DS_STATE_COUNT];
 	const struct ds_segment *segments;	/* borrowed from ds_span_store.segments */
 	const struct ds_syscall_total *syscalls;	/* borrowed from ds_span_store.syscalls */
-	const struct ds_chain_entry *chain;	/* borrowed from ds_span_store.chains; NULL = no chain */
+	const struct ds_stored_chain_entry *chain;	/* borrowed from ds_span_store.chains; NULL = no chain */
 	const struct ds_host_item *host_items;	/* borrowed from ds_span_store.host_items; NULL = none */
 	uint32_t host_item_count;
 	uint64_t host_window;	/* ns its host context covers; 0 = it carries none */
@@ -187,7 +177,7 @@ struct ds_span_store {
 	uint32_t span_count;
 	struct ds_arena segments;	/* struct ds_segment runs, one per span */
 	struct ds_arena syscalls;	/* struct ds_syscall_total runs, one per span */
-	struct ds_arena chains;		/* struct ds_chain_entry runs, one per span with a chain */
+	struct ds_arena chains;		/* struct ds_stored_chain_entry runs, one per span with a chain */
 	struct ds_arena host_items;	/* struct ds_host_item runs, one per span with host context */
 	struct ds_arena reads;		/* struct ds_cache_read runs, one per span with `cache_reads` */
 	struct ds_strings *strings;	/* borrowed: shared by the stores of a sink */

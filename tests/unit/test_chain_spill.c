@@ -10,7 +10,7 @@
 #include <stdlib.h>
 
 /* Sets `e` with its padding zeroed (entries are compared with memcmp). */
-static void set_entry(struct ds_chain_entry *e, int64_t begin, int64_t end, int32_t parent, uint16_t depth)
+static void set_entry(struct ds_stored_chain_entry *e, int64_t begin, int64_t end, int32_t parent, uint16_t depth)
 {
 	memset(e, 0, sizeof(*e));
 	e->begin = begin;
@@ -24,10 +24,10 @@ static void set_entry(struct ds_chain_entry *e, int64_t begin, int64_t end, int3
 }
 
 /* Encodes and decodes `count` entries (decoded from a buffer of exactly the encoded size). */
-static bool round_trip(const struct ds_chain_entry *in, uint32_t count, int64_t base, size_t *size)
+static bool round_trip(const struct ds_stored_chain_entry *in, uint32_t count, int64_t base, size_t *size)
 {
 	uint8_t *bytes = malloc((size_t) count * DS_CHAIN_SPILL_MAX_ENTRY + 1);
-	struct ds_chain_entry *out = calloc(count + 1, sizeof(*out));
+	struct ds_stored_chain_entry *out = calloc(count + 1, sizeof(*out));
 	uint8_t *end = ds_chain_spill_encode(in, count, base, bytes);
 	uint8_t *exact = malloc((size_t) (end - bytes) + 1);
 	bool ok;
@@ -51,7 +51,7 @@ static void hand_vectors(void)
 		/* entry 1: begin = the previous begin, leaf, the same thread, 4096 bytes */
 		0x1d, 0x64, 0x02, 0x02, 0x06, 0x08, 0x0a, 0x0b, 0x00, 0x01, 0x02, 0x01, 0x00, 0x81, 0x20,
 	};
-	struct ds_chain_entry in[2], out[2];
+	struct ds_stored_chain_entry in[2], out[2];
 	uint8_t bytes[2 * DS_CHAIN_SPILL_MAX_ENTRY];
 	uint8_t *end;
 
@@ -79,7 +79,7 @@ static void bounds(void)
 {
 	static const int64_t wide[] = { INT64_MIN, INT64_MIN + 1, -1, 0, 1, INT64_MAX - 1, INT64_MAX };
 	static const uint8_t small[] = { 0, 1, 15, 16, 255 };
-	struct ds_chain_entry in[2];
+	struct ds_stored_chain_entry in[2];
 	size_t i, j, size, largest = 0;
 	bool ok = true;
 
@@ -119,7 +119,7 @@ static uint64_t next_random(uint64_t *state)
 static void random_chains(void)
 {
 	enum { COUNT = 20000 };
-	struct ds_chain_entry *in = calloc(COUNT, sizeof(*in));
+	struct ds_stored_chain_entry *in = calloc(COUNT, sizeof(*in));
 	uint64_t state = 0x9e3779b97f4a7c15u;
 	size_t size;
 	uint32_t i;
@@ -153,7 +153,7 @@ static void malformed(void)
 	static const uint8_t long_varint[] = { 0x12, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80,
 		0x80, 0x01 };
 	static const uint8_t bad_mode[] = { 0x13, 0x00 };
-	struct ds_chain_entry in[3], out[3];
+	struct ds_stored_chain_entry in[3], out[3];
 	uint8_t bytes[3 * DS_CHAIN_SPILL_MAX_ENTRY];
 	size_t size, cut;
 	bool all_null = true;
@@ -181,7 +181,7 @@ static void malformed(void)
 static void parts(void)
 {
 	enum { N = 9 };
-	struct ds_chain_entry in[N];
+	struct ds_stored_chain_entry in[N];
 	uint8_t whole[N * DS_CHAIN_SPILL_MAX_ENTRY], split[N * DS_CHAIN_SPILL_MAX_ENTRY];
 	uint8_t *end_whole, *end = split;
 	uint32_t i, from;

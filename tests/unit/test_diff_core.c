@@ -775,8 +775,8 @@ static void add_chain_entry(uint32_t segment, int32_t parent, unsigned int depth
 		const char *step, const char *note, bool leaf)
 {
 	struct ds_span *span = ds_store_span(&store, store.span_count - 1);
-	struct ds_chain_entry *run = ds_arena_alloc(&store.chains, span->chain_count + 1);
-	struct ds_chain_entry *e = &run[span->chain_count];
+	struct ds_stored_chain_entry *run = ds_arena_alloc(&store.chains, span->chain_count + 1);
+	struct ds_stored_chain_entry *e = &run[span->chain_count];
 
 	if (span->chain_count) {
 		memcpy(run, span->chain, span->chain_count * sizeof(*run));

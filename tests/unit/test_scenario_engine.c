@@ -308,16 +308,16 @@ static void test_chain_walk(void)
 	struct sim_piece *p;
 	struct sim_cpu_run run;
 	GArray *leaves = g_array_new(FALSE, FALSE, sizeof(struct sim_chain_leaf));
-	static const struct { int64_t begin, end; int32_t tid; unsigned int depth; enum sim_chain_kind kind; }
+	static const struct { int64_t begin, end; int32_t tid; unsigned int depth; enum ds_chain_kind kind; }
 	want[] = {
-		{ 1000, 2000, 101, 1, SIM_CHAIN_RUNNING },
-		{ 2000, 2500, 101, 1, SIM_CHAIN_WAIT_CPU },
-		{ 2500, 3000, 101, 1, SIM_CHAIN_WAIT_CPU },
-		{ 3000, 3200, 200, 2, SIM_CHAIN_RUNNING },
-		{ 3200, 3600, -1, 2, SIM_CHAIN_IN_FLIGHT },
-		{ 3600, 4000, 101, 2, SIM_CHAIN_SOFTIRQ },
-		{ 4000, 5000, 101, 1, SIM_CHAIN_RUNNING },
-		{ 5000, 5100, 100, 0, SIM_CHAIN_WAIT_CPU },
+		{ 1000, 2000, 101, 1, DS_CHAIN_RUNNING },
+		{ 2000, 2500, 101, 1, DS_CHAIN_WAIT_CPU },
+		{ 2500, 3000, 101, 1, DS_CHAIN_WAIT_CPU },
+		{ 3000, 3200, 200, 2, DS_CHAIN_RUNNING },
+		{ 3200, 3600, -1, 2, DS_CHAIN_IN_FLIGHT },
+		{ 3600, 4000, 101, 2, DS_CHAIN_SOFTIRQ },
+		{ 4000, 5000, 101, 1, DS_CHAIN_RUNNING },
+		{ 5000, 5100, 100, 0, DS_CHAIN_WAIT_CPU },
 	};
 	guint i;
 
@@ -366,7 +366,7 @@ static void test_chain_walk(void)
 	g_array_set_size(leaves, 0);
 	w.sim.cfg.chain_depth = 1;
 	sim_chain_span(&w.sim, t, 800, 6000, leaves);
-	UNIT_CHECK(leaves->len == 6 && leaf_at(leaves, 3)->kind == SIM_CHAIN_DEPTH_LIMIT &&
+	UNIT_CHECK(leaves->len == 6 && leaf_at(leaves, 3)->kind == DS_CHAIN_DEPTH_LIMIT &&
 		leaf_at(leaves, 3)->begin == 3000 && leaf_at(leaves, 3)->end == 4000 &&
 		strcmp(leaf_at(leaves, 3)->detail, "- \u2190 beta/server/200") == 0, "chain: depth limit");
 
@@ -377,11 +377,11 @@ static void test_chain_walk(void)
 		(struct sim_waker) { .kind = SIM_WAKER_THREAD, .host = 0, .tid = 100 };
 	w.sim.cfg.chain_window_ns = 6000 - 1500;
 	sim_chain_span(&w.sim, t, 800, 6000, leaves);
-	UNIT_CHECK(leaves->len >= 2 && leaf_at(leaves, 0)->kind == SIM_CHAIN_UNKNOWN &&
+	UNIT_CHECK(leaves->len >= 2 && leaf_at(leaves, 0)->kind == DS_CHAIN_UNKNOWN &&
 		leaf_at(leaves, 0)->end == 1500 && strcmp(leaf_at(leaves, 0)->detail, "unknown: history expired") == 0,
 		"chain: history expired");
 	for (i = 0; i < leaves->len; i++) {
-		if (leaf_at(leaves, i)->kind == SIM_CHAIN_DEADLOCK) {
+		if (leaf_at(leaves, i)->kind == DS_CHAIN_DEADLOCK) {
 			break;
 		}
 	}
