@@ -11,8 +11,8 @@ import subprocess
 
 import pytest
 
-from test_nodejs_helpers import (RECORDER, capture_unavailable, read_spans, record_vnode, recorded_env,
-                                 request_chains, services_node)
+from test_nodejs_helpers import (RECORDER, capture_unavailable, node_binary, read_spans, record_vnode,
+                                 recorded_env, request_chains, services_node)
 
 SERVER = r"""
 const http2 = require('http2');
@@ -48,16 +48,28 @@ session.once('connect', async () => {
 """
 
 
-def run_pair(recorded, node, mode=None):
+# How the programs get node:http2 (the recorder wraps it when the application first loads it, on Node
+# with module.registerHooks): require(), an ES module import, process.getBuiltinModule().
+LOADINGS = {
+    "require": ([], lambda source: source),
+    "import": (["--input-type=module"], lambda source: source.replace(
+        "const http2 = require('http2');", "import http2 from 'node:http2';")),
+    "getBuiltinModule": ([], lambda source: source.replace(
+        "require('http2')", "process.getBuiltinModule('node:http2')")),
+}
+
+
+def run_pair(recorded, node, mode=None, loading="require"):
     env = dict(os.environ, **(recorded_env(node, {"DEEPSPAN_VNODE_CONTEXT": mode}) if recorded else {}))
     preload = ["-r", str(RECORDER)] if recorded else []
-    server = subprocess.Popen([node, *preload, "-e", SERVER], stdout=subprocess.PIPE, text=True,
+    flags, program = LOADINGS[loading]
+    server = subprocess.Popen([node, *preload, *flags, "-e", program(SERVER)], stdout=subprocess.PIPE, text=True,
                               env=dict(env, DEEPSPAN_SERVICE="h2server"))
     try:
         port = server.stdout.readline().strip()
         assert port.isdigit(), "the http2 server did not start"
-        client = subprocess.run([node, *preload, "-e", CLIENT, port], capture_output=True, text=True, timeout=60,
-                                env=dict(env, DEEPSPAN_SERVICE="h2client"))
+        client = subprocess.run([node, *preload, *flags, "-e", program(CLIENT), "--", port], capture_output=True,
+                                text=True, timeout=60, env=dict(env, DEEPSPAN_SERVICE="h2client"))
         assert client.returncode == 0, client.stderr
         return json.loads(client.stdout)
     finally:
@@ -66,16 +78,8 @@ def run_pair(recorded, node, mode=None):
         server.stdout.close()
 
 
-@pytest.mark.parametrize("mode", ["hooks", "store"])
-def test_http2_streams_linked_and_no_listener_added(mode, tmp_path):
-    reason = capture_unavailable()
-    if reason:
-        pytest.skip(reason)
-    node = services_node()
-    plain = run_pair(False, node)
-    trace = tmp_path / "trace"
-    recorded = record_vnode(trace, lambda: run_pair(True, node, mode), label="nodejs-h2")
-    print(f"without the recorder: {plain}\nrecorded ({mode} mode): {recorded}")
+def assert_linked_streams(plain, recorded, trace, tmp_path):
+    print(f"without the recorder: {plain}\nrecorded: {recorded}")
     assert plain["statuses"] == recorded["statuses"] == [200] * 4
     assert recorded["listeners"] == plain["listeners"]
     stats_path = tmp_path / "stats.json"
@@ -89,3 +93,34 @@ def test_http2_streams_linked_and_no_listener_added(mode, tmp_path):
     assert sorted((c[0]["service"], c[0]["kind"], c[1]["service"], c[1]["kind"], c[1]["operation"])
                   for c in chains) == sorted(("h2client", 2, "h2server", 1, f"HTTP GET {path}")
                                              for path in ("/early", "/a", "/b", "/c"))
+
+
+@pytest.mark.parametrize("mode", ["hooks", "store"])
+def test_http2_streams_linked_and_no_listener_added(mode, tmp_path):
+    reason = capture_unavailable()
+    if reason:
+        pytest.skip(reason)
+    node = services_node()
+    plain = run_pair(False, node)
+    trace = tmp_path / "trace"
+    recorded = record_vnode(trace, lambda: run_pair(True, node, mode), label="nodejs-h2")
+    assert_linked_streams(plain, recorded, trace, tmp_path)
+
+
+@pytest.mark.parametrize("loading", ["import", "getBuiltinModule", "require"])
+def test_http2_wrapped_when_the_application_loads_it(loading, tmp_path):
+    """Node 22: the recorder loads node:http2 only when the application does (it loads tls and crypto,
+    which cost every garbage collection of an HTTP/1 service), and every way of loading it is recorded."""
+    reason = capture_unavailable()
+    node, why = node_binary(22)
+    if reason or why:
+        pytest.skip(reason or why)
+    check = "process.stdout.write(String(process.moduleLoadList.includes('NativeModule http2')))"
+    env = dict(os.environ, **recorded_env(node))
+    loaded = subprocess.run([node, "-r", str(RECORDER), "-e", check], capture_output=True, text=True,
+                            timeout=60, env=env)
+    assert (loaded.returncode, loaded.stdout) == (0, "false"), loaded.stderr
+    plain = run_pair(False, node, loading=loading)
+    trace = tmp_path / "trace"
+    recorded = record_vnode(trace, lambda: run_pair(True, node, "store", loading), label="nodejs-h2-load")
+    assert_linked_streams(plain, recorded, trace, tmp_path)

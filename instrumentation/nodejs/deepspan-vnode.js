@@ -624,153 +624,197 @@ if (addon) {
 	// and the recorder adds no listener, closure or own `emit` to a stream (grpc-js's listeners
 	// stay the only ones, and store mode makes no context per event: store.run() there made
 	// two context frames per event, about 20 events per gRPC stream).
-	const http2 = require('http2');
-	const kVnodeH2 = Symbol('deepspan-vnode-http2');
-	const streamPorts = (stream) => socketInfo(stream.session && stream.session.socket);
-	// A stream's native handle (HTTP2STREAM).  Found by the description of Node's internal
-	// symbol, looked up once.
-	let kHandle = null;
-	const streamHandle = (stream) => {
-		if (kHandle === null) {
-			kHandle = Object.getOwnPropertySymbols(stream).find((sym) => sym.description === 'kHandle') || false;
-		}
-		const handle = kHandle ? stream[kHandle] : null;
-		return handle && typeof handle.getAsyncId === 'function' ? handle : null;
-	};
-	// Server stream state: { token, at, scope (store mode: an AsyncResource made in the
-	// request's context; hooks mode null), done }.
-	const serverStreamEmit = (stream, emit, event, args, state) => {
-		if (event === 'close' && !state.done) {
-			state.done = true;
-			const sent = stream.sentHeaders;
-			const status = stream.rstCode ? 0 : Number((sent && sent[':status']) || 0);
-			const at = state.at;
-			httpResponse(false, at.fd, at.id, state.token.sid, status, at.address, at.port, at.localPort);
-		}
-		// Stream bookkeeping (listeners added and removed, flow control) runs no request code.
-		if (state.scope === null || event === 'newListener' || event === 'removeListener' ||
-			event === 'pause' || event === 'resume') {
-			return Reflect.apply(emit, stream, args);
-		}
-		// Reported running at the events that run its code (grpc-js reads its message from
-		// them), not at every event of the stream.
-		if (event === 'data' || event === 'end') {
-			runsNow(state.token);
-		}
-		return state.scope.runInAsyncScope(Reflect.apply, null, emit, stream, args);
-	};
-	// Client stream state: { call, method, path, host, phase }.
-	const announceClientStream = (stream, state) => {
-		const at = streamPorts(stream);
-		httpRequest(true, at.fd, at.id, state.call.id, state.method, state.path, state.host, at.port, at.localPort,
-			typeof stream.id === 'number' ? stream.id : 0);
-		state.phase = UNDICI_SENT;
-	};
-	const endClientStream = (stream, state, status) => {
-		if (state.phase === UNDICI_DONE) {
-			return;
-		}
-		if (state.phase === UNDICI_OPEN) {
-			announceClientStream(stream, state);
-		}
-		const at = streamPorts(stream);
-		httpResponse(true, at.fd, at.id, state.call.id, status, state.host, at.port, at.localPort);
-		state.phase = UNDICI_DONE;
-		clientDone(state.call);
-	};
-	const clientStreamEmit = (stream, emit, event, args, state) => {
-		if (event === 'ready') {
-			if (state.phase === UNDICI_OPEN && typeof stream.id === 'number') {
-				announceClientStream(stream, state);
+	// wrapHttp2(http2) wraps the module once (below: when the application first loads it).
+	const wrapHttp2 = (http2) => {
+		const kVnodeH2 = Symbol('deepspan-vnode-http2');
+		const streamPorts = (stream) => socketInfo(stream.session && stream.session.socket);
+		// A stream's native handle (HTTP2STREAM).  Found by the description of Node's internal
+		// symbol, looked up once.
+		let kHandle = null;
+		const streamHandle = (stream) => {
+			if (kHandle === null) {
+				kHandle = Object.getOwnPropertySymbols(stream).find((sym) => sym.description === 'kHandle') || false;
 			}
-		} else if (event === 'response') {
-			const headers = args[1];
-			endClientStream(stream, state, Number((headers && headers[':status']) || 0));
-			runsNow(storeMode ? state.call.owner : null);
-		} else if (event === 'close') {
-			endClientStream(stream, state, 0);
-		}
-		return Reflect.apply(emit, stream, args);
-	};
-	const wrappedStreamClasses = new WeakSet();
-	const followStream = (stream, state) => {
-		stream[kVnodeH2] = state;
-		const proto = Object.getPrototypeOf(stream);
-		if (!proto || wrappedStreamClasses.has(proto)) {
-			return;
-		}
-		wrappedStreamClasses.add(proto);
-		const emit = proto.emit;
-		proto.emit = function vnodeHttp2StreamEmit(event) {
-			const followed = this[kVnodeH2];
-			if (followed === undefined) {
-				return Reflect.apply(emit, this, arguments);
-			}
-			return followed.call === undefined ? serverStreamEmit(this, emit, event, arguments, followed)
-				: clientStreamEmit(this, emit, event, arguments, followed);
+			const handle = kHandle ? stream[kHandle] : null;
+			return handle && typeof handle.getAsyncId === 'function' ? handle : null;
 		};
-	};
-	const wrapServer = (server) => {
-		const emit = server.emit;
-		server.emit = function vnodeHttp2Emit(event, stream, headers) {
-			if (event !== 'stream' || !hooked || !stream || typeof stream.id !== 'number') {
-				return Reflect.apply(emit, this, arguments);
+		// Server stream state: { token, at, scope (store mode: an AsyncResource made in the
+		// request's context; hooks mode null), done }.
+		const serverStreamEmit = (stream, emit, event, args, state) => {
+			if (event === 'close' && !state.done) {
+				state.done = true;
+				const sent = stream.sentHeaders;
+				const status = stream.rstCode ? 0 : Number((sent && sent[':status']) || 0);
+				const at = state.at;
+				httpResponse(false, at.fd, at.id, state.token.sid, status, at.address, at.port, at.localPort);
+			}
+			// Stream bookkeeping (listeners added and removed, flow control) runs no request code.
+			if (state.scope === null || event === 'newListener' || event === 'removeListener' ||
+				event === 'pause' || event === 'resume') {
+				return Reflect.apply(emit, stream, args);
+			}
+			// Reported running at the events that run its code (grpc-js reads its message from
+			// them), not at every event of the stream.
+			if (event === 'data' || event === 'end') {
+				runsNow(state.token);
+			}
+			return state.scope.runInAsyncScope(Reflect.apply, null, emit, stream, args);
+		};
+		// Client stream state: { call, method, path, host, phase }.
+		const announceClientStream = (stream, state) => {
+			const at = streamPorts(stream);
+			httpRequest(true, at.fd, at.id, state.call.id, state.method, state.path, state.host, at.port, at.localPort,
+				typeof stream.id === 'number' ? stream.id : 0);
+			state.phase = UNDICI_SENT;
+		};
+		const endClientStream = (stream, state, status) => {
+			if (state.phase === UNDICI_DONE) {
+				return;
+			}
+			if (state.phase === UNDICI_OPEN) {
+				announceClientStream(stream, state);
 			}
 			const at = streamPorts(stream);
-			const token = requestStart(streamHandle(stream), false);
-			httpRequest(false, at.fd, at.id, token.sid, String(headers[':method'] || ''),
-				String(headers[':path'] || ''), at.address, at.port, at.localPort, stream.id);
-			const state = { token, at, scope: null, done: false };
-			followStream(stream, state);
-			const args = arguments;
-			// One context for the request event and the stream's scope (store mode: each
-			// store.run() makes two context frames).
-			return runAs(token, () => {
-				if (storeMode) {
-					state.scope = new AsyncResource('DEEPSPAN_STREAM', { requireManualDestroy: true });
-					runsNow(token);
+			httpResponse(true, at.fd, at.id, state.call.id, status, state.host, at.port, at.localPort);
+			state.phase = UNDICI_DONE;
+			clientDone(state.call);
+		};
+		const clientStreamEmit = (stream, emit, event, args, state) => {
+			if (event === 'ready') {
+				if (state.phase === UNDICI_OPEN && typeof stream.id === 'number') {
+					announceClientStream(stream, state);
 				}
-				return Reflect.apply(emit, this, args);
-			});
-		};
-		return server;
-	};
-	for (const name of ['createServer', 'createSecureServer']) {
-		const create = http2[name];
-		http2[name] = function vnodeHttp2CreateServer(...args) {
-			return wrapServer(create.apply(this, args));
-		};
-	}
-	const authorityHost = (authority) => {
-		const { host } = originHost(typeof authority === 'string' ? authority : String(authority && authority.href || authority));
-		return host;
-	};
-	const connect = http2.connect;
-	http2.connect = function vnodeHttp2Connect(authority, ...args) {
-		const session = connect.call(this, authority, ...args);
-		const host = authorityHost(authority);
-		const request = session.request;
-		session.request = function vnodeHttp2Request(headers, ...rest) {
-			const stream = request.call(this, headers, ...rest);
-			if (!hooked || !stream) {
-				return stream;
+			} else if (event === 'response') {
+				const headers = args[1];
+				endClientStream(stream, state, Number((headers && headers[':status']) || 0));
+				runsNow(storeMode ? state.call.owner : null);
+			} else if (event === 'close') {
+				endClientStream(stream, state, 0);
 			}
-			const state = {
-				call: clientCall(),
-				method: String((headers && headers[':method']) || 'GET'),
-				path: String((headers && headers[':path']) || '/'),
-				host,
-				phase: UNDICI_OPEN,
+			return Reflect.apply(emit, stream, args);
+		};
+		const wrappedStreamClasses = new WeakSet();
+		const followStream = (stream, state) => {
+			stream[kVnodeH2] = state;
+			const proto = Object.getPrototypeOf(stream);
+			if (!proto || wrappedStreamClasses.has(proto)) {
+				return;
+			}
+			wrappedStreamClasses.add(proto);
+			const emit = proto.emit;
+			proto.emit = function vnodeHttp2StreamEmit(event) {
+				const followed = this[kVnodeH2];
+				if (followed === undefined) {
+					return Reflect.apply(emit, this, arguments);
+				}
+				return followed.call === undefined ? serverStreamEmit(this, emit, event, arguments, followed)
+					: clientStreamEmit(this, emit, event, arguments, followed);
 			};
-			followStream(stream, state);
-			// On a connected session the stream has its id (and was `ready`) already.
-			if (typeof stream.id === 'number') {
-				announceClientStream(stream, state);
-			}
-			return stream;
 		};
-		return session;
+		const wrapServer = (server) => {
+			const emit = server.emit;
+			server.emit = function vnodeHttp2Emit(event, stream, headers) {
+				if (event !== 'stream' || !hooked || !stream || typeof stream.id !== 'number') {
+					return Reflect.apply(emit, this, arguments);
+				}
+				const at = streamPorts(stream);
+				const token = requestStart(streamHandle(stream), false);
+				httpRequest(false, at.fd, at.id, token.sid, String(headers[':method'] || ''),
+					String(headers[':path'] || ''), at.address, at.port, at.localPort, stream.id);
+				const state = { token, at, scope: null, done: false };
+				followStream(stream, state);
+				const args = arguments;
+				// One context for the request event and the stream's scope (store mode: each
+				// store.run() makes two context frames).
+				return runAs(token, () => {
+					if (storeMode) {
+						state.scope = new AsyncResource('DEEPSPAN_STREAM', { requireManualDestroy: true });
+						runsNow(token);
+					}
+					return Reflect.apply(emit, this, args);
+				});
+			};
+			return server;
+		};
+		for (const name of ['createServer', 'createSecureServer']) {
+			const create = http2[name];
+			http2[name] = function vnodeHttp2CreateServer(...args) {
+				return wrapServer(create.apply(this, args));
+			};
+		}
+		const authorityHost = (authority) => {
+			const { host } = originHost(typeof authority === 'string' ? authority : String(authority && authority.href || authority));
+			return host;
+		};
+		const connect = http2.connect;
+		http2.connect = function vnodeHttp2Connect(authority, ...args) {
+			const session = connect.call(this, authority, ...args);
+			const host = authorityHost(authority);
+			const request = session.request;
+			session.request = function vnodeHttp2Request(headers, ...rest) {
+				const stream = request.call(this, headers, ...rest);
+				if (!hooked || !stream) {
+					return stream;
+				}
+				const state = {
+					call: clientCall(),
+					method: String((headers && headers[':method']) || 'GET'),
+					path: String((headers && headers[':path']) || '/'),
+					host,
+					phase: UNDICI_OPEN,
+				};
+				followStream(stream, state);
+				// On a connected session the stream has its id (and was `ready`) already.
+				if (typeof stream.id === 'number') {
+					announceClientStream(stream, state);
+				}
+				return stream;
+			};
+			return session;
+		};
+
 	};
+	// node:http2 is wrapped when the application first resolves it (a resolve hook of
+	// module.registerHooks, Node >= 22.15, for require() and import alike; and
+	// process.getBuiltinModule), not at start: loading it loads tls and crypto, which an
+	// HTTP/1 service then pays for (its scavenges visit more roots, OpenSSL frees ASN.1
+	// objects: about 0.7 points of the recorder's instructions per request on the demo,
+	// doc/performance.md).  Without registerHooks (Node 18, 20, 22 before 22.15), or when a
+	// preload loaded it already, at once.
+	const Module = require('module');
+	let http2Wrapped = false;
+	const http2Loads = () => {
+		if (!http2Wrapped) {
+			http2Wrapped = true;
+			wrapHttp2(require('http2'));
+			// ES module namespaces of node:http2 made before now see the wrappers.
+			Module.syncBuiltinESMExports();
+		}
+	};
+	const isHttp2 = (id) => id === 'http2' || id === 'node:http2';
+	if (typeof Module.registerHooks === 'function' &&
+		!process.moduleLoadList.includes('NativeModule http2')) {
+		Module.registerHooks({
+			resolve(specifier, context, nextResolve) {
+				const resolved = nextResolve(specifier, context);
+				if (!http2Wrapped && resolved && resolved.url === 'node:http2') {
+					http2Loads();
+				}
+				return resolved;
+			},
+		});
+		const getBuiltinModule = process.getBuiltinModule;
+		if (typeof getBuiltinModule === 'function') {
+			process.getBuiltinModule = function vnodeGetBuiltinModule(id) {
+				if (!http2Wrapped && isHttp2(id)) {
+					http2Loads();
+				}
+				return Reflect.apply(getBuiltinModule, this, arguments);
+			};
+		}
+	} else {
+		http2Loads();
+	}
 
 	followSession();
 	setInterval(followSession, TRACING_POLL_MS).unref();
