@@ -78,12 +78,16 @@ CONCURRENCY = 4
 
 
 def raw_phases(trace):
-    """Counts of vnode:async_context events per phase in the raw trace."""
+    """Counts of vnode:async_context events per phase in the raw trace, a `before` folded into an HTTP
+    event (its `runs_id` >= 0) counted as one."""
     counts = {}
     for line in run_babeltrace2(trace).stdout.splitlines():
         if "vnode:async_context" in line:
             phase = line.split('phase = "', 1)[1].split('"', 1)[0]
             counts[phase] = counts.get(phase, 0) + 1
+        elif "vnode:http_" in line and "runs_id = " in line and "runs_id = -" not in line:
+            counts["before"] = counts.get("before", 0) + 1
+            counts["folded"] = counts.get("folded", 0) + 1
     return counts
 
 
@@ -120,3 +124,5 @@ def test_context_mode_gives_whole_trees(version, mode, kind, tmp_path_factory, p
     if mode.startswith("store") and kind == "http":
         # One activation per server request and per client response, none per callback.
         assert phases.get("before", 0) <= 5 * REQUESTS
+        # Each server request's and each client response's `before` is folded into its event.
+        assert phases.get("folded", 0) >= 3 * REQUESTS

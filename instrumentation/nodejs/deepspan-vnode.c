@@ -171,17 +171,26 @@ end:
 	return NULL;
 }
 
+/* The optional `runsId` argument at argv[index] (-1 when absent or negative). */
+static int64_t vnode_arg_runs_id(napi_env env, napi_value *argv, size_t argc, size_t index)
+{
+	int64_t id = argc > index ? vnode_arg_int64(env, argv[index]) : -1;
+
+	return id < 0 ? -1 : id;
+}
+
 /*
  * httpRequest(isClient, sockid, sockAsyncId, ctxId, method, url, address, port, localPort
- * [, streamId])
+ * [, streamId[, runsId]])
  */
 static napi_value vnode_http_request(napi_env env, napi_callback_info info)
 {
-	napi_value argv[10];
+	napi_value argv[11];
 	char method[32], url[VNODE_STRING_MAX], address[64];
 	bool is_client = false;
-	size_t argc = vnode_args(env, info, argv, 10);
+	size_t argc = vnode_args(env, info, argv, 11);
 	int stream_id = 0;
+	int64_t runs_id;
 
 	if (argc < 9) {
 		goto end;
@@ -196,6 +205,7 @@ static napi_value vnode_http_request(napi_env env, napi_callback_info info)
 	if (argc > 9 && (stream_id = vnode_arg_int(env, argv[9])) < 0) {
 		stream_id = 0;
 	}
+	runs_id = vnode_arg_runs_id(env, argv, argc, 10);
 	if (is_client) {
 		lttng_ust_do_tracepoint(vnode, http_client_request,
 			vnode_arg_int(env, argv[1]), vnode_arg_int64(env, argv[2]),
@@ -203,7 +213,7 @@ static napi_value vnode_http_request(napi_env env, napi_callback_info info)
 			vnode_arg_string(env, argv[4], method, sizeof(method)),
 			vnode_arg_string(env, argv[5], url, sizeof(url)),
 			vnode_arg_string(env, argv[6], address, sizeof(address)),
-			vnode_arg_int(env, argv[7]), vnode_arg_int(env, argv[8]), stream_id);
+			vnode_arg_int(env, argv[7]), vnode_arg_int(env, argv[8]), stream_id, runs_id);
 	} else {
 		lttng_ust_do_tracepoint(vnode, http_server_request,
 			vnode_arg_int(env, argv[1]), vnode_arg_int64(env, argv[2]),
@@ -211,20 +221,22 @@ static napi_value vnode_http_request(napi_env env, napi_callback_info info)
 			vnode_arg_string(env, argv[4], method, sizeof(method)),
 			vnode_arg_string(env, argv[5], url, sizeof(url)),
 			vnode_arg_string(env, argv[6], address, sizeof(address)),
-			vnode_arg_int(env, argv[7]), vnode_arg_int(env, argv[8]), stream_id);
+			vnode_arg_int(env, argv[7]), vnode_arg_int(env, argv[8]), stream_id, runs_id);
 	}
 end:
 	return NULL;
 }
 
-/* httpResponse(isClient, sockid, sockAsyncId, ctxId, status, address, port, localPort) */
+/* httpResponse(isClient, sockid, sockAsyncId, ctxId, status, address, port, localPort[, runsId]) */
 static napi_value vnode_http_response(napi_env env, napi_callback_info info)
 {
-	napi_value argv[8];
+	napi_value argv[9];
 	char address[64];
 	bool is_client = false;
+	size_t argc = vnode_args(env, info, argv, 9);
+	int64_t runs_id;
 
-	if (vnode_args(env, info, argv, 8) < 8) {
+	if (argc < 8) {
 		goto end;
 	}
 	if (napi_get_value_bool(env, argv[0], &is_client) != napi_ok) {
@@ -234,18 +246,19 @@ static napi_value vnode_http_response(napi_env env, napi_callback_info info)
 			: !lttng_ust_tracepoint_enabled(vnode, http_server_response)) {
 		goto end;
 	}
+	runs_id = vnode_arg_runs_id(env, argv, argc, 8);
 	if (is_client) {
 		lttng_ust_do_tracepoint(vnode, http_client_response,
 			vnode_arg_int(env, argv[1]), vnode_arg_int64(env, argv[2]),
 			vnode_arg_int64(env, argv[3]), vnode_arg_int(env, argv[4]),
 			vnode_arg_string(env, argv[5], address, sizeof(address)),
-			vnode_arg_int(env, argv[6]), vnode_arg_int(env, argv[7]));
+			vnode_arg_int(env, argv[6]), vnode_arg_int(env, argv[7]), runs_id);
 	} else {
 		lttng_ust_do_tracepoint(vnode, http_server_response,
 			vnode_arg_int(env, argv[1]), vnode_arg_int64(env, argv[2]),
 			vnode_arg_int64(env, argv[3]), vnode_arg_int(env, argv[4]),
 			vnode_arg_string(env, argv[5], address, sizeof(address)),
-			vnode_arg_int(env, argv[6]), vnode_arg_int(env, argv[7]));
+			vnode_arg_int(env, argv[6]), vnode_arg_int(env, argv[7]), runs_id);
 	}
 end:
 	return NULL;

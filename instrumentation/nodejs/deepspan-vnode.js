@@ -123,16 +123,33 @@ if (addon) {
 	// A microtask queued as a reaction of a settled promise: one V8 job (queueMicrotask makes an
 	// AsyncResource, a bound function and a scope per call), in the same queue, in the same order.
 	const settled = Promise.resolve();
+	const endOfTurn = () => {
+		if (!turnQueued) {
+			turnQueued = true;
+			settled.then(turnEnd);
+		}
+	};
 	// `token`'s code runs now, until the end of this turn.
 	const runsNow = (token) => {
 		if (token === undefined || token === null) {
 			return;
 		}
 		report(token);
-		if (!turnQueued) {
-			turnQueued = true;
-			settled.then(turnEnd);
+		endOfTurn();
+	};
+	// runsNow(token) folded into the HTTP event about to be written: the id for its `runs_id`
+	// (the filter switches after the event as switchTo(running, token) would), -1 when
+	// `token` runs already or is none.  One LTTng event and one native call less.
+	const runsWith = (token) => {
+		if (token === undefined || token === null) {
+			return -1;
 		}
+		endOfTurn();
+		if (token === active) {
+			return -1;
+		}
+		active = token;
+		return token.sid;
 	};
 
 	// hooks mode: the owner (request token or null) of every callback running, innermost last.
@@ -391,8 +408,11 @@ if (addon) {
 		const token = requestStart(storeMode ? null : executionAsyncResource(), true);
 		const at = socketInfo(socket);
 		httpRequest(false, at.fd, at.id, token.sid, request.method || '',
-			routeOf(request.method, request.url || ''), at.address, at.port, at.localPort);
-		requestRuns(token);
+			routeOf(request.method, request.url || ''), at.address, at.port, at.localPort, 0,
+			storeMode ? runsWith(token) : -1);
+		if (!storeMode) {
+			requestRuns(token);
+		}
 		request[kVnode] = token;
 	});
 	whileTracing('http.server.response.finish', ({ request, response, socket }) => {
@@ -451,12 +471,10 @@ if (addon) {
 	whileTracing('http.client.response.finish', ({ request, response }) => {
 		const call = clientOf(request);
 		const at = socketInfo(request.socket || response.socket);
+		// store mode: the caller's response handler runs next.
 		httpResponse(true, at.fd, at.id, storeMode ? call.id : executionAsyncId(), response.statusCode || 0,
-			request.host || '', at.port > 0 ? at.port : requestedPort(request), at.localPort);
-		if (storeMode) {
-			// The caller's response handler runs next.
-			runsNow(call.owner);
-		}
+			request.host || '', at.port > 0 ? at.port : requestedPort(request), at.localPort,
+			storeMode ? runsWith(call.owner) : -1);
 	});
 
 	// fetch() / undici (Node >= 18): its diagnostics_channel events, mapped onto the http
@@ -484,13 +502,14 @@ if (addon) {
 			at.port > 0 ? at.port : state.port, at.localPort);
 		state.phase = UNDICI_SENT;
 	};
-	const undiciEnd = (request, state, status, socket) => {
+	// runs: the request whose code runs from the response on (runsWith), -1 none.
+	const undiciEnd = (request, state, status, socket, runs) => {
 		if (state.phase === UNDICI_OPEN) {
 			undiciAnnounce(request, state, null);
 		}
 		const at = socketInfo(socket);
 		httpResponse(true, at.fd, at.id, state.call.id, status, state.host, at.port > 0 ? at.port : state.port,
-			at.localPort);
+			at.localPort, runs);
 		state.phase = UNDICI_DONE;
 		clientDone(state.call);
 		request[kVnode] = undefined;
@@ -515,16 +534,14 @@ if (addon) {
 	whileTracing('undici:request:headers', ({ request, response }) => {
 		const state = request[kVnode];
 		if (state && state.phase !== UNDICI_DONE) {
-			undiciEnd(request, state, response.statusCode || 0, state.socket);
-			if (storeMode) {
-				runsNow(state.call.owner);
-			}
+			undiciEnd(request, state, response.statusCode || 0, state.socket,
+				storeMode ? runsWith(state.call.owner) : -1);
 		}
 	});
 	whileTracing('undici:request:error', ({ request }) => {
 		const state = request[kVnode];
 		if (state && state.phase !== UNDICI_DONE) {
-			undiciEnd(request, state, 0, state.socket);
+			undiciEnd(request, state, 0, state.socket, -1);
 		}
 	});
 

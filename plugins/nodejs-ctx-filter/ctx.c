@@ -325,14 +325,54 @@ static void parser_open(struct nctx_engine *engine, struct nctx_process *process
 	g_ptr_array_add(engine->open_parsers, parser);
 }
 
+/* `before` of resource `id`: its owner's code runs, inside the current callback. */
+static void frame_enter(struct nctx_engine *engine, struct nctx_process *process,
+		const struct nctx_origin *origin, int64_t id)
+{
+	struct nctx_frame frame;
+
+	frame.id = id;
+	frame.owner = resource_owner(process, id);
+	g_array_append_val(process->stack, frame);
+	process_set_active(engine, process, frame.owner, origin);
+}
+
+/* `after` of resource `id`: pops up to its `before` (an unmatched `after` changes nothing). */
+static void frame_leave(struct nctx_engine *engine, struct nctx_process *process,
+		const struct nctx_origin *origin, int64_t id)
+{
+	guint i;
+
+	for (i = process->stack->len; i > 0; i--) {
+		if (g_array_index(process->stack, struct nctx_frame, i - 1).id == id) {
+			g_array_set_size(process->stack, i - 1);
+			process_set_active(engine, process, process_top_owner(process), origin);
+			break;
+		}
+	}
+}
+
+/*
+ * An HTTP event's `runs_id` (doc/nodejs.md, "What is recorded"): the recorder's
+ * switchTo(running, runs_id) folded into the event, applied after it: `after`
+ * of the innermost frame, if any, then `before` of `runs_id`.
+ */
+static void runs_after_event(struct nctx_engine *engine, struct nctx_process *process,
+		const struct nctx_origin *origin, int64_t runs_id)
+{
+	if (process->stack->len > 0) {
+		frame_leave(engine, process, origin,
+			g_array_index(process->stack, struct nctx_frame, process->stack->len - 1).id);
+	}
+	frame_enter(engine, process, origin, runs_id);
+}
+
 void nctx_async_context(struct nctx_engine *engine,
 		const struct nctx_origin *origin, enum nctx_phase phase,
 		int64_t id, int64_t trigger_id, const char *type)
 {
 	struct nctx_process *process = process_get(engine, origin);
-	struct nctx_frame frame;
 	uint64_t owner;
-	guint i;
 
 	engine->stats.vnode_events++;
 	switch (phase) {
@@ -350,21 +390,10 @@ void nctx_async_context(struct nctx_engine *engine,
 		}
 		break;
 	case NCTX_PHASE_BEFORE:
-		frame.id = id;
-		frame.owner = resource_owner(process, id);
-		g_array_append_val(process->stack, frame);
-		process_set_active(engine, process, frame.owner, origin);
+		frame_enter(engine, process, origin, id);
 		break;
 	case NCTX_PHASE_AFTER:
-		/* Pop up to the matching `before` (an unmatched `after` changes nothing). */
-		for (i = process->stack->len; i > 0; i--) {
-			if (g_array_index(process->stack, struct nctx_frame, i - 1).id == id) {
-				g_array_set_size(process->stack, i - 1);
-				process_set_active(engine, process,
-					process_top_owner(process), origin);
-				break;
-			}
-		}
+		frame_leave(engine, process, origin, id);
 		break;
 	case NCTX_PHASE_DESTROY:
 		g_hash_table_remove(process->owners, NCTX_KEY(id));
@@ -749,6 +778,9 @@ void nctx_http_request(struct nctx_engine *engine,
 	} else {
 		server_request(engine, process, origin, http);
 	}
+	if (http->runs_id > 0) {
+		runs_after_event(engine, process, origin, http->runs_id);
+	}
 }
 
 /* The open request of `list` answered by `http`, or NULL. */
@@ -888,6 +920,9 @@ void nctx_http_response(struct nctx_engine *engine,
 		client_response(engine, process, origin, http);
 	} else {
 		server_response(engine, process, origin, http);
+	}
+	if (http->runs_id > 0) {
+		runs_after_event(engine, process, origin, http->runs_id);
 	}
 }
 

@@ -53,6 +53,8 @@ struct nctx_http {
 	int64_t port;		/* remote port (<= 0: unknown) */
 	int64_t local_port;	/* (<= 0: unknown) */
 	int64_t stream_id;	/* requests: HTTP/2 stream id on the connection, 0 HTTP/1 or TCP */
+	int64_t runs_id;	/* > 0: the resource whose request's code runs from this event on
+				 * (`runs_id`, a switchTo folded into the event); 0 none */
 };
 
 enum nctx_op_kind {

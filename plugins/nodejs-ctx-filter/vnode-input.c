@@ -14,6 +14,7 @@ static const char *const vnode_field_names[VF_COUNT] = {
 	[VF_SOCK_ASYNC_ID] = "sock_async_id", [VF_METHOD] = "method",
 	[VF_URL] = "url", [VF_ADDRESS] = "address", [VF_STATUS] = "status",
 	[VF_PORT] = "port", [VF_LOCAL_PORT] = "local_port", [VF_STREAM_ID] = "stream_id",
+	[VF_RUNS_ID] = "runs_id",
 };
 
 static const bool vnode_field_is_string[VF_COUNT] = {
@@ -144,6 +145,7 @@ static bool classify_vnode(struct vnode_class *info, const bt_event_class *event
 	}
 	/* Optional (requests; traces recorded before HTTP/2 support lack it): 0 then. */
 	info->fields[VF_STREAM_ID] = member_index(payload, vnode_field_names[VF_STREAM_ID], false);
+	info->fields[VF_RUNS_ID] = member_index(payload, vnode_field_names[VF_RUNS_ID], false);
 	info->vpid_index = member_index(context, "vpid", false);
 	info->vtid_index = member_index(context, "vtid", false);
 	info->procname_index = member_index(context, "procname", true);
@@ -270,5 +272,10 @@ bool vnode_decode(const struct vnode_class *info, const bt_event *event,
 	out->http.local_port = read_int(payload, info->fields[VF_LOCAL_PORT]);
 	out->http.stream_id = info->fields[VF_STREAM_ID] == VNODE_NO_FIELD ? 0 :
 		read_int(payload, info->fields[VF_STREAM_ID]);
+	out->http.runs_id = info->fields[VF_RUNS_ID] == VNODE_NO_FIELD ? 0 :
+		read_int(payload, info->fields[VF_RUNS_ID]);
+	if (out->http.runs_id < 0) {
+		out->http.runs_id = 0;
+	}
 	return true;
 }

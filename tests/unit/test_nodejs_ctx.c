@@ -972,6 +972,109 @@ end:
 	fixture_fini(&fx);
 }
 
+/*
+ * A store-mode exchange (synthetic ids, doc/nodejs.md "Cost"), gateway -> users, two requests
+ * interleaved.  folded: the `before` that follows a server request and a client response is the
+ * event's `runs_id` (applied after it, as the `after` of the running request then `before` of
+ * it); else the events the recorder wrote before folding.  Both must give the same operations.
+ */
+static void store_mode_exchange(struct fixture *fx, bool folded)
+{
+	struct nctx_origin o;
+	int k;
+
+	for (k = 0; k < 2; k++) {
+		const int64_t request = 1000 + 10 * k, call = request + 1, callee = 5000 + 10 * k;
+		const int64_t t = 10 + 3 * k;
+		struct nctx_http gw_request = {
+			.sockid = 20, .sock_async_id = 3 + k, .ctx_id = request, .method = "GET",
+			.url = "/api", .address = "127.0.0.1", .port = 40100 + k, .local_port = 8080,
+			.runs_id = folded ? request : 0,
+		};
+		struct nctx_http users_request = {
+			.sockid = 21, .sock_async_id = 9 + k, .ctx_id = callee, .method = "GET",
+			.url = "/user", .address = "127.0.0.1", .port = 50100 + k, .local_port = 8081,
+			.runs_id = folded ? callee : 0,
+		};
+
+		o = origin(fx, GATEWAY, t);
+		nctx_http_request(fx->engine, &o, false, &gw_request);
+		if (!folded) {
+			/* switchTo(running, request): request 0 still runs when request 1 starts. */
+			if (k == 1) {
+				after(fx, GATEWAY, t, 1000);
+			}
+			before(fx, GATEWAY, t, request);
+		}
+		construct(fx, GATEWAY, t + 1, call, request, request, "DEEPSPAN_CLIENT");
+		http(fx, GATEWAY, t + 1, true, true, call, 30 + k, 8081, 50100 + k, "/user");
+		o = origin(fx, USERS, t + 20);
+		nctx_http_request(fx->engine, &o, false, &users_request);
+		if (!folded) {
+			before(fx, USERS, t + 20, callee);
+		}
+		after(fx, USERS, t + 21, callee);
+	}
+	after(fx, GATEWAY, 30, 1010);
+	for (k = 0; k < 2; k++) {
+		const int64_t request = 1000 + 10 * k, call = request + 1, callee = 5000 + 10 * k;
+		const int64_t t = 40 + 10 * k;
+		struct nctx_http users_response = {
+			.sockid = 21, .sock_async_id = 9 + k, .ctx_id = callee, .address = "127.0.0.1",
+			.status = 200, .port = 50100 + k, .local_port = 8081,
+		};
+		struct nctx_http gw_response = {
+			.sockid = 20, .sock_async_id = 30 + k, .ctx_id = call, .address = "127.0.0.1",
+			.status = 200, .port = 8081, .local_port = 50100 + k, .runs_id = folded ? request : 0,
+		};
+		struct nctx_http gw_server_response = {
+			.sockid = 20, .sock_async_id = 3 + k, .ctx_id = request, .address = "127.0.0.1",
+			.status = 200, .port = 40100 + k, .local_port = 8080,
+		};
+
+		o = origin(fx, USERS, t);
+		nctx_http_response(fx->engine, &o, false, &users_response);
+		o = origin(fx, GATEWAY, t + 2);
+		nctx_http_response(fx->engine, &o, true, &gw_response);
+		if (!folded) {
+			before(fx, GATEWAY, t + 2, request);
+		}
+		o = origin(fx, GATEWAY, t + 3);
+		nctx_http_response(fx->engine, &o, false, &gw_server_response);
+		after(fx, GATEWAY, t + 4, request);
+	}
+	nctx_engine_finish(fx->engine);
+}
+
+static void test_store_mode_folded_switches(void)
+{
+	struct fixture folded, unfolded;
+	guint i, same = 0;
+
+	fixture_init(&folded, true);
+	fixture_init(&unfolded, true);
+	store_mode_exchange(&folded, true);
+	store_mode_exchange(&unfolded, false);
+	UNIT_EQ_UINT(folded.rec.ops->len, unfolded.rec.ops->len, "folded: as many operations");
+	for (i = 0; i < folded.rec.ops->len && i < unfolded.rec.ops->len; i++) {
+		const struct nctx_op *a = &g_array_index(folded.rec.ops, struct nctx_op, i);
+		const struct nctx_op *b = &g_array_index(unfolded.rec.ops, struct nctx_op, i);
+
+		same += a->kind == b->kind && a->ts == b->ts && a->vpid == b->vpid &&
+			a->span_id == b->span_id && a->parent_span_id == b->parent_span_id &&
+			a->trace_id_low == b->trace_id_low && a->span_kind == b->span_kind &&
+			a->status == b->status;
+	}
+	UNIT_EQ_UINT(same, unfolded.rec.ops->len, "folded: the same operations, in the same order");
+	UNIT_EQ_UINT(count_ops(&folded, NCTX_OP_SPAN_START, 0), 6, "folded: 2 x (2 servers, 1 client)");
+	UNIT_EQ_UINT(count_ops(&folded, NCTX_OP_SPAN_ACTIVATE, 0), 6,
+		"folded: the 4 server requests and the 2 client responses activate their request");
+	UNIT_CHECK(activations_alternate(&folded, GATEWAY) && activations_alternate(&folded, USERS),
+		"folded: at most one span active per process");
+	fixture_fini(&folded);
+	fixture_fini(&unfolded);
+}
+
 int main(void)
 {
 	test_fresh_socket();
@@ -990,5 +1093,6 @@ int main(void)
 	test_operation_names();
 	test_http2_interleaved_streams();
 	test_owner_sweep();
+	test_store_mode_folded_switches();
 	return unit_finish();
 }
