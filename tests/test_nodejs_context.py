@@ -68,6 +68,7 @@ def test_everything_subscribed_while_a_session_records(tmp_path):
 
 MODES = {
     ("20", "store"): {"DEEPSPAN_VNODE_CONTEXT": "store"},
+    ("20", "hooks"): {"DEEPSPAN_VNODE_CONTEXT": "hooks"},
     ("22", "hooks"): {"DEEPSPAN_VNODE_CONTEXT": "hooks"},
     ("22", "store-acf"): {"NODE_OPTIONS": "--experimental-async-context-frame"},
     # Store mode without the flag (which the captures add on Node >= 22.7 as deepspan-record does).

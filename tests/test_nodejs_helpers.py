@@ -263,6 +263,13 @@ def record_vnode(trace_dir, run, label="nodejs"):
     return result
 
 
+def plain_and_recorded(trace_dir, run, label):
+    """(run(False), run(True)): a program's result without the recorder, then recorded while a fresh
+    session records into trace_dir (record_vnode)."""
+    plain = run(False)
+    return plain, record_vnode(trace_dir, lambda: run(True), label=label)
+
+
 def capture(out_dir, requests, concurrency, slow_every=0, client="http", env=None, node=None):
     """Records the demo under load into out_dir/trace; returns (trace dir, load generator JSON).
     The services get the environment scripts/deepspan-record gives (recorded_env)."""

@@ -11,7 +11,7 @@ import subprocess
 
 import pytest
 
-from test_nodejs_helpers import (RECORDER, capture_unavailable, node_binary, read_spans, record_vnode,
+from test_nodejs_helpers import (RECORDER, capture_unavailable, node_binary, plain_and_recorded, read_spans,
                                  recorded_env, request_chains, services_node)
 
 SERVER = r"""
@@ -101,9 +101,8 @@ def test_http2_streams_linked_and_no_listener_added(mode, tmp_path):
     if reason:
         pytest.skip(reason)
     node = services_node()
-    plain = run_pair(False, node)
     trace = tmp_path / "trace"
-    recorded = record_vnode(trace, lambda: run_pair(True, node, mode), label="nodejs-h2")
+    plain, recorded = plain_and_recorded(trace, lambda on: run_pair(on, node, mode), "nodejs-h2")
     assert_linked_streams(plain, recorded, trace, tmp_path)
 
 
@@ -120,7 +119,7 @@ def test_http2_wrapped_when_the_application_loads_it(loading, tmp_path):
     loaded = subprocess.run([node, "-r", str(RECORDER), "-e", check], capture_output=True, text=True,
                             timeout=60, env=env)
     assert (loaded.returncode, loaded.stdout) == (0, "false"), loaded.stderr
-    plain = run_pair(False, node, loading=loading)
     trace = tmp_path / "trace"
-    recorded = record_vnode(trace, lambda: run_pair(True, node, "store", loading), label="nodejs-h2-load")
+    plain, recorded = plain_and_recorded(trace, lambda on: run_pair(on, node, "store", loading),
+                                         "nodejs-h2-load")
     assert_linked_streams(plain, recorded, trace, tmp_path)

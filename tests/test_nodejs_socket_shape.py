@@ -10,7 +10,8 @@ import subprocess
 
 import pytest
 
-from test_nodejs_helpers import RECORDER, capture_unavailable, read_spans, record_vnode, recorded_env, services_node
+from test_nodejs_helpers import (RECORDER, capture_unavailable, plain_and_recorded, read_spans, recorded_env,
+                                 services_node)
 
 # An http server and a keep-alive client in one process: 5 requests on one socket; the client socket's
 # own string-named properties, whether `write`/`push` are its own, and its listener counts after them.
@@ -58,9 +59,8 @@ def test_http_client_socket_keeps_its_shape_while_recorded(tmp_path):
     if reason:
         pytest.skip(reason)
     node = services_node()
-    plain = run_program(False, node)
     trace = tmp_path / "trace"
-    recorded = record_vnode(trace, lambda: run_program(True, node), label="nodejs-shape")
+    plain, recorded = plain_and_recorded(trace, lambda on: run_program(on, node), "nodejs-shape")
     print(f"without the recorder: {plain}\nrecorded: {recorded}")
     assert recorded == plain
     assert not recorded["ownWrite"] and not recorded["ownPush"]
