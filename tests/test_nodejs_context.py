@@ -67,6 +67,7 @@ def test_everything_subscribed_while_a_session_records(tmp_path):
 
 
 MODES = {
+    ("18", "hooks"): {"DEEPSPAN_VNODE_CONTEXT": "hooks"},
     ("20", "store"): {"DEEPSPAN_VNODE_CONTEXT": "store"},
     ("20", "hooks"): {"DEEPSPAN_VNODE_CONTEXT": "hooks"},
     ("22", "hooks"): {"DEEPSPAN_VNODE_CONTEXT": "hooks"},

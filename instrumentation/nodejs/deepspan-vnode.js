@@ -10,7 +10,7 @@
  * wrappers), the client calls' owners and the changes of the running request
  * through the deepspan_vnode addon; filter.deepspan.nodejs-ctx turns them into
  * spans.  $DEEPSPAN_VNODE_CONTEXT=store|hooks chooses how the running request is
- * known (default: store on Node >= 20, hooks on 18; doc/nodejs.md, "Cost").
+ * known (default: store; doc/nodejs.md, "Cost").
  *
  * The addon is looked up in $DEEPSPAN_VNODE_ADDON, then beside this file.
  * When it cannot be loaded the application runs untraced after one warning.
@@ -66,8 +66,8 @@ if (addon) {
 	// owner's id as trigger: the filter gives the client span that parent), the client request
 	// and its response; a change of the request whose code runs (`switchTo(old, new)`: `after`
 	// of the old request's id and `before` of the new one's, in one call).  Two ways to know the
-	// owner of the running code (DEEPSPAN_VNODE_CONTEXT=store|hooks; default: store on Node >= 20,
-	// hooks on 18):
+	// owner of the running code (DEEPSPAN_VNODE_CONTEXT=store|hooks; default: store, the cheaper
+	// on every version, doc/performance.md):
 	// - store: an AsyncLocalStorage holds the request's token, entered at the request's start
 	//   (enterWith) and read (getStore) only where a client resource is made.  No per-callback
 	//   JavaScript: with --experimental-async-context-frame (Node >= 22.7) Node propagates it
@@ -82,9 +82,7 @@ if (addon) {
 	// vnode:async_context (checked at start and every TRACING_POLL_MS): preloaded but untraced,
 	// the application pays nothing but that poll.  Resources made before a session starts have
 	// no owner.  No destroy hook (it makes V8 track the collection of every promise).
-	const contextMode = process.env.DEEPSPAN_VNODE_CONTEXT === 'hooks' ||
-		process.env.DEEPSPAN_VNODE_CONTEXT === 'store' ? process.env.DEEPSPAN_VNODE_CONTEXT :
-		(nodeMajor >= 20 ? 'store' : 'hooks');
+	const contextMode = process.env.DEEPSPAN_VNODE_CONTEXT === 'hooks' ? 'hooks' : 'store';
 	const storeMode = contextMode === 'store';
 	const kOwner = Symbol('deepspan-vnode-owner');
 	const typeIndex = new Map();
