@@ -203,8 +203,9 @@ if (addon) {
 	} : currentOwner;
 	// A server request starts: its token (a synthetic id, the request's ctx_id) owns the rest
 	// of the current callback when `now` (HTTP/1: the request event fires in its parser's
-	// callback) and, hooks mode, `resource`'s later callbacks.  requestRuns() reports it
-	// running, after its request event (the filter knows the id from that event on).
+	// callback) and, hooks mode, `resource`'s later callbacks.  It is reported running after
+	// its request event (the filter knows the id from that event on): store mode in the event
+	// itself (runsWith), hooks mode by requestRuns().
 	const requestStart = (resource, now) => {
 		const token = { sid: syntheticId() };
 		if (storeMode) {
@@ -222,9 +223,7 @@ if (addon) {
 		return token;
 	};
 	const requestRuns = (token) => {
-		if (storeMode) {
-			runsNow(token);
-		} else if (owners.length > 0 && currentOwner() === token) {
+		if (owners.length > 0 && currentOwner() === token) {
 			report(token);
 		}
 	};
