@@ -13,6 +13,8 @@ import re
 
 import bt2
 
+import chain_packed
+
 U8, U64, S64, STR = "u8", "u64", "s64", "str"
 IDS = [("trace_id_high", U64), ("trace_id_low", U64), ("span_id", U64)]
 
@@ -259,6 +261,8 @@ def payload_dict(event):
                           "detail": str(e["detail"])} for e in field]
         elif name in ("chain", "host_context", "cache_reads"):
             out[name] = [chain_entry_dict(e) for e in field]
+        elif name == "chain_packed":
+            out["chain"] = chain_packed.unpack(str(field), int(p["begin"]))
         elif isinstance(field, bt2._StringFieldConst):
             out[name] = str(field)
         else:

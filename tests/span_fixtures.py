@@ -12,6 +12,8 @@ The tests of sink.deepspan.diff and sink.deepspan.metrics use it to feed exact, 
 """
 import bt2
 
+import chain_packed
+
 STATES = ["user", "syscall", "blocked", "wait_cpu", "interrupted", "unknown"]
 # The `kind` labels of a chain entry (doc/critical-path.md), in value order.
 CHAIN_KINDS = ["running", "wait-cpu", "wait", "timer", "irq", "softirq", "network", "in-flight", "disk",
@@ -110,6 +112,8 @@ def _make_classes(comp, schema):
             entry.append_member(name, kinds[schema["chain_retype"][name]]() if name in schema.get(
                 "chain_retype", {}) else fc())
         members.append(("chain", lambda: tc.create_dynamic_array_field_class(entry)))
+    if schema.get("chain_packed"):
+        members.append(("chain_packed", string))
     payload = tc.create_structure_field_class()
     retype = schema.get("retype", {})
     for name, fc in members:
@@ -146,6 +150,11 @@ def _fill(payload, span, schema):
                            for e in span.chain]
         if schema.get("chain_kinds_reversed"):
             values["chain"] = [dict(e, kind=len(CHAIN_KINDS) - 1 - e["kind"]) for e in span.chain]
+    if schema.get("chain_packed"):
+        # chain_packed_text: {(trace, span_id): text}, a text of one's own (bad input) instead of the span's
+        # chain packed
+        values["chain_packed"] = schema.get("chain_packed_text", {}).get(
+            (span.trace, span.span_id), chain_packed.pack(span.chain, span.begin))
     for name, value in values.items():
         if name in schema.get("drop", ()):
             continue

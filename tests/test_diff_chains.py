@@ -277,3 +277,84 @@ def test_metrics_culprit_groups_as_in_diff(bt2_plugin, tmp_path):
     # A is the 99 fast requests (10 ms each), B the slow one (110 ms).
     assert sum(float(r[7]) for r in rows) == pytest.approx(10 * MS)
     assert sum(float(r[6]) for r in rows) == pytest.approx(110 * MS)
+
+
+PACKED = {"chain": False, "chain_packed": True}
+
+
+def test_packed_chains_give_the_same_reports_as_fields(bt2_plugin, tmp_path):
+    """The same chains in `chain_packed` (doc/critical-path.md, "Encoding") and in `chain`: the diff outputs
+    and the metrics by culprit byte for byte the same."""
+    import filecmp
+    from conftest import DIFF_OUTPUTS
+    for schema, name in ((None, "fields"), (PACKED, "packed")):
+        run_sink(bt2_plugin, "diff", {"output-dir": str(tmp_path / name)}, requests(), schema=schema)
+        run_sink(bt2_plugin, "metrics", {"by": "culprit", "format": "csv", "output": str(tmp_path / f"{name}.csv")},
+                 requests(), schema=schema)
+    lines = folded(tmp_path / "packed" / "diff.folded")
+    assert f"{MYSQL};[Waited blocked] futex {ARROW} mysqld;mysqld [Waited CPU];ran instead: compactor 0 60000000" in lines
+    for name in DIFF_OUTPUTS:
+        assert filecmp.cmp(tmp_path / "fields" / name, tmp_path / "packed" / name, shallow=False), name
+    assert (tmp_path / "fields.csv").read_bytes() == (tmp_path / "packed.csv").read_bytes()
+
+
+def _packed_text(spans):
+    """The packed chain of the chained span of `spans` (its (trace, span id), its text), to corrupt."""
+    import chain_packed
+    span = next(s for s in spans if s.chain)
+    return (span.trace, span.span_id), chain_packed.pack(span.chain, span.begin)
+
+
+def _zig(value):
+    import chain_packed
+    return chain_packed._zig(value).decode()
+
+
+def _int_end(text, pos):
+    """Where the integer at `pos` of a packed text ends."""
+    import chain_packed
+    return chain_packed._uint(text.encode(), pos)[1]
+
+
+# Texts not of the packed format, each made from the good one (`t`).
+BAD_PACKED = {
+    "no header": lambda t: "X" + t[1:],
+    "header only": lambda t: "C",
+    "fewer entries than counted": lambda t: "C4" + t[2:],
+    "more bytes than the entries": lambda t: t + "0",
+    "cut inside an entry": lambda t: t[:len(t) // 2],
+    "a continuing digit at the end": lambda t: t + "P",
+    "an integer of more than 64 bits": lambda t: "C" + "o" * 13 + "O" + t[2:],
+    "a character outside the alphabets": lambda t: t[:3] + "~" + t[4:],
+    "a string numbered before it was written": lambda t: t.replace("04cust", "9", 1),
+    "a literal longer than the text": lambda t: t[:t.index("04cust")] + "0oooooooooooO",
+    "a parent after its entry": lambda t: t[:2] + t[2] + "2" + t[4:],
+    "a huge entry count": lambda t: "Coooooooooooo?" + t[2:],
+    "begin overflows": lambda t: t[:4] + _zig(2 ** 63 - 1) + t[_int_end(t, 4):],
+}
+
+
+@pytest.mark.parametrize("what", sorted(BAD_PACKED))
+def test_packed_text_not_of_the_format_counted_and_ignored(bt2_plugin, tmp_path, capfd, what):
+    """A `chain_packed` text that is not of the format: the span kept without its chain, counted, and said."""
+    spans = requests()
+    key, text = _packed_text(spans)
+    bad = BAD_PACKED[what](text)
+    assert bad != text
+    out = tmp_path / "report"
+    run_sink(bt2_plugin, "diff", {"output-dir": str(out)}, spans, schema=dict(PACKED, chain_packed_text={key: bad}),
+             logging_level=bt2.LoggingLevel.WARNING)
+    err = capfd.readouterr().err
+    assert "1 span chains break their invariants" in err and "chain_packed" in err and "\"Encoding\"" in err
+    assert "Warning: 1 span chain broke the chain invariants and was ignored" in (out / "explain.txt").read_text()
+    assert f"{MYSQL};[Waited blocked] futex {ARROW} mysqld/1289 0 100000000" in folded(out / "diff.folded")
+
+
+@pytest.mark.parametrize("kind", ["parent-after-child", "gap", "short", "not-waited", "bad-segment"])
+def test_packed_chain_breaking_the_invariants_counted(bt2_plugin, tmp_path, capfd, kind):
+    """A packed chain of the format whose entries break the invariants is ignored as the array would be."""
+    out = tmp_path / "report"
+    run_sink(bt2_plugin, "diff", {"output-dir": str(out)}, broken(kind), schema=PACKED,
+             logging_level=bt2.LoggingLevel.WARNING)
+    assert "1 span chains break their invariants" in capfd.readouterr().err
+    assert f"{MYSQL};[Waited blocked] futex {ARROW} mysqld/1289 0 100000000" in folded(out / "diff.folded")

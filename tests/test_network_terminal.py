@@ -22,6 +22,7 @@ import pytest
 from conftest import run_babeltrace2
 from scenario_fixtures import scenario_class
 from test_chain_truth import top_cause
+from span_attrib_support import payload_dict
 
 NET_CAUSES = ("net-delay", "net-retransmit")
 
@@ -229,8 +230,7 @@ def test_no_network_events_is_unknown_with_the_reason(bt2_plugin, capfd):
         def _user_consume(self):
             msg = next(self._it)
             if type(msg) is bt2._EventMessageConst and msg.event.name == "deepspan:span":
-                for entry in msg.event.payload_field["chain"]:
-                    seen.append(str(entry["detail"]))
+                seen.extend(entry["detail"] for entry in payload_dict(msg.event)["chain"])
 
     sink = graph.add_component(_Sink, "sink")
     graph.connect_ports(attrib.output_ports["out"], sink.input_ports["in"])

@@ -25,6 +25,8 @@ STATES = ("user", "syscall", "blocked", "wait_cpu", "interrupted", "unknown")
     ({"chain-window": "0s"}, ["parameter `chain-window`: expected a duration above 0", "got 0"]),
     ({"chain-window": "2 parsecs"}, ["chain-window", "2 parsecs"]),
     ({"follow-wakeups": "yes"}, ["follow-wakeups", "a boolean"]),
+    ({"chain-encoding": "compact"}, ["parameter `chain-encoding`: expected one of the", '"packed", "fields"',
+                                     '"compact"']),
 ])
 def test_bad_chain_parameters(bt2_plugin, params, texts):
     graph = bt2.Graph()
@@ -59,18 +61,29 @@ def _details(trace, *params):
     return proc.stdout
 
 
-def _strip_chain(text):
-    """sink.text.details output without the `chain` member (its class description and every value)."""
-    return strip_details_members(text, "chain")
+def _strip_chain(text, member):
+    """sink.text.details output without the chain member (its class description and every value)."""
+    return strip_details_members(text, member)
 
 
-def test_follow_wakeups_false_changes_nothing_else(tmp_path):
+@pytest.mark.parametrize("encoding, member", [(None, "chain_packed"), ("fields", "chain")])
+def test_follow_wakeups_false_changes_nothing_else(tmp_path, encoding, member):
     """The whole sink.text.details output with chains is the follow-wakeups=false one plus the chain member."""
     trace = make_scenario_trace(tmp_path / "t", requests=40, hosts=2, cause="lock", seed=3)
     off = _details(trace, "follow-wakeups=false")
-    on = _details(trace)
-    assert "chain:" not in off and "chain:" in on
-    assert _strip_chain(on) == _strip_chain(off)
+    on = _details(trace, *([f"chain-encoding={encoding}"] if encoding else []))
+    assert f"{member}:" not in off and f"{member}:" in on
+    assert _strip_chain(on, member) == _strip_chain(off, member)
+
+
+def test_packed_and_fields_encode_the_same_chains(bt2_plugin):
+    """chain-encoding=packed (the default) and fields give the same entries, on every span of a mixed run."""
+    params = {"requests": 40, "hosts": 3, "cause": "mixed", "seed": 5}
+    packed = scenario_spans(bt2_plugin, params)
+    fields = scenario_spans(bt2_plugin, params, {"chain-encoding": "fields"})
+    assert len(packed) == len(fields) > 0
+    assert sum(len(s["chain"]) for s in packed) > 100
+    assert packed == fields
 
 
 @pytest.mark.parametrize("seed, hosts, cause, clock", [
@@ -214,3 +227,17 @@ def test_saved_chains_read_back_equal(tmp_path, bt2_plugin):
     key = lambda s: (s["host"], s["span_id"])
     assert sorted(map(str, sorted(direct, key=key))) == sorted(map(str, sorted(back, key=key)))
     assert any(span["chain"] for span in back)
+
+
+def test_packed_example_of_the_doc_decodes_as_it_says():
+    """doc/critical-path.md, "Encoding": the example text is that entry, both ways (tests/chain_packed.py)."""
+    import pathlib
+    import re
+    import chain_packed
+    doc = (pathlib.Path(__file__).resolve().parent.parent / "doc" / "critical-path.md").read_text()
+    text = re.search(r"packs as\n\n```\n(.*)\n```", doc).group(1)
+    entry = dict(segment=1, parent=-1, depth=0, begin=1025, end=2025, host="alpha", pid=7, tid=8, comm="mysqld",
+                 process="mysqld", cpu=-1, state="blocked", kind="timer", detail="nanosleep \u2190 timer")
+    assert chain_packed.unpack(text, 1000) == [entry]
+    assert chain_packed.pack([entry], 1000) == text
+    assert "1000 is `XO`" in doc and chain_packed._put(1000) == b"XO" and chain_packed._put(32) == b"P1"

@@ -12,7 +12,9 @@ plugins_common_libdeepspan_common_la_SOURCES += \
 	plugins/common/upstream.c plugins/common/upstream.h \
 	plugins/common/kernel-net.c plugins/common/kernel-net.h \
 	plugins/common/detail-format.c plugins/common/detail-format.h \
-	plugins/common/chain-kinds.c plugins/common/chain-kinds.h
+	plugins/common/chain-kinds.c plugins/common/chain-kinds.h \
+	plugins/common/chain-packed.h \
+	plugins/common/chain-strings.h
 
 check_PROGRAMS += tests/unit/test_common
 tests_unit_test_common_SOURCES = tests/unit/test_common.c tests/unit/unit.h

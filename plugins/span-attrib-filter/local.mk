@@ -44,6 +44,7 @@ plugins_babeltrace_plugin_deepspan_la_SOURCES += \
 	plugins/span-attrib-filter/clock-fit.c \
 	plugins/span-attrib-filter/hosts.c \
 	plugins/span-attrib-filter/output.c \
+	plugins/span-attrib-filter/chain-output.c \
 	plugins/span-attrib-filter/families.c \
 	plugins/span-attrib-filter/disk-output.c \
 	plugins/span-attrib-filter/net-report.c \

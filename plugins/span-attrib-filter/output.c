@@ -15,18 +15,11 @@ enum {
 	F_HOST, F_SERVICE, F_OPERATION, F_PID, F_TID, F_BEGIN, F_END,
 	F_USER, F_SYSCALL, F_BLOCKED, F_WAIT_CPU, F_INTERRUPTED, F_UNKNOWN,
 	F_SYSCALLS, F_SEGMENTS, F_TRUNCATED,
-	F_CHAIN,	/* only with follow-wakeups (doc/critical-path.md, "Encoding") */
+	F_CHAIN,	/* `chain_packed` or `chain`, only with follow-wakeups (chain-output.c) */
 };
 
 /* Layers members (doc/storage-network.md, "Page cache"), after `chain` (or `truncated`), with `layers`. */
 static const char *const layer_members[] = { "cache_hits", "cache_misses", "cache_hit_time", "cache_miss_time" };
-
-/* Members of a `chain` entry. */
-enum {
-	C_SEGMENT, C_PARENT, C_DEPTH, C_BEGIN, C_END, C_HOST, C_PID, C_TID, C_COMM, C_PROCESS, C_CPU, C_STATE,
-	C_KIND, C_DETAIL,
-	C_BYTES,	/* only with layers (doc/critical-path.md, "Encoding") */
-};
 
 /* Output member of each state total, in enum ds_state order. */
 static const int state_member[DS_STATE_COUNT] = {
@@ -102,32 +95,8 @@ static bt_field_class *state_enum_create(bt_trace_class *tc)
 	return output_enum_create(tc, DS_STATE_COUNT, state_name);
 }
 
-/* The structure of one `chain` entry (C_* order). */
-static bt_field_class *chain_entry_create(bt_trace_class *tc, bool with_layers)
-{
-	bt_field_class *entry = bt_field_class_structure_create(tc);
-
-	if (!entry || output_fc_append(entry, "segment", bt_field_class_integer_unsigned_create(tc)) ||
-			output_fc_append(entry, "parent", bt_field_class_integer_signed_create(tc)) ||
-			output_fc_append(entry, "depth", bt_field_class_integer_unsigned_create(tc)) ||
-			output_fc_append(entry, "begin", bt_field_class_integer_signed_create(tc)) ||
-			output_fc_append(entry, "end", bt_field_class_integer_signed_create(tc)) ||
-			output_fc_append(entry, "host", bt_field_class_string_create(tc)) ||
-			output_fc_append(entry, "pid", bt_field_class_integer_signed_create(tc)) ||
-			output_fc_append(entry, "tid", bt_field_class_integer_signed_create(tc)) ||
-			output_fc_append(entry, "comm", bt_field_class_string_create(tc)) ||
-			output_fc_append(entry, "process", bt_field_class_string_create(tc)) ||
-			output_fc_append(entry, "cpu", bt_field_class_integer_signed_create(tc)) ||
-			output_fc_append(entry, "state", state_enum_create(tc)) ||
-			output_fc_append(entry, "kind", output_enum_create(tc, DS_CHAIN_KIND_COUNT, ds_chain_kind_name)) ||
-			output_fc_append(entry, "detail", bt_field_class_string_create(tc)) ||
-			(with_layers && output_fc_append(entry, "bytes", bt_field_class_integer_unsigned_create(tc)))) {
-		BT_FIELD_CLASS_PUT_REF_AND_RESET(entry);
-	}
-	return entry;
-}
-
-static bt_field_class *payload_create(bt_trace_class *tc, bool with_chain, bool with_layers)
+static bt_field_class *payload_create(bt_trace_class *tc, bool with_chain, enum chain_encoding encoding,
+		bool with_layers)
 {
 	bt_field_class *payload = bt_field_class_structure_create(tc);
 	bt_field_class *syscall = bt_field_class_structure_create(tc);
@@ -164,10 +133,7 @@ static bt_field_class *payload_create(bt_trace_class *tc, bool with_chain, bool 
 			output_fc_append(payload, "truncated", bt_field_class_bool_create(tc));
 	}
 	if (!err && with_chain) {
-		bt_field_class *entry = chain_entry_create(tc, with_layers);
-
-		err = !entry || output_fc_append(payload, "chain", bt_field_class_array_dynamic_create(tc, entry, NULL));
-		bt_field_class_put_ref(entry);
+		err = chain_output_append_member(tc, payload, encoding, with_layers);
 	}
 	for (i = 0; !err && with_layers && i < G_N_ELEMENTS(layer_members); i++) {
 		err = output_fc_append(payload, layer_members[i], bt_field_class_integer_unsigned_create(tc));
@@ -231,7 +197,8 @@ static enum span_attrib_status output_init(struct span_attrib_iterator *it, stru
 		goto end;
 	}
 	out->event_class = bt_event_class_create(out->stream_class);
-	payload = out->event_class ? payload_create(out->trace_class, it->chain != NULL, it->comp->layers) : NULL;
+	payload = out->event_class ? payload_create(out->trace_class, it->chain != NULL,
+		it->comp->chain_encoding, it->comp->layers) : NULL;
 	if (payload && it->comp->layers &&
 			reads_output_append_member(out->trace_class, payload, &out->reads_member)) {
 		BT_FIELD_CLASS_PUT_REF_AND_RESET(payload);
@@ -363,61 +330,10 @@ static int fill_segments(bt_field *array, const struct sa_span *span)
 	return 0;
 }
 
-/*
- * set_string() of a text whose length is known (chain entries; UINT8_MAX: 255 or more, not kept): clear +
- * append is what bt_field_string_set_value() does.
- */
-static int set_text(bt_field *field, const char *value, size_t len)
+static int fill_payload(struct span_attrib_iterator *it, bt_field *payload, const struct host *host,
+		const struct sa_span *span)
 {
-	if (!len || len == UINT8_MAX) {
-		return set_string(field, value);
-	}
-	bt_field_string_clear(field);
-	return bt_field_string_append_with_length(field, value, len) ==
-		BT_FIELD_STRING_APPEND_STATUS_OK ? 0 : -1;
-}
-
-static int fill_chain(bt_field *array, const struct sa_span *span, bool with_layers)
-{
-	guint count = span->chain ? span->chain->len : 0;
-	guint i;
-
-	if (bt_field_array_dynamic_set_length(array, count)) {
-		return -1;
-	}
-	for (i = 0; i < count; i++) {
-		const struct ds_chain_entry *e = &g_array_index(span->chain, struct ds_chain_entry, i);
-		bt_field *elem = bt_field_array_borrow_element_field_by_index(array, i);
-
-		set_u64(elem, C_SEGMENT, e->segment);
-		set_s64(elem, C_PARENT, e->parent);
-		set_u64(elem, C_DEPTH, e->depth);
-		set_s64(elem, C_BEGIN, e->begin);
-		set_s64(elem, C_END, e->end);
-		set_s64(elem, C_PID, e->pid);
-		set_s64(elem, C_TID, e->tid);
-		set_s64(elem, C_CPU, e->cpu);
-		set_u64(elem, C_STATE, (uint64_t) e->state);
-		set_u64(elem, C_KIND, (uint64_t) e->kind);
-		if (with_layers) {
-			set_u64(elem, C_BYTES, e->bytes);
-		}
-		if (set_text(bt_field_structure_borrow_member_field_by_index(elem, C_HOST), e->host, e->host_len) ||
-				set_text(bt_field_structure_borrow_member_field_by_index(elem, C_COMM), e->comm,
-					e->comm_len) ||
-				set_text(bt_field_structure_borrow_member_field_by_index(elem, C_PROCESS), e->process,
-					e->process_len) ||
-				set_text(bt_field_structure_borrow_member_field_by_index(elem, C_DETAIL), e->detail,
-					e->detail_len)) {
-			return -1;
-		}
-	}
-	return 0;
-}
-
-static int fill_payload(bt_field *payload, const struct host *host, const struct sa_span *span, bool with_chain,
-		bool with_layers)
-{
+	bool with_chain = it->chain != NULL, with_layers = it->comp->layers;
 	int state;
 
 	set_u64(payload, F_TRACE_ID_HIGH, span->trace_id_high);
@@ -442,8 +358,8 @@ static int fill_payload(bt_field *payload, const struct host *host, const struct
 			fill_segments(bt_field_structure_borrow_member_field_by_index(payload, F_SEGMENTS), span)) {
 		return -1;
 	}
-	if (with_chain && fill_chain(bt_field_structure_borrow_member_field_by_index(payload, F_CHAIN), span,
-			with_layers)) {
+	if (with_chain && chain_output_fill(bt_field_structure_borrow_member_field_by_index(payload, F_CHAIN),
+			&it->packer, span, it->comp->chain_encoding, with_layers)) {
 		return -1;
 	}
 	if (with_layers) {
@@ -485,8 +401,7 @@ enum span_attrib_status output_emit_span(struct span_attrib_iterator *it, struct
 	if (!msg) {
 		goto error;
 	}
-	if (fill_payload(bt_event_borrow_payload_field(bt_message_event_borrow_event(msg)), host, span, it->chain != NULL,
-			it->comp->layers) ||
+	if (fill_payload(it, bt_event_borrow_payload_field(bt_message_event_borrow_event(msg)), host, span) ||
 			(it->comp->host_context && hc_output_fill(bt_event_borrow_payload_field(
 				bt_message_event_borrow_event(msg)), out->hc_member, host, span)) ||
 			(it->comp->layers && reads_output_fill(bt_event_borrow_payload_field(

@@ -16,15 +16,18 @@
 	BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT((self_comp), __VA_ARGS__)
 
 static const char *const known_params[] = {
-	"pass-through", "segments", "state-rule", "follow-wakeups", "chain-depth", "chain-window", "layers",
+	"pass-through", "segments", "state-rule", "follow-wakeups", "chain-depth", "chain-window", "chain-encoding",
+	"layers",
 	"host-context", "cross-host-file", "end-time", "clock-formula", NULL,
 };
 static const char *const state_rules[] = { "default", "tracecompass", NULL };
+/* In enum chain_encoding order. */
+static const char *const chain_encodings[] = { "packed", "fields", NULL };
 
 static int parse_params(struct span_attrib_component *comp, const bt_value *params)
 {
 	struct ds_params p = ds_params_make(comp->self_comp, params, SPAN_ATTRIB_CLASS_NAME);
-	unsigned int rule = 0;
+	unsigned int rule = 0, encoding = 0;
 	uint64_t depth = 8;
 	const char *cross_host_file = NULL, *clock_formula = NULL;
 
@@ -35,6 +38,7 @@ static int parse_params(struct span_attrib_component *comp, const bt_value *para
 			ds_params_get_bool(&p, "follow-wakeups", comp->segments, &comp->follow_wakeups) ||
 			ds_params_get_uint(&p, "chain-depth", 8, 1, DS_CHAIN_MAX_DEPTH, &depth) ||
 			ds_params_get_duration(&p, "chain-window", 2000000000, &comp->chain_window) ||
+			ds_params_get_choice(&p, "chain-encoding", chain_encodings, 0, &encoding) ||
 			ds_params_get_bool(&p, "layers", true, &comp->layers) ||
 			ds_params_get_bool(&p, "host-context", true, &comp->host_context) ||
 			ds_params_get_string(&p, "cross-host-file", NULL, &cross_host_file) ||
@@ -53,6 +57,7 @@ static int parse_params(struct span_attrib_component *comp, const bt_value *para
 	comp->cross_host_file = cross_host_file ? g_strdup(cross_host_file) : NULL;
 	comp->state_rule = rule == 1 ? DS_STATE_RULE_TRACECOMPASS : DS_STATE_RULE_DEFAULT;
 	comp->chain_depth = (unsigned int) depth;
+	comp->chain_encoding = (enum chain_encoding) encoding;
 	if (comp->follow_wakeups && !comp->segments) {
 		APPEND_CAUSE(comp->self_comp, "%s: parameter `follow-wakeups`: expected false (or absent) when `segments` "
 			"is false, got true: chains explain the waited segments, so they need `segments=true` "
@@ -222,6 +227,7 @@ static void iterator_destroy(struct span_attrib_iterator *it)
 		g_hash_table_destroy(it->hosts);
 	}
 	ds_chain_ctx_destroy(it->chain);
+	chain_packer_fini(&it->packer);
 	if (it->trace_classes) {
 		span_attrib_forget_trace_classes(it);
 		g_hash_table_destroy(it->trace_classes);
@@ -260,6 +266,7 @@ bt_message_iterator_class_initialize_method_status span_attrib_iterator_initiali
 	it->last_ns = INT64_MIN;
 	if (it->comp->follow_wakeups) {
 		it->chain = ds_chain_ctx_create(it->comp->chain_depth, it->comp->chain_window);
+		chain_packer_init(&it->packer);
 	}
 	span_attrib_cross_host_init(it);
 	if (inputs_init(it, (bt_self_component_filter *) self_comp)) {

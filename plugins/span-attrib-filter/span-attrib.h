@@ -7,6 +7,7 @@
  *   events.c        upstream messages to the thread model and span accounting (event roles)
  *   hosts.c         per-host state (thread model, open spans, clock mapping) and per-stream cache
  *   output.c        the deepspan:span output trace IR and messages (doc/span-attrib.md, "Output")
+ *   chain-output.c  their chain member, packed or as fields (doc/critical-path.md, "Encoding")
  *   kernel-events.c lttng-modules event classes resolved once, events decoded by index
  *   thread-state.c  the per-host thread state model and the per-span accounting on top of it
  */
@@ -19,6 +20,7 @@
 #include <babeltrace2/babeltrace.h>
 
 #include "chain.h"
+#include "chain-strings.h"
 #include "kernel-events.h"
 #include "span-events.h"
 #include "thread-state.h"
@@ -34,6 +36,12 @@ enum span_attrib_status {
 	SPAN_ATTRIB_STATUS_MEMORY_ERROR = -12,
 };
 
+/* Parameter `chain-encoding` (doc/critical-path.md, "Encoding"). */
+enum chain_encoding {
+	CHAIN_ENCODING_PACKED,		/* the string `chain_packed` (common/chain-packed.h) */
+	CHAIN_ENCODING_FIELDS,		/* the array of structures `chain` */
+};
+
 struct span_attrib_component {
 	bt_self_component *self_comp;	/* borrowed */
 	bool pass_through;
@@ -41,6 +49,7 @@ struct span_attrib_component {
 	enum ds_state_rule state_rule;
 	bool follow_wakeups;		/* chains (doc/critical-path.md) */
 	unsigned int chain_depth;
+	enum chain_encoding chain_encoding;
 	int64_t chain_window;		/* ns */
 	bool layers;			/* block requests and page cache (doc/storage-network.md) */
 	bool host_context;		/* doc/host-context.md */
@@ -109,6 +118,25 @@ struct span_attrib_counters {
 	uint64_t spans_invalid_vtid;		/* a negative vtid value */
 };
 
+/* The last string a packed chain wrote for one member (chain-output.c). */
+struct chain_packer_last {
+	struct ds_chain_string_key key;
+	const char *text;			/* borrowed: in the span's chain entries */
+	uint32_t number;			/* 0: none yet */
+};
+
+/* The packed chain writer's buffers, reused from span to span (chain-output.c). */
+struct chain_packer {
+	GByteArray *text;			/* owned; room for the packed chain (its first `length` bytes) */
+	size_t length;
+	struct chain_packer_slot *slots;	/* owned; the span's string table, `slot_count` (a power of 2) */
+	size_t slot_count;
+	uint32_t generation;			/* slots of another generation are free */
+	uint32_t strings;			/* strings numbered so far (literals written) */
+	uint32_t in_table;			/* of them, in the table */
+	struct chain_packer_last last[4];	/* host, comm, process, detail */
+};
+
 #define ROLE_CACHE_SIZE 256
 #define STREAM_CACHE_SIZE 64
 
@@ -135,6 +163,7 @@ struct span_attrib_iterator {
 	bool flushed;
 	int64_t last_ns;			/* latest event time seen, all hosts */
 	struct ds_chain_ctx *chain;		/* owned; NULL when follow-wakeups is false */
+	struct chain_packer packer;		/* its buffers owned (chain-output.c) */
 	struct span_attrib_counters counters;
 	char *error;				/* owned; first fatal decoding problem */
 	struct ds_sync_merge *fit;		/* owned; `clock-formula`: the inputs merged on the fit, else NULL */
@@ -190,6 +219,14 @@ enum span_attrib_status output_emit_span(struct span_attrib_iterator *it, struct
 enum span_attrib_status output_end_streams(struct span_attrib_iterator *it);
 void output_fini(struct host_output *out);
 void queue_push(struct span_attrib_iterator *it, bt_message *msg);
+
+/* chain-output.c: the member `chain_packed` or `chain` (doc/critical-path.md, "Encoding"); 0 or -1 (memory). */
+int chain_output_append_member(bt_trace_class *tc, bt_field_class *payload, enum chain_encoding encoding,
+		bool with_layers);
+int chain_output_fill(bt_field *field, struct chain_packer *packer, const struct sa_span *span,
+		enum chain_encoding encoding, bool with_layers);
+void chain_packer_init(struct chain_packer *packer);
+void chain_packer_fini(struct chain_packer *packer);
 
 /* host-context-output.c: the members after every other (doc/host-context.md, "Encoding"); -1: out of memory. */
 /* output.c: appends member `name` of a new field class `fc` (reference moved into the structure); 0 or -1. */

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Reading a span's chain (chain-reader.h, doc/critical-path.md "Reading chains"): one always-inlined
- * read_entry in two loops, the checks of the invariants, the labels, the ends counted.
+ * Reading a span's chain (chain-reader.h, doc/critical-path.md "Reading chains"), packed (one pass over the
+ * string of chain-packed.h) or as fields (one always-inlined read_entry in two loops); then the checks of the
+ * invariants, the labels, the ends counted.
  */
 #include "chain-reader.h"
 #include "chain-labels.h"
+#include "chain-packed.h"
 
 #include <string.h>
 
@@ -39,30 +41,49 @@ static inline bool slot_holds(const struct ds_span_store *store, const struct ds
 }
 
 /*
- * Interns a chain string (chain-strings.h): the last string of that member first (hosts and threads
- * repeat), then a cache slot chosen by a hash of the key (cheaper than the store's hash table), then the
- * store.
+ * Interns chain string `text` of `length` bytes (chain-strings.h; followed by a NUL when `terminated`, else
+ * copied before the store keeps it): the last string of that member first (hosts and threads repeat), then a
+ * cache slot chosen by a hash of the key (cheaper than the store's hash table), then the store.
  */
 /* Always inlined: a call costs a fifth of it (prologue, epilogue; callgrind, doc/performance.md). */
-static inline __attribute__((always_inline)) uint32_t intern_chain_string(struct ds_span_store *store,
-		struct ds_span_reader *reader,
-		unsigned int member, const bt_field *field)
+static inline __attribute__((always_inline)) uint32_t intern_text(struct ds_span_store *store,
+		struct ds_span_reader *reader, unsigned int member, const char *text, uint64_t length,
+		bool terminated)
 {
-	const char *text = bt_field_string_get_value(field);
 	struct ds_chain_string_key key;
 	struct ds_chain_string_slot *slot;
 
-	ds_chain_string_key_of(&key, text, bt_field_string_get_length(field));
+	ds_chain_string_key_of(&key, text, length);
 	if (slot_holds(store, &reader->last_chain_string[member], &key, text)) {
 		return reader->last_chain_string[member].id;
 	}
 	slot = &reader->chain_strings[ds_chain_string_hash(&key, DS_SPAN_READER_STRINGS - 1)];
 	if (!slot_holds(store, slot, &key, text)) {
-		slot->id = ds_strings_intern(store->strings, text);
+		if (terminated) {
+			slot->id = ds_strings_intern(store->strings, text);
+		} else if (length < 256) {
+			char copy[256];
+
+			memcpy(copy, text, length);
+			copy[length] = '\0';
+			slot->id = ds_strings_intern(store->strings, copy);
+		} else {
+			char *copy = g_strndup(text, (gsize) length);
+
+			slot->id = ds_strings_intern(store->strings, copy);
+			g_free(copy);
+		}
 		slot->key = key;
 	}
 	reader->last_chain_string[member] = *slot;
 	return slot->id;
+}
+
+static inline __attribute__((always_inline)) uint32_t intern_chain_string(struct ds_span_store *store,
+		struct ds_span_reader *reader, unsigned int member, const bt_field *field)
+{
+	return intern_text(store, reader, member, bt_field_string_get_value(field),
+		bt_field_string_get_length(field), true);
 }
 
 /* A chain entry as read, before the checks and the labels. */
@@ -240,37 +261,31 @@ static inline __attribute__((always_inline)) void read_entry(const struct ds_spa
 #undef CH_STRING
 }
 
-/*
- * Reads the chain into the store's arena when it keeps the invariants;
- * otherwise the span keeps no chain and the chain is counted as invalid.
- */
-void ds_chain_read(const struct ds_span_layout *layout, const bt_field *array,
-		struct ds_span *span, struct ds_span_store *store,
-		struct ds_span_reader *reader)
-{
-	uint64_t n = bt_field_array_get_length(array);
+/* The scratch arrays of one chain being read (in reader->chain_scratch). */
+struct chain_scratch {
 	struct ds_stored_chain_entry *chain;
-	const struct ds_wide_segment *wide =
-		(const struct ds_wide_segment *) (void *) reader->wide->data;
 	struct raw_entry *raw;
 	int64_t *cursor;
-	uint32_t *stored_of, *stack;
-	uint64_t i;
+	uint32_t *stack;
+	uint32_t *stored_of;	/* read index of a segment -> stored index */
+};
 
-	if (n == 0 || span->invalid) {
-		return;
-	}
-	if (n > UINT32_MAX / 2 || span->segment_count == 0) {
-		goto invalid;
-	}
+/* Sizes the scratch for `n` entries and resets the strings cache when the store's strings changed. */
+static struct chain_scratch chain_scratch_of(struct ds_span_reader *reader, struct ds_span_store *store,
+		const struct ds_span *span, uint64_t n)
+{
+	const struct ds_wide_segment *wide = (const struct ds_wide_segment *) (void *) reader->wide->data;
+	struct chain_scratch s;
+	uint32_t i;
+
 	g_byte_array_set_size(reader->chain_scratch, (guint) (n *
 		(sizeof(struct ds_stored_chain_entry) + sizeof(struct raw_entry) +
 		sizeof(int64_t) + sizeof(uint32_t)) + span->segment_count * sizeof(uint32_t)));
-	chain = (struct ds_stored_chain_entry *) (void *) reader->chain_scratch->data;
-	raw = (struct raw_entry *) (void *) (chain + n);
-	cursor = (int64_t *) (void *) (raw + n);
-	stack = (uint32_t *) (void *) (cursor + n);
-	stored_of = stack + n;
+	s.chain = (struct ds_stored_chain_entry *) (void *) reader->chain_scratch->data;
+	s.raw = (struct raw_entry *) (void *) (s.chain + n);
+	s.cursor = (int64_t *) (void *) (s.raw + n);
+	s.stack = (uint32_t *) (void *) (s.cursor + n);
+	s.stored_of = s.stack + n;
 	if (reader->chain_strings_of != store->strings) {
 		/* the cached ids are of other strings */
 		memset(reader->last_chain_string, 0, sizeof(reader->last_chain_string));
@@ -279,30 +294,175 @@ void ds_chain_read(const struct ds_span_layout *layout, const bt_field *array,
 	}
 	/* The segments may have been sorted: read index -> stored index. */
 	for (i = 0; i < span->segment_count; i++) {
-		stored_of[wide[i].index] = (uint32_t) i;
+		s.stored_of[wide[i].index] = i;
 	}
+	return s;
+}
+
+/* Checks the chain read into `s`, labels it and keeps it in the store's arena; else counts it invalid. */
+static void chain_keep(struct ds_span_reader *reader, struct ds_span_store *store, struct ds_span *span,
+		const struct chain_scratch *s, uint32_t n)
+{
+	const struct ds_wide_segment *wide = (const struct ds_wide_segment *) (void *) reader->wide->data;
+
+	if (!check_chain(s->chain, s->raw, n, wide, s->stored_of, span->segment_count, s->cursor, s->stack)) {
+		reader->invalid_chains++;
+		return;
+	}
+	ds_chain_label(reader->label_cache, reader->scratch, store, s->chain, n);
+	note_chain_ends(reader, store, span, s->chain, n);
+	span->chain = ds_arena_alloc(&store->chains, n);
+	memcpy((void *) span->chain, s->chain, n * sizeof(struct ds_stored_chain_entry));
+	span->chain_count = n;
+	reader->chains_read++;
+}
+
+void ds_chain_read(const struct ds_span_layout *layout, const bt_field *array,
+		struct ds_span *span, struct ds_span_store *store,
+		struct ds_span_reader *reader)
+{
+	uint64_t n = bt_field_array_get_length(array), i;
+	struct chain_scratch s;
+
+	if (n == 0 || span->invalid) {
+		return;
+	}
+	if (n > UINT32_MAX / 2 || span->segment_count == 0) {
+		reader->invalid_chains++;
+		return;
+	}
+	s = chain_scratch_of(reader, store, span, n);
 	/* two copies of the loop: span-attrib's integer types known, or each member's read from the layout */
 	if (layout->chain_standard) {
 		for (i = 0; i < n; i++) {
 			read_entry(layout, bt_field_array_borrow_element_field_by_index_const(array, i),
-				&chain[i], &raw[i], store, reader, true);
+				&s.chain[i], &s.raw[i], store, reader, true);
 		}
 	} else {
 		for (i = 0; i < n; i++) {
 			read_entry(layout, bt_field_array_borrow_element_field_by_index_const(array, i),
-				&chain[i], &raw[i], store, reader, false);
+				&s.chain[i], &s.raw[i], store, reader, false);
 		}
 	}
-	if (!check_chain(chain, raw, (uint32_t) n, wide, stored_of,
-			span->segment_count, cursor, stack)) {
+	chain_keep(reader, store, span, &s, (uint32_t) n);
+}
+
+/* The fewest characters of a packed entry: 9 integers and 4 string references of one character each. */
+#define PACKED_ENTRY_MIN 13
+
+/* The interned id of the string reference at `cur` (a literal joins the table); 0 with `cur->bad` set. */
+static inline __attribute__((always_inline)) uint32_t unpack_string(struct ds_packed_cursor *cur,
+		struct ds_span_store *store, struct ds_span_reader *reader, unsigned int member)
+{
+	GArray *table = reader->packed_strings;
+	uint64_t ref = ds_packed_get_uint(cur);
+	struct ds_packed_string *string;
+
+	if (ref == 0) {
+		uint64_t length = ds_packed_get_uint(cur);
+		struct ds_packed_string literal = { cur->at, length, 0 };
+
+		if (cur->bad || literal.length == 0 || literal.length > (uint64_t) (cur->end - cur->at)) {
+			cur->bad = true;
+			return 0;
+		}
+		cur->at += literal.length;
+		g_array_append_val(table, literal);
+		ref = table->len;
+	} else if (ref > table->len) {
+		cur->bad = true;
+		return 0;
+	}
+	string = &g_array_index(table, struct ds_packed_string, ref - 1);
+	if (string->id == 0) {
+		string->id = intern_text(store, reader, member, string->text, string->length,
+			string->text + string->length == cur->end);
+	}
+	return string->id;
+}
+
+/*
+ * Reads packed entry `i` (after `begin`, the previous entry's begin) into `out` and `raw` (parents before
+ * children: `raw` of the parent is read); false when it is not of the format or a time overflows.
+ */
+static inline __attribute__((always_inline)) bool unpack_entry(struct ds_packed_cursor *cur,
+		struct chain_scratch *s, uint64_t i, int64_t *begin, bool with_bytes, struct ds_span_store *store,
+		struct ds_span_reader *reader)
+{
+	struct raw_entry *raw = &s->raw[i];
+	uint64_t segment = ds_packed_get_uint(cur), parent = ds_packed_get_uint(cur), state, kind;
+	int64_t delta = ds_packed_get_int(cur), duration = ds_packed_get_int(cur), first, last, tid, cpu;
+	uint32_t host, comm, process, detail;
+
+	if (parent > i || __builtin_add_overflow(*begin, delta, &first) ||
+			__builtin_add_overflow(first, duration, &last)) {
+		return false;
+	}
+	*begin = first;
+	raw->segment = (int64_t) MIN(segment, (uint64_t) INT64_MAX);
+	raw->parent = (int64_t) parent - 1;
+	raw->depth = parent == 0 ? 0 : s->raw[parent - 1].depth + 1;
+	host = unpack_string(cur, store, reader, CH_HOST);
+	(void) ds_packed_get_int(cur);	/* pid: not used by the sinks */
+	tid = ds_packed_get_int(cur);
+	comm = unpack_string(cur, store, reader, CH_COMM);
+	process = unpack_string(cur, store, reader, CH_PROCESS);
+	cpu = ds_packed_get_int(cur);
+	state = ds_packed_get_uint(cur);
+	kind = ds_packed_get_uint(cur);
+	detail = unpack_string(cur, store, reader, CH_DETAIL);
+	/* every member set (the checks and the labels set the others): no memset */
+	s->chain[i] = (struct ds_stored_chain_entry) {
+		.begin = first, .end = last, .tid = tid, .host = host, .comm = comm, .process = process,
+		.cpu = (int32_t) CLAMP(cpu, -1, INT32_MAX),
+		.state = state < DS_STATE_COUNT ? (uint8_t) state : DS_STATE_UNKNOWN,
+		.kind = kind < DS_CHAIN_KIND_COUNT ? (uint8_t) kind : DS_CHAIN_UNKNOWN,
+		.detail = detail, .bytes = with_bytes ? ds_packed_get_uint(cur) : DS_CHAIN_BYTES_UNKNOWN,
+	};
+	return !cur->bad;
+}
+
+void ds_chain_read_packed(const bt_field *text, struct ds_span *span, struct ds_span_store *store,
+		struct ds_span_reader *reader)
+{
+	const char *at = bt_field_string_get_value(text);
+	uint64_t length = bt_field_string_get_length(text), n, i;
+	struct ds_packed_cursor cur = { at + 1, at + length, false };
+	int64_t begin = span->begin;
+	struct chain_scratch s;
+	bool with_bytes;
+
+	if (span->invalid) {
+		return;
+	}
+	if (length == 0 || (at[0] != DS_PACKED_HEADER && at[0] != DS_PACKED_HEADER_BYTES)) {
 		goto invalid;
 	}
-	ds_chain_label(reader->label_cache, reader->scratch, store, chain, (uint32_t) n);
-	note_chain_ends(reader, store, span, chain, (uint32_t) n);
-	span->chain = ds_arena_alloc(&store->chains, n);
-	memcpy((void *) span->chain, chain, n * sizeof(struct ds_stored_chain_entry));
-	span->chain_count = (uint32_t) n;
-	reader->chains_read++;
+	with_bytes = at[0] == DS_PACKED_HEADER_BYTES;
+	n = ds_packed_get_uint(&cur);
+	if (cur.bad || n > (uint64_t) (cur.end - cur.at) / PACKED_ENTRY_MIN || n > UINT32_MAX / 2) {
+		goto invalid;
+	}
+	if (n == 0) {
+		if (cur.at != cur.end) {
+			goto invalid;
+		}
+		return;
+	}
+	if (span->segment_count == 0) {
+		goto invalid;
+	}
+	s = chain_scratch_of(reader, store, span, n);
+	g_array_set_size(reader->packed_strings, 0);
+	for (i = 0; i < n; i++) {
+		if (!unpack_entry(&cur, &s, i, &begin, with_bytes, store, reader)) {
+			goto invalid;
+		}
+	}
+	if (cur.at != cur.end) {
+		goto invalid;
+	}
+	chain_keep(reader, store, span, &s, (uint32_t) n);
 	return;
 
 invalid:

@@ -28,4 +28,18 @@ void ds_chain_read(const struct ds_span_layout *layout, const bt_field *array,
 		struct ds_span *span, struct ds_span_store *store,
 		struct ds_span_reader *reader);
 
+/* A string of a packed chain's table: where it is in the packed text, and its interned id once needed. */
+struct ds_packed_string {
+	const char *text;	/* borrowed: in the event's `chain_packed` */
+	uint64_t length;
+	uint32_t id;		/* 0: not interned yet (no string of the table is empty) */
+};
+
+/*
+ * Reads the packed chain `text` (member `chain_packed`, common/chain-packed.h) of `span` as ds_chain_read
+ * does; a text not of the format is counted as an invalid chain too.
+ */
+void ds_chain_read_packed(const bt_field *text, struct ds_span *span, struct ds_span_store *store,
+		struct ds_span_reader *reader);
+
 #endif /* DEEPSPAN_SPAN_CONSUMER_CHAIN_READER_H */

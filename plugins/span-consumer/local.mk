@@ -9,7 +9,6 @@ plugins_span_consumer_libdeepspan_span_consumer_la_SOURCES = \
 	plugins/span-consumer/span-layout.c plugins/span-consumer/span-layout.h \
 	plugins/span-consumer/chain-reader.c plugins/span-consumer/chain-reader.h \
 	plugins/span-consumer/chain-labels.c plugins/span-consumer/chain-labels.h \
-	plugins/span-consumer/chain-strings.h \
 	plugins/span-consumer/chain-spill.c plugins/span-consumer/chain-spill.h \
 	plugins/span-consumer/progress.c plugins/span-consumer/progress.h \
 	plugins/span-consumer/span-store.c plugins/span-consumer/span-store.h \

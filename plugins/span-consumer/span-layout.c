@@ -42,6 +42,7 @@ static const struct member_spec member_specs[M_COUNT] = {
 	[M_SEGMENTS] = { "segments", KIND_ARRAY, false },
 	[M_TRUNCATED] = { "truncated", KIND_FLAG, false },
 	[M_CHAIN] = { "chain", KIND_ARRAY, false },
+	[M_CHAIN_PACKED] = { "chain_packed", KIND_STRING, false },
 	[M_CACHE_HITS] = { "cache_hits", KIND_INT, false },
 	[M_CACHE_MISSES] = { "cache_misses", KIND_INT, false },
 	[M_CACHE_HIT_TIME] = { "cache_hit_time", KIND_INT, false },

@@ -23,6 +23,7 @@ enum span_member {
 	M_HOST, M_SERVICE, M_OPERATION, M_PID, M_TID, M_BEGIN, M_END,
 	M_USER, M_SYSCALL, M_BLOCKED, M_WAIT_CPU, M_INTERRUPTED, M_UNKNOWN,
 	M_SYSCALLS, M_SEGMENTS, M_TRUNCATED, M_CHAIN,
+	M_CHAIN_PACKED,		/* the chain in one string (doc/critical-path.md, "Encoding"); read before `chain` */
 	M_CACHE_HITS, M_CACHE_MISSES, M_CACHE_HIT_TIME, M_CACHE_MISS_TIME,	/* layers (doc/storage-network.md) */
 	M_HOST_WINDOW, M_HOST_CONTEXT,	/* doc/host-context.md */
 	M_CACHE_READS,	/* layers, per read (doc/storage-network.md, "Page cache") */

@@ -23,6 +23,7 @@ void ds_span_reader_init(struct ds_span_reader *reader,
 	reader->scratch = g_string_new(NULL);
 	reader->wide = g_array_new(FALSE, FALSE, sizeof(struct ds_wide_segment));
 	reader->chain_scratch = g_byte_array_new();
+	reader->packed_strings = g_array_new(FALSE, FALSE, sizeof(struct ds_packed_string));
 	reader->label_cache = ds_chain_label_cache_new();
 	reader->deadlocks = g_hash_table_new(g_direct_hash, g_direct_equal);
 	reader->stuck = g_hash_table_new(g_direct_hash, g_direct_equal);
@@ -45,6 +46,10 @@ void ds_span_reader_fini(struct ds_span_reader *reader)
 	if (reader->chain_scratch) {
 		g_byte_array_free(reader->chain_scratch, TRUE);
 		reader->chain_scratch = NULL;
+	}
+	if (reader->packed_strings) {
+		g_array_free(reader->packed_strings, TRUE);
+		reader->packed_strings = NULL;
 	}
 	if (reader->label_cache) {
 		ds_chain_label_cache_destroy(reader->label_cache);
@@ -362,7 +367,9 @@ enum ds_span_read_status ds_span_reader_read(struct ds_span_reader *reader,
 	if (layout->index[M_SEGMENTS] != NO_MEMBER && reader->keep_segments) {
 		read_segments(layout, member_at(payload, layout->index[M_SEGMENTS]),
 			&span, store, reader);
-		if (layout->index[M_CHAIN] != NO_MEMBER && reader->keep_chains) {
+		if (layout->index[M_CHAIN_PACKED] != NO_MEMBER && reader->keep_chains) {
+			ds_chain_read_packed(member_at(payload, layout->index[M_CHAIN_PACKED]), &span, store, reader);
+		} else if (layout->index[M_CHAIN] != NO_MEMBER && reader->keep_chains) {
 			ds_chain_read(layout, member_at(payload, layout->index[M_CHAIN]),
 				&span, store, reader);
 		}

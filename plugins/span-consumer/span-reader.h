@@ -47,6 +47,7 @@ struct ds_span_reader {
 	bool keep_syscalls;			/* false: syscall totals are not read (only by=syscall uses them) */
 	bool keep_chains;			/* false: chains are not read (default: keep_segments; needs segments) */
 	GByteArray *chain_scratch;		/* owned: one chain being read and checked */
+	GArray *packed_strings;			/* owned: a packed chain's table of strings (chain-reader.c) */
 	struct ds_chain_string_slot last_chain_string[16];	/* last string per chain member (span-layout.h's CH_*) */
 	const void *chain_strings_of;		/* borrowed: the ds_strings those ids are of (another: forgotten) */
 	struct ds_chain_string_slot chain_strings[DS_SPAN_READER_STRINGS];	/* chain strings by a hash of their key */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The chain strings cache key (plugins/span-consumer/chain-strings.h): exact up to
+ * The chain strings cache key (plugins/common/chain-strings.h): exact up to
  * DS_CHAIN_STRING_EXACT bytes (two different texts never share a key), reads no byte past the text,
  * and the hash stays in its table.
  */

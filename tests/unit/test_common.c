@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* Unit tests of plugins/common: durations and the JSON writer. */
+/* Unit tests of plugins/common: durations, the JSON writer and the packed chain integers. */
 #include "unit.h"
 #include "params.h"
 #include "json-writer.h"
+#include "chain-packed.h"
 
 #include <stdlib.h>
 
@@ -87,10 +88,66 @@ static void test_json_writer(void)
 	free(text);
 }
 
+/* Reads `text` as one unsigned integer; `*bad`: not of the format; `*rest`: characters left after it. */
+static uint64_t packed_read(const char *text, bool *bad, size_t *rest)
+{
+	struct ds_packed_cursor cur = { text, text + strlen(text), false };
+	uint64_t value = ds_packed_get_uint(&cur);
+
+	*bad = cur.bad;
+	*rest = (size_t) (cur.end - cur.at);
+	return value;
+}
+
+/* The integers of doc/critical-path.md, "Encoding": digits, limits, ZigZag, and what is not an integer. */
+static void test_packed_integers(void)
+{
+	static const uint64_t values[] = { 0, 1, 31, 32, 1000, 1023, 1024, UINT64_C(1) << 35, INT64_MAX,
+		UINT64_MAX - 1, UINT64_MAX };
+	static const int64_t signed_values[] = { 0, -1, 1, -2, 2, INT64_MIN, INT64_MAX, -1000000007 };
+	char out[DS_PACKED_UINT_MAX + 1];
+	bool bad;
+	size_t rest, i, n;
+
+	n = ds_packed_put_uint(out, 0);
+	UNIT_CHECK(n == 1 && out[0] == '0', "0 is \"0\"");
+	n = ds_packed_put_uint(out, 31);
+	UNIT_CHECK(n == 1 && out[0] == 'O', "31 is \"O\"");
+	n = ds_packed_put_uint(out, 32);
+	UNIT_CHECK(n == 2 && memcmp(out, "P1", 2) == 0, "32 is \"P1\"");
+	n = ds_packed_put_uint(out, 1000);
+	UNIT_CHECK(n == 2 && memcmp(out, "XO", 2) == 0, "1000 is \"XO\" (8, then 31)");
+	n = ds_packed_put_uint(out, UINT64_MAX);
+	UNIT_CHECK(n == DS_PACKED_UINT_MAX && out[n - 1] == '?', "2^64 - 1: 13 digits, the last 15");
+	for (i = 0; i < sizeof(values) / sizeof(values[0]); i++) {
+		n = ds_packed_put_uint(out, values[i]);
+		out[n] = '\0';
+		UNIT_CHECK(packed_read(out, &bad, &rest) == values[i] && !bad && rest == 0, "unsigned round trip");
+	}
+	for (i = 0; i < sizeof(signed_values) / sizeof(signed_values[0]); i++) {
+		UNIT_CHECK(ds_packed_unzigzag(ds_packed_zigzag(signed_values[i])) == signed_values[i],
+			"ZigZag round trip");
+	}
+	UNIT_CHECK(ds_packed_zigzag(-1) == 1 && ds_packed_zigzag(1) == 2 && ds_packed_zigzag(-2) == 3,
+		"ZigZag order 0, -1, 1, -2");
+	UNIT_CHECK(packed_read("5Z", &bad, &rest) == 5 && !bad && rest == 1, "an integer ends at its last digit");
+	packed_read("PPP", &bad, &rest);
+	UNIT_CHECK(bad, "continuing digits without a last one: not an integer");
+	packed_read("", &bad, &rest);
+	UNIT_CHECK(bad, "nothing: not an integer");
+	packed_read("p", &bad, &rest);
+	UNIT_CHECK(bad, "a character outside both alphabets: not an integer");
+	packed_read("oooooooooooo@", &bad, &rest);
+	UNIT_CHECK(bad, "a 13th digit above 15 exceeds 64 bits");
+	packed_read("oooooooooooooO", &bad, &rest);
+	UNIT_CHECK(bad, "14 digits exceed 64 bits");
+}
+
 int main(void)
 {
 	test_durations();
 	test_duration_limits();
 	test_json_writer();
+	test_packed_integers();
 	return unit_finish();
 }

@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The chain strings cache of chain-reader.c (doc/critical-path.md, "Reading chains"): an interned
- * string (host, comm, process, detail of a chain entry) by an exact key of its text, its length and its
- * first and last 8 bytes.  Up to 16 bytes the key is the whole text (every comm and process, most
+ * Chain strings by an exact key (doc/critical-path.md, "Reading chains"): the key of a string (host, comm,
+ * process, detail of a chain entry) is its length and its first and last 8 bytes.  span-consumer's
+ * chain-reader.c caches interned strings by it, span-attrib's chain-output.c numbers the strings of a
+ * packed chain by it.  Up to 16 bytes the key is the whole text (every comm and process, most
  * hosts): a key match is then the string, with no compare of the bytes and no look-up of the stored
  * text; longer texts (details) are checked byte for byte against the stored text.
  */
-#ifndef DEEPSPAN_SPAN_CONSUMER_CHAIN_STRINGS_H
-#define DEEPSPAN_SPAN_CONSUMER_CHAIN_STRINGS_H
+#ifndef DEEPSPAN_COMMON_CHAIN_STRINGS_H
+#define DEEPSPAN_COMMON_CHAIN_STRINGS_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -74,4 +75,4 @@ static inline bool ds_chain_string_slot_has(const struct ds_chain_string_slot *s
 		slot->key.length == key->length;
 }
 
-#endif /* DEEPSPAN_SPAN_CONSUMER_CHAIN_STRINGS_H */
+#endif /* DEEPSPAN_COMMON_CHAIN_STRINGS_H */
