@@ -25,6 +25,9 @@
  *
  * Input layout: 4 header bytes (ports and modes, sink parameters, payload
  * shape, grace), then span records until the input ends (at most MAX_SPANS).
+ * Header bit 7 gives spans a `chain_packed` member (doc/critical-path.md,
+ * "Encoding"): a chain of the format over the span's waited segments, some of
+ * its bytes overwritten, or raw characters (decode_chain).
  */
 #include <errno.h>
 #include <glib.h>
@@ -36,6 +39,7 @@
 #include <unistd.h>
 
 #include "fuzz-common.h"
+#include "chain-packed.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -67,6 +71,7 @@ struct fuzz_span {
 	unsigned int syscall_count, segment_count;
 	struct fuzz_syscall syscalls[MAX_SYSCALLS];
 	struct fuzz_segment segments[MAX_SEGMENTS];
+	char *chain_packed;	/* owned; with FUZZ_PACKED_CHAINS, the member `chain_packed`, else NULL */
 };
 
 /* Payload shape switches (header byte 2). */
@@ -83,6 +88,7 @@ enum {
 
 struct fuzz_input {
 	bool use_b;
+	bool packed_chains;		/* header bit 7: spans have a `chain_packed` member */
 	unsigned int shape;
 	unsigned int drop;		/* member dropped with SHAPE_DROP_ONE */
 	unsigned int span_count;
@@ -121,6 +127,8 @@ static int64_t pick_time(struct fuzz_bytes *in, int64_t base, bool raw)
 	}
 	return base + (int64_t) delta * 1000;
 }
+
+static char *decode_chain(struct fuzz_bytes *in, const struct fuzz_span *span);
 
 static void decode_span(struct fuzz_bytes *in, struct fuzz_span *span, int64_t *clock)
 {
@@ -168,6 +176,79 @@ static void decode_span(struct fuzz_bytes *in, struct fuzz_span *span, int64_t *
 		seg->state = fuzz_u8(in) % 8;
 		seg->detail = pick_string(in, details, G_N_ELEMENTS(details));
 	}
+	span->chain_packed = input.packed_chains ? decode_chain(in, span) : NULL;
+}
+
+/* Appends the packed integer `value` (common/chain-packed.h) to `text`. */
+static void put_packed(GString *text, uint64_t value)
+{
+	char digits[DS_PACKED_UINT_MAX];
+
+	g_string_append_len(text, digits, (gssize) ds_packed_put_uint(digits, value));
+}
+
+/* One depth-0 entry (`with_child`: and a child splitting nothing) of the packed chain over `seg`. */
+static void put_packed_entries(GString *text, const struct fuzz_span *span, const struct fuzz_segment *seg,
+		unsigned int index, unsigned int entry, int64_t *previous, uint8_t how, bool with_child)
+{
+	unsigned int k;
+
+	for (k = 0; k < (with_child ? 2u : 1u); k++) {
+		put_packed(text, index);
+		put_packed(text, k == 0 ? 0 : entry + 1);
+		put_packed(text, ds_packed_zigzag((int64_t) ((uint64_t) seg->begin - (uint64_t) *previous)));
+		put_packed(text, ds_packed_zigzag((int64_t) ((uint64_t) seg->end - (uint64_t) seg->begin)));
+		g_string_append(text, entry + k == 0 ? "01h" : "1");	/* host: literal "h", then string 1 */
+		put_packed(text, ds_packed_zigzag(span->pid));
+		put_packed(text, ds_packed_zigzag(span->tid));
+		g_string_append(text, entry + k == 0 ? "03app2" : "22");	/* comm and process "app" */
+		put_packed(text, ds_packed_zigzag(k == 0 ? -1 : (int64_t) (how >> 5)));
+		put_packed(text, k == 0 ? seg->state : (how >> 2) % 8);
+		put_packed(text, (how >> 3) % 14);
+		g_string_append(text, entry + k == 0 ? "04wait" : "3");	/* detail */
+		if (how & 2) {
+			put_packed(text, (uint64_t) (how >> 6) << 12);	/* bytes */
+		}
+		*previous = seg->begin;
+	}
+}
+
+/*
+ * The `chain_packed` of a span (doc/critical-path.md, "Encoding"): raw characters of the integer alphabets
+ * and a few others (`how` bit 0), or a chain of the format over the span's waited segments (blocked,
+ * wait_cpu), some of whose bytes the input then overwrites.
+ */
+static char *decode_chain(struct fuzz_bytes *in, const struct fuzz_span *span)
+{
+	uint8_t how = fuzz_u8(in);
+	GString *text = g_string_new(how & 2 ? "D" : "C");
+	int64_t previous = span->begin;
+	unsigned int i, count = 0, entry = 0, flips;
+
+	if (how & 1) {
+		for (i = fuzz_u8(in) % 96; i > 0 && !fuzz_done(in); i--) {
+			uint8_t b = fuzz_u8(in);
+
+			g_string_append_c(text, b >= 0xf0 ? (char) (b & 0x7f ? b & 0x7f : '~') : (char) ('0' + b % 64));
+		}
+		return g_string_free(text, FALSE);
+	}
+	for (i = 0; i < span->segment_count; i++) {
+		count += span->segments[i].state == 2 || span->segments[i].state == 3 ? 1 + ((how >> 2) & 1) : 0;
+	}
+	put_packed(text, count);
+	for (i = 0; i < span->segment_count; i++) {
+		if (span->segments[i].state == 2 || span->segments[i].state == 3) {
+			put_packed_entries(text, span, &span->segments[i], i, entry, &previous, how, (how >> 2) & 1);
+			entry += 1 + ((how >> 2) & 1);
+		}
+	}
+	for (flips = (how >> 4) % 4; flips > 0 && text->len > 1 && !fuzz_done(in); flips--) {
+		uint8_t at = fuzz_u8(in), b = fuzz_u8(in);
+
+		text->str[1 + at % (text->len - 1)] = (char) (b ? b : '0');
+	}
+	return g_string_free(text, FALSE);
 }
 
 static int64_t clamp(int64_t v, int64_t lo, int64_t hi)
@@ -221,13 +302,14 @@ static void free_input(struct fuzz_input *in)
 		for (i = 0; i < span->segment_count; i++) {
 			g_free(span->segments[i].detail);
 		}
+		g_free(span->chain_packed);
 	}
 	memset(in, 0, sizeof(*in));
 }
 
 /* ---- the source component class ---- */
 
-enum member_kind { MK_ID, MK_STRING, MK_S64, MK_STATE, MK_SYSCALLS, MK_SEGMENTS, MK_TRUNCATED };
+enum member_kind { MK_ID, MK_STRING, MK_S64, MK_STATE, MK_SYSCALLS, MK_SEGMENTS, MK_TRUNCATED, MK_CHAIN_PACKED };
 
 struct member {
 	const char *name;
@@ -244,7 +326,7 @@ static const struct member members[] = {
 	{ "user", MK_STATE, 0 }, { "syscall", MK_STATE, 1 }, { "blocked", MK_STATE, 2 },
 	{ "wait_cpu", MK_STATE, 3 }, { "interrupted", MK_STATE, 4 }, { "unknown", MK_STATE, 5 },
 	{ "syscalls", MK_SYSCALLS, 0 }, { "segments", MK_SEGMENTS, 0 },
-	{ "truncated", MK_TRUNCATED, 0 },
+	{ "truncated", MK_TRUNCATED, 0 }, { "chain_packed", MK_CHAIN_PACKED, 0 },
 };
 #define MEMBER_COUNT G_N_ELEMENTS(members)
 #define NO_INDEX UINT64_MAX
@@ -320,6 +402,7 @@ static bt_field_class *member_class(bt_trace_class *tc, const struct member *m, 
 		return shape & SHAPE_SIGNED_IDS ? bt_field_class_integer_signed_create(tc) :
 			bt_field_class_integer_unsigned_create(tc);
 	case MK_STRING:
+	case MK_CHAIN_PACKED:
 		return bt_field_class_string_create(tc);
 	case MK_S64:
 		return bt_field_class_integer_signed_create(tc);
@@ -353,7 +436,8 @@ static bt_field_class *member_class(bt_trace_class *tc, const struct member *m, 
 
 static bool member_present(unsigned int m, unsigned int shape, unsigned int drop)
 {
-	return !((members[m].kind == MK_SYSCALLS && (shape & SHAPE_NO_SYSCALLS)) ||
+	return !((members[m].kind == MK_CHAIN_PACKED && !input.packed_chains) ||
+		(members[m].kind == MK_SYSCALLS && (shape & SHAPE_NO_SYSCALLS)) ||
 		(members[m].kind == MK_SEGMENTS && (shape & SHAPE_NO_SEGMENTS)) ||
 		(members[m].kind == MK_TRUNCATED && (shape & SHAPE_NO_TRUNCATED)) ||
 		((shape & SHAPE_DROP_ONE) && m == drop));
@@ -485,6 +569,8 @@ static bool fill_member(bt_field *field, const struct member *m, const struct fu
 		return true;
 	case MK_STRING:
 		return set_string(field, span->strings[m->slot]);
+	case MK_CHAIN_PACKED:
+		return set_string(field, span->chain_packed);
 	case MK_S64:
 		bt_field_integer_signed_set_value(field, m->slot == 0 ? span->pid :
 			m->slot == 1 ? span->tid : m->slot == 2 ? span->begin : span->end);
@@ -858,6 +944,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	bt_graph_run_status status;
 
 	input.use_b = header & 1;
+	input.packed_chains = (header & 0x80) != 0;
 	input.shape = fuzz_u8(&in);
 	/* dropping a member is a tested error path: keep it rare */
 	if ((input.shape & SHAPE_DROP_ONE) && (input.shape & 0x0f) != 0x0f) {
