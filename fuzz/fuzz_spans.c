@@ -199,8 +199,8 @@ static void put_packed_entries(GString *text, const struct fuzz_span *span, cons
 		put_packed(text, ds_packed_zigzag((int64_t) ((uint64_t) seg->begin - (uint64_t) *previous)));
 		put_packed(text, ds_packed_zigzag((int64_t) ((uint64_t) seg->end - (uint64_t) seg->begin)));
 		g_string_append(text, entry + k == 0 ? "01h" : "1");	/* host: literal "h", then string 1 */
-		put_packed(text, ds_packed_zigzag(span->pid));
 		put_packed(text, ds_packed_zigzag(span->tid));
+		put_packed(text, ds_packed_zigzag((int64_t) ((uint64_t) span->pid - (uint64_t) span->tid)));
 		g_string_append(text, entry + k == 0 ? "03app2" : "22");	/* comm and process "app" */
 		put_packed(text, ds_packed_zigzag(k == 0 ? -1 : (int64_t) (how >> 5)));
 		put_packed(text, k == 0 ? seg->state : (how >> 2) % 8);

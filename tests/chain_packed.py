@@ -67,8 +67,9 @@ def unpack(text, span_begin):
         duration, pos = _int(data, pos)
         e["end"] = begin + duration
         e["host"], pos = string(pos)
-        e["pid"], pos = _int(data, pos)
-        e["tid"], pos = _int(data, pos)
+        tid, pos = _int(data, pos)
+        pid, pos = _int(data, pos)
+        e["pid"], e["tid"] = pid + tid, tid
         e["comm"], pos = string(pos)
         e["process"], pos = string(pos)
         e["cpu"], pos = _int(data, pos)
@@ -114,7 +115,7 @@ def pack(entries, span_begin, with_bytes=False):
         state = STATES.index(e["state"]) if isinstance(e["state"], str) else e["state"]
         kind = KINDS.index(e["kind"]) if isinstance(e["kind"], str) else e["kind"]
         out += _put(e["segment"]) + _put(e["parent"] + 1) + _zig(e["begin"] - begin) + _zig(e["end"] - e["begin"])
-        out += string(e["host"]) + _zig(e["pid"]) + _zig(e["tid"]) + string(e["comm"]) + string(e["process"])
+        out += string(e["host"]) + _zig(e["tid"]) + _zig(e["pid"] - e["tid"]) + string(e["comm"]) + string(e["process"])
         out += _zig(e["cpu"]) + _put(state) + _put(kind) + string(e["detail"])
         if with_bytes:
             out += _put(e.get("bytes", 0))

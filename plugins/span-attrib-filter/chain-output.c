@@ -246,8 +246,8 @@ static void pack_chain(struct chain_packer *p, const struct sa_span *span, bool 
 			(uint64_t) previous_begin)));
 		n += ds_packed_put_uint(out + n, ds_packed_zigzag((int64_t) ((uint64_t) e->end - (uint64_t) e->begin)));
 		n += put_string(p, out + n, 0, e->host, e->host_len);
-		n += ds_packed_put_uint(out + n, ds_packed_zigzag(e->pid));
 		n += ds_packed_put_uint(out + n, ds_packed_zigzag(e->tid));
+		n += ds_packed_put_uint(out + n, ds_packed_zigzag((int64_t) ((uint64_t) e->pid - (uint64_t) e->tid)));
 		n += put_string(p, out + n, 1, e->comm, e->comm_len);
 		n += put_string(p, out + n, 2, e->process, e->process_len);
 		n += ds_packed_put_uint(out + n, ds_packed_zigzag(e->cpu));

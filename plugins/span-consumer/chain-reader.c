@@ -403,8 +403,8 @@ static inline __attribute__((always_inline)) bool unpack_entry(struct ds_packed_
 	raw->parent = (int64_t) parent - 1;
 	raw->depth = parent == 0 ? 0 : s->raw[parent - 1].depth + 1;
 	host = unpack_string(cur, store, reader, CH_HOST);
-	(void) ds_packed_get_int(cur);	/* pid: not used by the sinks */
 	tid = ds_packed_get_int(cur);
+	(void) ds_packed_get_int(cur);	/* pid - tid: the pid is not used by the sinks */
 	comm = unpack_string(cur, store, reader, CH_COMM);
 	process = unpack_string(cur, store, reader, CH_PROCESS);
 	cpu = ds_packed_get_int(cur);
