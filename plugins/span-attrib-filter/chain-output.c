@@ -72,18 +72,6 @@ int chain_output_append_member(bt_trace_class *tc, bt_field_class *payload, enum
 
 /* ---- "fields" ---- */
 
-static void set_u64(bt_field *structure, int index, uint64_t value)
-{
-	bt_field_integer_unsigned_set_value(
-		bt_field_structure_borrow_member_field_by_index(structure, (uint64_t) index), value);
-}
-
-static void set_s64(bt_field *structure, int index, int64_t value)
-{
-	bt_field_integer_signed_set_value(
-		bt_field_structure_borrow_member_field_by_index(structure, (uint64_t) index), value);
-}
-
 /*
  * The text of a chain entry string whose length `*len` chain.h keeps (UINT8_MAX: 255 or more), "-" for an
  * empty one (empty strings do not survive a save, doc/span-attrib.md "No empty strings"); `*len` its length.
@@ -119,18 +107,18 @@ static int fill_fields(bt_field *array, const struct sa_span *span, bool with_la
 		const struct ds_chain_entry *e = &g_array_index(span->chain, struct ds_chain_entry, i);
 		bt_field *elem = bt_field_array_borrow_element_field_by_index(array, i);
 
-		set_u64(elem, C_SEGMENT, e->segment);
-		set_s64(elem, C_PARENT, e->parent);
-		set_u64(elem, C_DEPTH, e->depth);
-		set_s64(elem, C_BEGIN, e->begin);
-		set_s64(elem, C_END, e->end);
-		set_s64(elem, C_PID, e->pid);
-		set_s64(elem, C_TID, e->tid);
-		set_s64(elem, C_CPU, e->cpu);
-		set_u64(elem, C_STATE, (uint64_t) e->state);
-		set_u64(elem, C_KIND, (uint64_t) e->kind);
+		output_set_u64(elem, C_SEGMENT, e->segment);
+		output_set_s64(elem, C_PARENT, e->parent);
+		output_set_u64(elem, C_DEPTH, e->depth);
+		output_set_s64(elem, C_BEGIN, e->begin);
+		output_set_s64(elem, C_END, e->end);
+		output_set_s64(elem, C_PID, e->pid);
+		output_set_s64(elem, C_TID, e->tid);
+		output_set_s64(elem, C_CPU, e->cpu);
+		output_set_u64(elem, C_STATE, (uint64_t) e->state);
+		output_set_u64(elem, C_KIND, (uint64_t) e->kind);
 		if (with_layers) {
-			set_u64(elem, C_BYTES, e->bytes);
+			output_set_u64(elem, C_BYTES, e->bytes);
 		}
 		if (set_text(bt_field_structure_borrow_member_field_by_index(elem, C_HOST), e->host, e->host_len) ||
 				set_text(bt_field_structure_borrow_member_field_by_index(elem, C_COMM), e->comm,

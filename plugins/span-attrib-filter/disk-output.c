@@ -53,11 +53,6 @@ struct emit_ctx {
 	enum span_attrib_status status;
 };
 
-static void set_u64(bt_field *payload, int index, uint64_t value)
-{
-	bt_field_integer_unsigned_set_value(bt_field_structure_borrow_member_field_by_index(payload, index), value);
-}
-
 static bool set_string(bt_field *payload, int index, const char *value)
 {
 	return bt_field_string_set_value(bt_field_structure_borrow_member_field_by_index(payload, index),
@@ -89,13 +84,13 @@ static void emit_total(const struct ds_block_total *t, void *data)
 		ctx->status = SPAN_ATTRIB_STATUS_MEMORY_ERROR;
 		return;
 	}
-	set_u64(payload, D_DEV, t->dev);
+	output_set_u64(payload, D_DEV, t->dev);
 	bt_field_integer_signed_set_value(bt_field_structure_borrow_member_field_by_index(payload, D_TID), t->tid);
-	set_u64(payload, D_REQUESTS, t->requests);
-	set_u64(payload, D_WRITES, t->writes);
-	set_u64(payload, D_BYTES, t->bytes);
-	set_u64(payload, D_QUEUE, t->queue);
-	set_u64(payload, D_DEVICE_TIME, t->device);
+	output_set_u64(payload, D_REQUESTS, t->requests);
+	output_set_u64(payload, D_WRITES, t->writes);
+	output_set_u64(payload, D_BYTES, t->bytes);
+	output_set_u64(payload, D_QUEUE, t->queue);
+	output_set_u64(payload, D_DEVICE_TIME, t->device);
 	queue_push(ctx->it, msg);
 }
 

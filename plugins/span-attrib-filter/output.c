@@ -245,16 +245,16 @@ end:
 	return status;
 }
 
-static void set_u64(bt_field *payload, int index, uint64_t value)
+void output_set_u64(bt_field *structure, int index, uint64_t value)
 {
 	bt_field_integer_unsigned_set_value(
-		bt_field_structure_borrow_member_field_by_index(payload, (uint64_t) index), value);
+		bt_field_structure_borrow_member_field_by_index(structure, (uint64_t) index), value);
 }
 
-static void set_s64(bt_field *payload, int index, int64_t value)
+void output_set_s64(bt_field *structure, int index, int64_t value)
 {
 	bt_field_integer_signed_set_value(
-		bt_field_structure_borrow_member_field_by_index(payload, (uint64_t) index), value);
+		bt_field_structure_borrow_member_field_by_index(structure, (uint64_t) index), value);
 }
 
 /* "None" is written DS_SPAN_NONE, never "": empty strings do not survive a save (states.h). */
@@ -336,21 +336,21 @@ static int fill_payload(struct span_attrib_iterator *it, bt_field *payload, cons
 	bool with_chain = it->chain != NULL, with_layers = it->comp->layers;
 	int state;
 
-	set_u64(payload, F_TRACE_ID_HIGH, span->trace_id_high);
-	set_u64(payload, F_TRACE_ID_LOW, span->trace_id_low);
-	set_u64(payload, F_SPAN_ID, span->span_id);
-	set_u64(payload, F_PARENT_SPAN_ID, span->parent_span_id);
+	output_set_u64(payload, F_TRACE_ID_HIGH, span->trace_id_high);
+	output_set_u64(payload, F_TRACE_ID_LOW, span->trace_id_low);
+	output_set_u64(payload, F_SPAN_ID, span->span_id);
+	output_set_u64(payload, F_PARENT_SPAN_ID, span->parent_span_id);
 	if (set_string(bt_field_structure_borrow_member_field_by_index(payload, F_HOST), host->name) ||
 			set_string(bt_field_structure_borrow_member_field_by_index(payload, F_SERVICE), span->service) ||
 			set_string(bt_field_structure_borrow_member_field_by_index(payload, F_OPERATION), span->operation)) {
 		return -1;
 	}
-	set_s64(payload, F_PID, span->pid);
-	set_s64(payload, F_TID, span->tid);
-	set_s64(payload, F_BEGIN, span->begin);
-	set_s64(payload, F_END, span->end);
+	output_set_s64(payload, F_PID, span->pid);
+	output_set_s64(payload, F_TID, span->tid);
+	output_set_s64(payload, F_BEGIN, span->begin);
+	output_set_s64(payload, F_END, span->end);
 	for (state = 0; state < DS_STATE_COUNT; state++) {
-		set_u64(payload, state_member[state], span->states[state]);
+		output_set_u64(payload, state_member[state], span->states[state]);
 	}
 	bt_field_bool_set_value(bt_field_structure_borrow_member_field_by_index(payload, F_TRUNCATED),
 		span->truncated ? BT_TRUE : BT_FALSE);
@@ -365,10 +365,10 @@ static int fill_payload(struct span_attrib_iterator *it, bt_field *payload, cons
 	if (with_layers) {
 		int first = with_chain ? F_CHAIN + 1 : F_CHAIN;
 
-		set_u64(payload, first, span->cache_hits);
-		set_u64(payload, first + 1, span->cache_misses);
-		set_u64(payload, first + 2, span->cache_hit_time);
-		set_u64(payload, first + 3, span->cache_miss_time);
+		output_set_u64(payload, first, span->cache_hits);
+		output_set_u64(payload, first + 1, span->cache_misses);
+		output_set_u64(payload, first + 2, span->cache_hit_time);
+		output_set_u64(payload, first + 3, span->cache_miss_time);
 	}
 	return 0;
 }

@@ -231,6 +231,9 @@ void chain_packer_fini(struct chain_packer *packer);
 /* host-context-output.c: the members after every other (doc/host-context.md, "Encoding"); -1: out of memory. */
 /* output.c: appends member `name` of a new field class `fc` (reference moved into the structure); 0 or -1. */
 int output_fc_append(bt_field_class *structure, const char *name, bt_field_class *fc);
+/* output.c: member `index` of `structure`, an unsigned or a signed integer field, set to `value`. */
+void output_set_u64(bt_field *structure, int index, uint64_t value);
+void output_set_s64(bt_field *structure, int index, int64_t value);
 /* output.c: an unsigned enumeration class mapping 0..count-1 to name(i); NULL on error. */
 bt_field_class *output_enum_create(bt_trace_class *tc, int count, const char *(*name)(unsigned int));
 int hc_output_append_members(bt_trace_class *tc, bt_field_class *payload, uint64_t *index);
