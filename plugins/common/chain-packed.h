@@ -2,7 +2,7 @@
 /*
  * The packed chain format (doc/critical-path.md, "Encoding"): the chain of a span in one printable string,
  * `chain_packed`, that filter.deepspan.span-attrib writes (chain-output.c) and the sinks' span reader reads
- * (chain-packed-reader.c).  This header holds the format's primitives, inlined where they are used:
+ * (span-consumer/chain-reader.c).  This header holds the format's primitives, inlined where they are used:
  *
  * - an unsigned integer is written in base 32, least significant digit first; every digit but the last is
  *   one of the 32 characters from DS_PACKED_MORE ('P'..'o'), the last one of the 32 from DS_PACKED_LAST

@@ -184,9 +184,10 @@ static void collect_facts(struct run *run)
 		DS_LOG_WARN(run->self_comp, run->class_name,
 			"%" PRIu64 " span chains break their invariants (a parent after its child, "
 			"children not partitioning their parent, entries not partitioning the "
-			"waited segments, or a `chain_packed` text not of the packed format): those spans were kept without their chain (their waited "
-			"time is one leaf). Check the chain producer, filter.deepspan.span-attrib "
-			"(doc/critical-path.md, \"Reading chains\" and \"Encoding\").", run->facts.invalid_chains);
+			"waited segments, or a `chain_packed` text not of the packed format): those "
+			"spans were kept without their chain (their waited time is one leaf). Check "
+			"the chain producer, filter.deepspan.span-attrib (doc/critical-path.md, "
+			"\"Reading chains\" and \"Encoding\").", run->facts.invalid_chains);
 	}
 	if (run->facts.duplicate_spans) {
 		DS_LOG_WARN(run->self_comp, run->class_name,

@@ -215,9 +215,10 @@ static void warn_left_out(struct metrics_sink *sink)
 		DS_LOG_WARN(sink->self_comp, CLASS_NAME,
 			"%" PRIu64 " span chains break their invariants (a parent after its child, "
 			"children not partitioning their parent, entries not partitioning the "
-			"waited segments, or a `chain_packed` text not of the packed format): those spans were kept without their chain. Check the "
-			"chain producer, filter.deepspan.span-attrib (doc/critical-path.md, "
-			"\"Reading chains\" and \"Encoding\").", sink->reader.invalid_chains);
+			"waited segments, or a `chain_packed` text not of the packed format): those "
+			"spans were kept without their chain. Check the chain producer, "
+			"filter.deepspan.span-attrib (doc/critical-path.md, \"Reading chains\" and "
+			"\"Encoding\").", sink->reader.invalid_chains);
 	}
 	if (stream->cycle_spans) {
 		char rootless[80] = "";

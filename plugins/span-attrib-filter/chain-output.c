@@ -25,11 +25,6 @@ struct chain_packer_slot {
 	uint32_t generation;
 };
 
-static const char *state_label(unsigned int state)
-{
-	return ds_state_name((enum ds_state) state);
-}
-
 /* The structure of one `chain` entry (C_* order). */
 static bt_field_class *chain_entry_create(bt_trace_class *tc, bool with_layers)
 {
@@ -46,7 +41,7 @@ static bt_field_class *chain_entry_create(bt_trace_class *tc, bool with_layers)
 			output_fc_append(entry, "comm", bt_field_class_string_create(tc)) ||
 			output_fc_append(entry, "process", bt_field_class_string_create(tc)) ||
 			output_fc_append(entry, "cpu", bt_field_class_integer_signed_create(tc)) ||
-			output_fc_append(entry, "state", output_enum_create(tc, DS_STATE_COUNT, state_label)) ||
+			output_fc_append(entry, "state", output_state_enum_create(tc)) ||
 			output_fc_append(entry, "kind", output_enum_create(tc, DS_CHAIN_KIND_COUNT, ds_chain_kind_name)) ||
 			output_fc_append(entry, "detail", bt_field_class_string_create(tc)) ||
 			(with_layers && output_fc_append(entry, "bytes", bt_field_class_integer_unsigned_create(tc)))) {
@@ -146,12 +141,8 @@ static int fill_fields(bt_field *array, const struct sa_span *span, bool with_la
 
 static void packer_reset(struct chain_packer *p)
 {
-	if (!p->slots) {
-		p->slots = g_new0(struct chain_packer_slot, CHAIN_PACKER_SLOTS);
-		p->slot_count = CHAIN_PACKER_SLOTS;
-	}
 	if (++p->generation == 0) {
-		memset(p->slots, 0, p->slot_count * sizeof(*p->slots));
+		memset(p->slots, 0, CHAIN_PACKER_SLOTS * sizeof(*p->slots));
 		p->generation = 1;
 	}
 	p->strings = 0;
@@ -265,6 +256,7 @@ int chain_output_fill(bt_field *field, struct chain_packer *packer, const struct
 void chain_packer_init(struct chain_packer *packer)
 {
 	packer->text = g_byte_array_new();
+	packer->slots = g_new0(struct chain_packer_slot, CHAIN_PACKER_SLOTS);
 }
 
 void chain_packer_fini(struct chain_packer *packer)
@@ -275,5 +267,4 @@ void chain_packer_fini(struct chain_packer *packer)
 	}
 	g_free(packer->slots);
 	packer->slots = NULL;
-	packer->slot_count = 0;
 }

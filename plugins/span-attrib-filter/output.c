@@ -90,7 +90,7 @@ static const char *state_name(unsigned int state)
 	return ds_state_name((enum ds_state) state);
 }
 
-static bt_field_class *state_enum_create(bt_trace_class *tc)
+bt_field_class *output_state_enum_create(bt_trace_class *tc)
 {
 	return output_enum_create(tc, DS_STATE_COUNT, state_name);
 }
@@ -124,7 +124,7 @@ static bt_field_class *payload_create(bt_trace_class *tc, bool with_chain, enum 
 		output_fc_append(syscall, "duration", bt_field_class_integer_unsigned_create(tc)) ||
 		output_fc_append(segment, "begin", bt_field_class_integer_signed_create(tc)) ||
 		output_fc_append(segment, "end", bt_field_class_integer_signed_create(tc)) ||
-		output_fc_append(segment, "state", state_enum_create(tc)) ||
+		output_fc_append(segment, "state", output_state_enum_create(tc)) ||
 		output_fc_append(segment, "detail", bt_field_class_string_create(tc));
 	if (!err) {
 		err = output_fc_append(payload, "syscalls", bt_field_class_array_dynamic_create(tc, syscall, NULL)) ||

@@ -129,8 +129,7 @@ struct chain_packer_last {
 struct chain_packer {
 	GByteArray *text;			/* owned; room for the packed chain (its first `length` bytes) */
 	size_t length;
-	struct chain_packer_slot *slots;	/* owned; the span's string table, `slot_count` (a power of 2) */
-	size_t slot_count;
+	struct chain_packer_slot *slots;	/* owned; the span's string table (CHAIN_PACKER_SLOTS, chain-output.c) */
 	uint32_t generation;			/* slots of another generation are free */
 	uint32_t strings;			/* strings numbered so far (literals written) */
 	uint32_t in_table;			/* of them, in the table */
@@ -234,6 +233,8 @@ int output_fc_append(bt_field_class *structure, const char *name, bt_field_class
 /* output.c: member `index` of `structure`, an unsigned or a signed integer field, set to `value`. */
 void output_set_u64(bt_field *structure, int index, uint64_t value);
 void output_set_s64(bt_field *structure, int index, int64_t value);
+/* output.c: the enumeration class of a `state` member (enum ds_state values and names); NULL on error. */
+bt_field_class *output_state_enum_create(bt_trace_class *tc);
 /* output.c: an unsigned enumeration class mapping 0..count-1 to name(i); NULL on error. */
 bt_field_class *output_enum_create(bt_trace_class *tc, int count, const char *(*name)(unsigned int));
 int hc_output_append_members(bt_trace_class *tc, bt_field_class *payload, uint64_t *index);

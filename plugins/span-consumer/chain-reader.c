@@ -382,8 +382,8 @@ static inline __attribute__((always_inline)) uint32_t unpack_string(struct ds_pa
 }
 
 /*
- * Reads packed entry `i` (after `begin`, the previous entry's begin) into `out` and `raw` (parents before
- * children: `raw` of the parent is read); false when it is not of the format or a time overflows.
+ * Reads packed entry `i` (after `begin`, the previous entry's begin) into s->chain[i] and s->raw[i] (parents
+ * before children: `raw` of the parent is read); false when it is not of the format or a time overflows.
  */
 static inline __attribute__((always_inline)) bool unpack_entry(struct ds_packed_cursor *cur,
 		struct chain_scratch *s, uint64_t i, int64_t *begin, bool with_bytes, struct ds_span_store *store,
