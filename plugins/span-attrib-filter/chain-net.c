@@ -15,10 +15,13 @@
 
 const struct ds_tcp_send *ds_chain_send_at(const struct ds_chain_ctx *ctx, uint64_t seq)
 {
+	const struct ds_tcp_send *send;
+
 	if (seq < ctx->sends_base + ctx->sends_head || seq >= ctx->sends_base + ctx->sends->len) {
 		return NULL;
 	}
-	return &g_array_index(ctx->sends, struct ds_tcp_send, seq - ctx->sends_base);
+	send = &g_array_index(ctx->sends, struct ds_tcp_send, seq - ctx->sends_base);
+	return send->ts >= ds_chain_window_limit(ctx, ctx->now) ? send : NULL;
 }
 
 /* The previous send of the same key as `send`, NULL when none is kept. */
@@ -59,7 +62,7 @@ struct ds_early_rx {
 /* Drops the early receives older than the window behind `now`. */
 static void prune_early_rx(struct ds_chain_ctx *ctx, int64_t now)
 {
-	int64_t limit = now < INT64_MIN + ctx->window ? INT64_MIN : now - ctx->window;
+	int64_t limit = ds_chain_window_limit(ctx, now);
 
 	while (ctx->early_rx_head < ctx->early_rx->len) {
 		const struct ds_early_rx *rx = &g_array_index(ctx->early_rx, struct ds_early_rx, ctx->early_rx_head);

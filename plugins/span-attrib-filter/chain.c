@@ -25,7 +25,7 @@ struct ds_chain_ctx *ds_chain_ctx_create(unsigned int depth, int64_t window)
 	ctx->window = window > 0 ? window : 1;
 	ctx->sends = g_array_sized_new(FALSE, FALSE, sizeof(struct ds_tcp_send), 256);
 	ctx->send_index = g_hash_table_new(g_direct_hash, g_direct_equal);
-	ctx->last_ts = INT64_MIN;
+	ctx->now = INT64_MIN;
 	return ctx;
 }
 
@@ -57,15 +57,9 @@ static bool key_equal(const struct ds_tcp_key *a, const struct ds_tcp_key *b)
 		a->source_port == b->source_port && a->dest_port == b->dest_port;
 }
 
-/* `now` - window, without overflow. */
-static int64_t window_limit(const struct ds_chain_ctx *ctx, int64_t now)
-{
-	return now < INT64_MIN + ctx->window ? INT64_MIN : now - ctx->window;
-}
-
 static void prune_sends(struct ds_chain_ctx *ctx)
 {
-	int64_t limit = window_limit(ctx, ctx->last_ts);
+	int64_t limit = ds_chain_window_limit(ctx, ctx->now);
 
 	while (ctx->sends_head < ctx->sends->len) {
 		struct ds_tcp_send *rec = &g_array_index(ctx->sends, struct ds_tcp_send, ctx->sends_head);
@@ -101,7 +95,7 @@ const struct ds_tcp_send *ds_chain_find_send(struct ds_chain_ctx *ctx, const str
 		return NULL;
 	}
 	rec = &g_array_index(ctx->sends, struct ds_tcp_send, seq - ctx->sends_base);
-	return key_equal(&rec->key, key) ? rec : NULL;
+	return key_equal(&rec->key, key) && rec->ts >= ds_chain_window_limit(ctx, ctx->now) ? rec : NULL;
 }
 
 void ds_chain_add_send(struct ds_chain_ctx *ctx, struct ds_model *model, int64_t ts, int64_t tid,
@@ -110,9 +104,7 @@ void ds_chain_add_send(struct ds_chain_ctx *ctx, struct ds_model *model, int64_t
 	const struct ds_tcp_send *previous;
 	struct ds_tcp_send rec;
 
-	if (ts > ctx->last_ts) {
-		ctx->last_ts = ts;
-	}
+	ds_chain_advance(ctx, ts);
 	prune_sends(ctx);
 	previous = ds_chain_find_send(ctx, key);
 	memset(&rec, 0, sizeof(rec));
@@ -158,7 +150,7 @@ void ds_chain_thread_fini(struct ds_thread *thread)
 void ds_chain_piece_close(struct ds_model *model, struct ds_thread *thread, int64_t ts)
 {
 	struct ds_thread_history *h = thread->chain;
-	int64_t limit = window_limit(model->chain, ts);
+	int64_t limit = ds_chain_window_limit(model->chain, ts);
 
 	if (ts > h->open_since) {
 		struct ds_piece *piece;
@@ -200,7 +192,7 @@ void ds_chain_piece_close(struct ds_model *model, struct ds_thread *thread, int6
 
 void ds_chain_cpu_run(struct ds_model *model, struct cpu_state *cpu, int64_t ts, int64_t tid, const char *comm)
 {
-	int64_t limit = window_limit(model->chain, ts);
+	int64_t limit = ds_chain_window_limit(model->chain, ts);
 	struct ds_cpu_run run;
 
 	if (!cpu->runs) {

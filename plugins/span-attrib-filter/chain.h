@@ -104,7 +104,12 @@ struct ds_chain_ctx {
 	guint sends_head;
 	uint64_t sends_base;		/* seq of sends[0] */
 	GHashTable *send_index;		/* owned; key hash (direct) -> seq + 1 (direct) */
-	int64_t last_ts;		/* latest time seen by any model */
+	/*
+	 * The latest event time read, of every host (ds_chain_advance()): a send older than `now` - window is
+	 * gone, whenever the ring drops it, so what a walk finds depends on the time of the message being
+	 * processed, not on when other hosts last sent (one host's pass finds what the whole graph finds).
+	 */
+	int64_t now;
 	/*
 	 * The last walk, while the model charges the spans of one thread (ds_chain_share_walks()): nested
 	 * spans close the same segment at once and copy its entries instead of walking it again.
@@ -134,9 +139,23 @@ struct ds_chain_ctx {
 struct ds_chain_ctx *ds_chain_ctx_create(unsigned int depth, int64_t window);
 void ds_chain_ctx_destroy(struct ds_chain_ctx *ctx);
 
+/* An event at `ts` was read (of any host). */
+static inline void ds_chain_advance(struct ds_chain_ctx *ctx, int64_t ts)
+{
+	if (ts > ctx->now) {
+		ctx->now = ts;
+	}
+}
+
+/* `now` - window, without overflow: what is older is out of the window. */
+static inline int64_t ds_chain_window_limit(const struct ds_chain_ctx *ctx, int64_t now)
+{
+	return now < INT64_MIN + ctx->window ? INT64_MIN : now - ctx->window;
+}
+
 uint64_t ds_tcp_key_hash(const struct ds_tcp_key *key);
 
-/* The latest send of `key` within the window, NULL when none. */
+/* The latest send of `key` within the window behind `now`, NULL when none. */
 const struct ds_tcp_send *ds_chain_find_send(struct ds_chain_ctx *ctx, const struct ds_tcp_key *key);
 
 /* net_dev_queue on the host of `model` at `ts` by thread `tid` (-1 none): keeps it for the window. */
@@ -146,7 +165,7 @@ void ds_chain_add_send(struct ds_chain_ctx *ctx, struct ds_model *model, int64_t
 /*
  * Network terminal (chain-net.c, doc/storage-network.md "Network").
  */
-/* The send kept at `seq` (struct ds_tcp_send::seq), NULL when it left the window. */
+/* The send kept at `seq` (struct ds_tcp_send::seq), NULL when it left the window behind `now`. */
 const struct ds_tcp_send *ds_chain_send_at(const struct ds_chain_ctx *ctx, uint64_t seq);
 /*
  * The send of `key` a receive at `ts` matches: the last one at or before `ts`; when every send kept is after

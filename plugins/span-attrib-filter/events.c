@@ -471,6 +471,9 @@ static enum span_attrib_status handle_event(struct span_attrib_iterator *it, con
 	}
 	if (ns > it->last_ns) {
 		it->last_ns = ns;
+		if (it->chain) {
+			ds_chain_advance(it->chain, ns);
+		}
 	}
 	if (role->type == ROLE_NET) {
 		struct ds_tcp_key key;
@@ -628,6 +631,10 @@ enum span_attrib_status span_attrib_flush(struct span_attrib_iterator *it)
 	GHashTableIter hosts;
 	gpointer value;
 
+	if (it->chain) {
+		/* in one host's pass, `end-time`: the latest event time of every host (cross-host.c) */
+		ds_chain_advance(it->chain, it->last_ns);
+	}
 	g_hash_table_iter_init(&hosts, it->hosts);
 	while (g_hash_table_iter_next(&hosts, NULL, &value)) {
 		struct host *host = value;

@@ -488,6 +488,10 @@ static int64_t model_time(struct ds_model *model, int64_t ts)
 		return model->last_ts;
 	}
 	model->last_ts = ts;
+	if (model->chain) {
+		/* the filter advances it by every event of every host (events.c); this is for the model alone */
+		ds_chain_advance(model->chain, ts);
+	}
 	return ts;
 }
 

@@ -829,6 +829,97 @@ static void test_send_index(void)
 	ds_chain_ctx_destroy(c);
 }
 
+/*
+ * One host's events give that host's chains whatever the other hosts do (doc/scale.md, "Per-host analysis"):
+ * alpha's server waits for a loopback segment of its client sent at 6 and received at `wake`; beta (only in
+ * the whole graph's context) sends other segments meanwhile.  The send is matched when it is within the
+ * window (100 ns here) behind the wakeup, and not when it is older, in both contexts: the window is measured
+ * from the time of the event read, not from the last send of any host.
+ */
+static struct sa_span *loopback_wait(struct ds_chain_ctx *c, bool with_beta, int64_t wake, struct ds_model **a)
+{
+	struct ds_model *b = NULL;
+	struct ds_tcp_key k = key_of(31), other = key_of(32);
+	struct sa_span *span;
+
+	*a = ds_model_create(DS_STATE_RULE_DEFAULT, true);
+	ds_model_set_chain(*a, c, "alpha");
+	if (with_beta) {
+		b = ds_model_create(DS_STATE_RULE_DEFAULT, true);
+		ds_model_set_chain(b, c, "beta");
+		sw(b, 0, 0, 0, "swapper/0", 0, 300, "other");
+	}
+	sw(*a, 0, 0, 0, "swapper/0", 0, 100, "client");
+	sw(*a, 0, 1, 0, "swapper/1", 0, 200, "server");
+	span = span_on(*a, 200, 0);
+	ds_model_syscall_entry(*a, 1, 1, "recvfrom");
+	sw(*a, 1, 1, 200, "server", BLOCKED, 0, "swapper/1");
+	ds_model_syscall_entry(*a, 5, 0, "sendto");
+	ds_model_net_send(*a, 6, 0, &k);
+	ds_model_syscall_exit(*a, 7, 0);
+	if (b) {
+		/* beta's sends, after alpha's send left the window of the whole graph's latest send */
+		ds_model_net_send(b, wake - 10, 0, &other);
+		ds_model_net_send(b, wake - 5, 0, &other);
+	}
+	ds_model_irq_entry(*a, wake - 2, 1, DS_IRQ_SOFT, "NET_RX");
+	ds_model_net_receive(*a, wake - 1, 1, &k);
+	ds_model_wakeup_target(*a, wake, 1, 200, "server", 0);
+	ds_model_irq_exit(*a, wake, 1, DS_IRQ_SOFT);
+	sw(*a, wake, 1, 0, "swapper/1", 0, 200, "server");
+	ds_model_syscall_exit(*a, wake + 1, 1);
+	sa_span_finish(*a, span, wake + 10);
+	if (b) {
+		ds_model_destroy(b);
+	}
+	return span;
+}
+
+static void same_entries(const struct sa_span *x, const struct sa_span *y, const char *what)
+{
+	bool same = x->chain->len == y->chain->len;
+	guint i;
+
+	for (i = 0; same && i < x->chain->len; i++) {
+		const struct ds_chain_entry *e = entry(x, i), *f = entry(y, i);
+
+		same = e->segment == f->segment && e->parent == f->parent && e->depth == f->depth &&
+			e->begin == f->begin && e->end == f->end && e->tid == f->tid && e->kind == f->kind &&
+			e->state == f->state && strcmp(e->detail, f->detail) == 0 && strcmp(e->host, f->host) == 0;
+	}
+	UNIT_CHECK(same, what);
+}
+
+static void test_host_local_sends(void)
+{
+	static const int64_t wakes[] = { 90, 150 };
+	unsigned int i;
+
+	for (i = 0; i < G_N_ELEMENTS(wakes); i++) {
+		struct ds_chain_ctx *whole = ds_chain_ctx_create(8, 100), *local = ds_chain_ctx_create(8, 100);
+		struct ds_model *a_whole, *a_local;
+		struct sa_span *s_whole = loopback_wait(whole, true, wakes[i], &a_whole);
+		struct sa_span *s_local = loopback_wait(local, false, wakes[i], &a_local);
+
+		check_chain(s_whole, "host-local sends: partition");
+		same_entries(s_whole, s_local, wakes[i] < 106 ? "host-local sends: a send within the window, same chain"
+			: "host-local sends: a send out of the window, same chain");
+		if (wakes[i] < 106) {
+			expect(s_local, DS_CHAIN_NETWORK, "recvfrom \u2190 alpha/client/100", 0, 1, wakes[i],
+				"host-local sends: matched within the window");
+		} else {
+			expect(s_local, DS_CHAIN_SOFTIRQ, "recvfrom \u2190 softirq:NET_RX (no matching send)", 0, 1,
+				wakes[i], "host-local sends: older than the window behind the wakeup, not matched");
+		}
+		sa_span_free(s_whole);
+		sa_span_free(s_local);
+		ds_model_destroy(a_whole);
+		ds_model_destroy(a_local);
+		ds_chain_ctx_destroy(whole);
+		ds_chain_ctx_destroy(local);
+	}
+}
+
 int main(void)
 {
 	ctx = ds_chain_ctx_create(8, 1000000000);
@@ -851,6 +942,7 @@ int main(void)
 	test_net_other_cpu();
 	test_net_sent_in_softirq();
 	test_net_no_events();
+	test_host_local_sends();
 	ds_chain_ctx_destroy(ctx);
 	return unit_finish();
 }
