@@ -5,10 +5,9 @@ Three layers:
 - the truth itself (runs on its own): every chain partitions its span's waited time exactly, and the time it
   charges names the thread each chain cause injects (the hog, the sleeping holder, the remote thread, the pool
   thread, the deadlock's cycle);
-- filter.deepspan.span-attrib's `chain` member: every leaf equals the truth to 0 ns (several seeds, 2-5 hosts);
-  skipped, saying so, while span-attrib has no `follow-wakeups` parameter / `chain` member;
-- sink.deepspan.diff's explain.txt: the top cause of each chain case names the culprit; skipped, saying so, while
-  the folded files have no chain frames.
+- filter.deepspan.span-attrib's chain (`chain_packed`, and the `chain` array of chain-encoding="fields"): every
+  leaf equals the truth to 0 ns (several seeds, 2-5 hosts);
+- sink.deepspan.diff's explain.txt: the top cause of each chain case names the culprit.
 Exact clocks (clock="none") so that cross-host chain times are exact without filter.deepspan.sync.
 """
 import collections
@@ -20,6 +19,7 @@ import pytest
 
 from conftest import run_babeltrace2
 from scenario_fixtures import scenario_class
+import chain_packed
 
 CHAIN_CAUSES = ("lock-hog", "lock-sleep", "lock-remote", "handoff", "deadlock", "net-delay", "net-retransmit")
 KINDS = {"running", "wait-cpu", "wait", "timer", "irq", "softirq", "network", "in-flight", "disk", "unknown",
@@ -51,14 +51,14 @@ def all_spans(truth):
 
 # ---- the truth on its own ----
 
-def chain_truth_problems(tmp_path, bt2_plugin, cause, seed, hosts, check_span=None):
+def chain_truth_problems(tmp_path, bt2_plugin, cause, seed, hosts, check_span=None, encoding="packed"):
     """Runs the scenario (40 requests, clock "none", every span's chain in the truth) through span-attrib and
     compares every span's chain leaves with the truth's on COMPARED; `check_span(truth_span, our_leaves)` runs
     for each span found.  Returns (problems, number of leaves compared)."""
     truth_path = tmp_path / "truth.json"
     params = {"requests": 40, "seed": seed, "hosts": hosts, "cause": cause, "clock": "none",
               "slow-ratio": 0.2, "truth-chains": True, "truth": str(truth_path)}
-    ours = producer_chains(bt2_plugin, params)
+    ours = producer_chains(bt2_plugin, params, encoding)
     truth = json.loads(truth_path.read_text())
     problems = []
     compared = 0
@@ -222,43 +222,43 @@ def _enum_label(field):
 
 
 def _chain_leaves(event):
-    """The leaves of a deepspan:span's chain as truth-like dicts (None: no `chain` member)."""
+    """The leaves of a deepspan:span's chain as truth-like dicts, from `chain_packed` (span-attrib's default) or
+    the `chain` array (chain-encoding="fields"); None when the event has neither."""
     payload = event.payload_field
-    if "chain" not in payload:
-        return None
     segments = [int(s["begin"]) for s in payload["segments"]]
-    entries = list(payload["chain"])
-    parents = {int(e["parent"]) for e in entries}
+    if "chain_packed" in payload:
+        entries = chain_packed.unpack(str(payload["chain_packed"]), int(payload["begin"]))
+    elif "chain" in payload:
+        entries = [{k: (_enum_label(e[k]) if k in ("state", "kind") else
+                        str(e[k]) if k in ("host", "comm", "process", "detail") else int(e[k]))
+                    for k in ("segment", "parent", "depth", "begin", "end", "host", "pid", "tid", "comm", "state",
+                              "kind", "detail")} for e in payload["chain"]]
+    else:
+        return None
+    parents = {e["parent"] for e in entries}
     leaves = []
     for index, e in enumerate(entries):
         if index in parents:
             continue
-        leaves.append({"segment_begin": segments[int(e["segment"])], "begin": int(e["begin"]),
-                       "end": int(e["end"]), "host": str(e["host"]), "pid": int(e["pid"]), "tid": int(e["tid"]),
-                       "comm": str(e["comm"]), "state": _enum_label(e["state"]), "kind": _enum_label(e["kind"]),
-                       "depth": int(e["depth"]), "detail": str(e["detail"])})
+        leaves.append({"segment_begin": segments[e["segment"]], "begin": e["begin"], "end": e["end"],
+                       "host": e["host"], "pid": e["pid"], "tid": e["tid"], "comm": e["comm"], "state": e["state"],
+                       "kind": e["kind"], "depth": e["depth"], "detail": e["detail"]})
     return leaves
 
 
-def producer_chains(bt2_plugin, scenario_params):
-    """{span key: chain leaves} from scenario -> span-attrib (follow-wakeups); skips without the producer."""
+def producer_chains(bt2_plugin, scenario_params, encoding="packed"):
+    """{span key: chain leaves} from scenario -> span-attrib (follow-wakeups, chain-encoding `encoding`)."""
     src = bt2.ComponentSpec(scenario_class(), scenario_params)
     flt_class = bt2_plugin.filter_component_classes["span-attrib"]
-    flt = bt2.ComponentSpec(flt_class, {"pass-through": False, "follow-wakeups": True})
+    flt = bt2.ComponentSpec(flt_class, {"pass-through": False, "follow-wakeups": True, "chain-encoding": encoding})
     out = {}
-    try:
-        for msg in bt2.TraceCollectionMessageIterator([src], [flt]):
-            if type(msg) is not bt2._EventMessageConst or msg.event.name != "deepspan:span":
-                continue
-            leaves = _chain_leaves(msg.event)
-            if leaves is None:
-                pytest.skip("filter.deepspan.span-attrib emits no `chain` member yet (branch wt-chain)")
-            p = msg.event.payload_field
-            out[(int(p["trace_id_high"]), int(p["trace_id_low"]), int(p["span_id"]))] = leaves
-    except bt2._Error as exc:
-        if "follow-wakeups" in str(exc):
-            pytest.skip("filter.deepspan.span-attrib has no `follow-wakeups` parameter yet (branch wt-chain)")
-        raise
+    for msg in bt2.TraceCollectionMessageIterator([src], [flt]):
+        if type(msg) is not bt2._EventMessageConst or msg.event.name != "deepspan:span":
+            continue
+        leaves = _chain_leaves(msg.event)
+        assert leaves is not None, "a deepspan:span event without chain_packed or chain"
+        p = msg.event.payload_field
+        out[(int(p["trace_id_high"]), int(p["trace_id_low"]), int(p["span_id"]))] = leaves
     return out
 
 
@@ -273,6 +273,14 @@ COMPARED = ("segment_begin", "begin", "end", "host", "tid", "state", "kind", "de
 ])
 def test_span_attrib_chains_equal_the_truth(tmp_path, bt2_plugin, cause, seed, hosts):
     problems, compared = chain_truth_problems(tmp_path, bt2_plugin, cause, seed, hosts)
+    assert compared > 0
+    assert not problems, problems[:5]
+
+
+@pytest.mark.parametrize("cause, seed, hosts", [("lock-remote", 3, 5), ("net-retransmit", 13, 3), ("disk", 9, 2)])
+def test_span_attrib_chains_as_fields_equal_the_truth(tmp_path, bt2_plugin, cause, seed, hosts):
+    """chain-encoding="fields" (the `chain` array) gives the same leaves."""
+    problems, compared = chain_truth_problems(tmp_path, bt2_plugin, cause, seed, hosts, encoding="fields")
     assert compared > 0
     assert not problems, problems[:5]
 
@@ -329,11 +337,8 @@ def test_diff_top_cause_names_the_culprit(tmp_path, plugin_dir, cause, names):
                            "-p", f'cause="{cause}",requests=200,hosts=6,clock="none"',
                            "-c", "filter.deepspan.span-attrib", "-p", "pass-through=false",
                            "-c", "sink.deepspan.diff", "-p", f'output-dir="{out}"', check=False)
-    if proc.returncode != 0 and "follow-wakeups" in proc.stderr + proc.stdout:
-        pytest.skip("filter.deepspan.span-attrib has no chains yet (branch wt-chain)")
     assert proc.returncode == 0, proc.stderr
-    if not has_chain_frames(out):
-        pytest.skip("sink.deepspan.diff draws no chain frames yet (branch wt-chainview)")
+    assert has_chain_frames(out), "the folded files have no chain frames"
     top = top_cause((out / "explain.txt").read_text())
     assert all(name in top for name in names), top
 
@@ -346,9 +351,6 @@ def test_span_attrib_reports_the_deadlock_cycle(tmp_path, plugin_dir):
                            "-c", "filter.deepspan.span-attrib", "-p", "pass-through=false",
                            "-c", "sink.utils.dummy", check=False)
     output = proc.stdout + proc.stderr
-    if "end in a deadlock" not in output and "follow-wakeups" not in \
-            run_babeltrace2("help", "filter.deepspan.span-attrib").stdout:
-        pytest.skip("filter.deepspan.span-attrib has no chains yet (branch wt-chain)")
     assert proc.returncode == 0, output
     replica, worker = json.loads(truth_path.read_text())["requests"][-1]["cycle"]
     assert f"deadlock: mysqld/{worker['tid']} (host {worker['host']}, recvfrom) \u2190 " \
@@ -364,8 +366,6 @@ def test_diff_lists_the_deadlock_cycle(tmp_path, plugin_dir):
                     "-c", "filter.deepspan.span-attrib", "-p", "pass-through=false",
                     "-c", "sink.deepspan.diff", "-p", f'output-dir="{out}"')
     explain = (out / "explain.txt").read_text()
-    if "Deadlocks" not in explain and not has_chain_frames(out):
-        pytest.skip("sink.deepspan.diff draws no chain frames yet (branch wt-chainview)")
     replica, worker = json.loads(truth_path.read_text())["requests"][-1]["cycle"]
     block = explain.split("Deadlocks")[1].split("\n\n")[0]
     assert f"mysqld/{worker['tid']} (host {worker['host']}, recvfrom) \u2190 replica/{replica['tid']} " \
