@@ -29,6 +29,14 @@ def run_babeltrace2(*args, plugin_dir=None, check=True, timeout=600, env=None):
     return proc
 
 
+def session_processes(sid):
+    """`ps` of the processes of session `sid` (a process started with start_new_session=True: its pid), with
+    their state and kernel wait channel: where a process that should have exited waits, for a failure text."""
+    proc = subprocess.run(["ps", "-s", str(sid), "-o", "pid,ppid,stat,wchan:24,etime,args"], capture_output=True,
+                          text=True, check=False)
+    return proc.stdout or proc.stderr
+
+
 def make_scenario_trace(out_dir, truth=None, **params):
     """Writes a source.deepspan.scenario trace with sink.ctf.fs into out_dir (and its ground truth).
 

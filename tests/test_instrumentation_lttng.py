@@ -19,7 +19,7 @@ import uuid
 
 import pytest
 
-from conftest import BUILD_DIR, SRC_DIR, run_babeltrace2
+from conftest import BUILD_DIR, SRC_DIR, run_babeltrace2, session_processes
 
 LOADGEN = BUILD_DIR / "examples" / "microservices" / "ds-loadgen"
 EMITTER = BUILD_DIR / "examples" / "jaeger" / "ds-span-emitter"
@@ -554,9 +554,14 @@ def test_recorder_without_command_records_until_interrupted(sessiond, tmp_path):
         except subprocess.TimeoutExpired:
             # say where it waited: a second Ctrl-C stops the recorder's wait for `lttng stop`
             sessions = lttng("list", session).stdout
+            processes = session_processes(recorder.pid)
             recorder.send_signal(signal.SIGINT)
-            out, err = recorder.communicate(timeout=60)
-            pytest.fail(f"deepspan-record still ran 120 s after Ctrl-C; stderr:\n{err}\nlttng list:\n{sessions}")
+            try:
+                out, err = recorder.communicate(timeout=60)
+            except subprocess.TimeoutExpired:
+                err = f"(still running 60 s after a second Ctrl-C; then:\n{session_processes(recorder.pid)})"
+            pytest.fail(f"deepspan-record still ran 120 s after Ctrl-C; stderr:\n{err}\nlttng list:\n{sessions}\n"
+                        f"processes at 120 s:\n{processes}")
     finally:
         if recorder.poll() is None:
             os.killpg(recorder.pid, signal.SIGKILL)

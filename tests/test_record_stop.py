@@ -7,7 +7,7 @@ import signal
 import subprocess
 import time
 
-from conftest import SRC_DIR
+from conftest import SRC_DIR, session_processes
 
 RECORD = SRC_DIR / "scripts" / "deepspan-record"
 
@@ -40,7 +40,8 @@ def start_recorder(tmp_path):
 def wait_for_call(recorder, log, call):
     deadline = time.monotonic() + 30
     while call not in log.read_text():
-        assert recorder.poll() is None and time.monotonic() < deadline, f"no `lttng {call}`"
+        assert recorder.poll() is None and time.monotonic() < deadline, \
+            f"no `lttng {call}`; lttng calls: {log.read_text().splitlines()}; processes:\n{session_processes(recorder.pid)}"
         time.sleep(0.05)
 
 
