@@ -21,15 +21,17 @@ esac
 """
 
 
-def start_recorder(tmp_path):
+def start_recorder(tmp_path, ignore_sigint=False):
     log = tmp_path / "calls"
     fake = tmp_path / "lttng"
     fake.write_text(FAKE_LTTNG.format(log=log))
     fake.chmod(0o755)
     env = dict(os.environ, LTTNG=str(fake))
+    # ignore_sigint: started as a non-interactive shell starts a background job (`deepspan-record ... &`)
+    ignore = (lambda: signal.signal(signal.SIGINT, signal.SIG_IGN)) if ignore_sigint else None
     recorder = subprocess.Popen([str(RECORD), "--no-kernel", "-n", "slowstop", "-o", str(tmp_path / "trace")],
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
-                                start_new_session=True)
+                                start_new_session=True, preexec_fn=ignore)
     deadline = time.monotonic() + 30
     while not (log.exists() and "start slowstop" in log.read_text()):
         assert recorder.poll() is None and time.monotonic() < deadline, recorder.communicate()
@@ -45,10 +47,10 @@ def wait_for_call(recorder, log, call):
         time.sleep(0.05)
 
 
-def interrupt_twice(tmp_path, signum, pause):
+def interrupt_twice(tmp_path, signum, pause, ignore_sigint=False):
     """Starts the recorder, sends `signum`, waits `pause` s into its `lttng stop`, sends `signum` again;
     returns (exit status, stdout, stderr, lttng calls)."""
-    recorder, log = start_recorder(tmp_path)
+    recorder, log = start_recorder(tmp_path, ignore_sigint)
     try:
         recorder.send_signal(signum)
         wait_for_call(recorder, log, "stop slowstop")
@@ -69,6 +71,15 @@ def test_second_interrupt_stops_waiting_for_lttng_stop(tmp_path):
     assert "stopped waiting for lttng stop of session slowstop: the trace may lack its last packets" in err
     assert calls[-1] == "destroy --no-wait slowstop", calls
     assert "Analyse with" not in out, "no analysis command for a trace that may be incomplete"
+
+
+def test_interrupt_stops_a_recorder_started_with_sigint_ignored(tmp_path):
+    """A background job of a non-interactive shell starts with SIGINT ignored, which bash cannot trap: the
+    recorder runs itself again with SIGINT's default action, so Ctrl-C and `kill -INT` still stop it."""
+    status, _, err, calls = interrupt_twice(tmp_path, signal.SIGINT, 0.5, ignore_sigint=True)
+    assert status == 130, err
+    assert calls[-1] == "destroy --no-wait slowstop", calls
+    assert "SIGINT is ignored" not in err
 
 
 def test_a_long_stop_is_announced(tmp_path):
