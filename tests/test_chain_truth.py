@@ -19,7 +19,7 @@ import pytest
 
 from conftest import run_babeltrace2
 from scenario_fixtures import scenario_class
-import chain_packed
+from span_attrib_support import payload_dict
 
 CHAIN_CAUSES = ("lock-hog", "lock-sleep", "lock-remote", "handoff", "deadlock", "net-delay", "net-retransmit")
 KINDS = {"running", "wait-cpu", "wait", "timer", "irq", "softirq", "network", "in-flight", "disk", "unknown",
@@ -216,25 +216,14 @@ def test_truth_irq_storm_is_on_the_chain(tmp_path, plugin_dir):
 
 # ---- filter.deepspan.span-attrib against the truth ----
 
-def _enum_label(field):
-    labels = list(field.labels)
-    return labels[0] if labels else int(field)
-
-
 def _chain_leaves(event):
     """The leaves of a deepspan:span's chain as truth-like dicts, from `chain_packed` (span-attrib's default) or
     the `chain` array (chain-encoding="fields"); None when the event has neither."""
-    payload = event.payload_field
-    segments = [int(s["begin"]) for s in payload["segments"]]
-    if "chain_packed" in payload:
-        entries = chain_packed.unpack(str(payload["chain_packed"]), int(payload["begin"]))
-    elif "chain" in payload:
-        entries = [{k: (_enum_label(e[k]) if k in ("state", "kind") else
-                        str(e[k]) if k in ("host", "comm", "process", "detail") else int(e[k]))
-                    for k in ("segment", "parent", "depth", "begin", "end", "host", "pid", "tid", "comm", "state",
-                              "kind", "detail")} for e in payload["chain"]]
-    else:
+    payload = payload_dict(event)
+    if "chain" not in payload:
         return None
+    segments = [s["begin"] for s in payload["segments"]]
+    entries = payload["chain"]
     parents = {e["parent"] for e in entries}
     leaves = []
     for index, e in enumerate(entries):

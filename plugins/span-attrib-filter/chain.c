@@ -85,17 +85,12 @@ const struct ds_tcp_send *ds_chain_find_send(struct ds_chain_ctx *ctx, const str
 	gsize value = GPOINTER_TO_SIZE(g_hash_table_lookup(ctx->send_index,
 		GSIZE_TO_POINTER((gsize) ds_tcp_key_hash(key))));
 	const struct ds_tcp_send *rec;
-	uint64_t seq;
 
 	if (!value) {
 		return NULL;
 	}
-	seq = (uint64_t) value - 1;
-	if (seq < ctx->sends_base + ctx->sends_head || seq >= ctx->sends_base + ctx->sends->len) {
-		return NULL;
-	}
-	rec = &g_array_index(ctx->sends, struct ds_tcp_send, seq - ctx->sends_base);
-	return key_equal(&rec->key, key) && rec->ts >= ds_chain_window_limit(ctx, ctx->now) ? rec : NULL;
+	rec = ds_chain_send_at(ctx, (uint64_t) value - 1);
+	return rec && key_equal(&rec->key, key) ? rec : NULL;
 }
 
 void ds_chain_add_send(struct ds_chain_ctx *ctx, struct ds_model *model, int64_t ts, int64_t tid,
