@@ -9,9 +9,20 @@ static bool item_less(const struct ds_reorder_item *a, const struct ds_reorder_i
 	return a->key < b->key || (a->key == b->key && a->seq < b->seq);
 }
 
+static struct ds_reorder_lane *lane_of(const struct ds_reorder *r, guint index)
+{
+	return &g_array_index(r->lanes, struct ds_reorder_lane, index);
+}
+
 static struct ds_reorder_item *lane_at(const struct ds_reorder_lane *lane, guint i)
 {
 	return &lane->ring[(lane->head + i) & (lane->cap - 1)];
+}
+
+/* Whether the head of lane `a` comes before the head of lane `b` (both not empty). */
+static bool head_less(const struct ds_reorder *r, guint a, guint b)
+{
+	return item_less(lane_at(lane_of(r, a), 0), lane_at(lane_of(r, b), 0));
 }
 
 static void lane_grow(struct ds_reorder_lane *lane)
@@ -31,6 +42,7 @@ static void lane_grow(struct ds_reorder_lane *lane)
 void ds_reorder_init(struct ds_reorder *r)
 {
 	r->lanes = g_array_new(FALSE, TRUE, sizeof(struct ds_reorder_lane));
+	r->heads = g_array_new(FALSE, FALSE, sizeof(guint));
 	r->len = 0;
 	r->next_seq = 0;
 }
@@ -43,47 +55,104 @@ void ds_reorder_fini(struct ds_reorder *r)
 		return;
 	}
 	for (i = 0; i < r->lanes->len; i++) {
-		g_free(g_array_index(r->lanes, struct ds_reorder_lane, i).ring);
+		g_free(lane_of(r, i)->ring);
 	}
 	g_array_free(r->lanes, TRUE);
 	r->lanes = NULL;
+	g_array_free(r->heads, TRUE);
+	r->heads = NULL;
 	r->len = 0;
 }
 
-/* The lane ending with the largest key <= key, else an empty lane, else a new one. */
-static struct ds_reorder_lane *lane_for(struct ds_reorder *r, int64_t key)
+/* The heap of lane heads: moves heads[at] up while it comes before its parent. */
+static void heads_sift_up(struct ds_reorder *r, guint at)
 {
-	struct ds_reorder_lane *best = NULL, *empty = NULL;
+	guint *heads = (guint *) (void *) r->heads->data;
+
+	while (at > 0) {
+		guint parent = (at - 1) / 2, swap;
+
+		if (!head_less(r, heads[at], heads[parent])) {
+			break;
+		}
+		swap = heads[at];
+		heads[at] = heads[parent];
+		heads[parent] = swap;
+		at = parent;
+	}
+}
+
+/* Moves heads[at] down while a child comes before it. */
+static void heads_sift_down(struct ds_reorder *r, guint at)
+{
+	guint *heads = (guint *) (void *) r->heads->data;
+	guint n = r->heads->len;
+
+	for (;;) {
+		guint first = at, left = 2 * at + 1, right = left + 1, swap;
+
+		if (left < n && head_less(r, heads[left], heads[first])) {
+			first = left;
+		}
+		if (right < n && head_less(r, heads[right], heads[first])) {
+			first = right;
+		}
+		if (first == at) {
+			break;
+		}
+		swap = heads[at];
+		heads[at] = heads[first];
+		heads[first] = swap;
+		at = first;
+	}
+}
+
+/* The lane ending with the largest key <= key, else an empty lane, else a new one (its index). */
+static guint lane_for(struct ds_reorder *r, int64_t key)
+{
+	guint best = G_MAXUINT, empty = G_MAXUINT, i;
 	int64_t best_tail = INT64_MIN;
-	guint i;
 
 	for (i = 0; i < r->lanes->len; i++) {
-		struct ds_reorder_lane *lane = &g_array_index(r->lanes, struct ds_reorder_lane, i);
+		struct ds_reorder_lane *lane = lane_of(r, i);
 		int64_t tail;
 
 		if (lane->len == 0) {
-			empty = empty ? empty : lane;
+			empty = empty != G_MAXUINT ? empty : i;
 			continue;
 		}
 		tail = lane_at(lane, lane->len - 1)->key;
-		if (tail <= key && (!best || tail >= best_tail)) {
-			best = lane;
+		if (tail <= key && (best == G_MAXUINT || tail >= best_tail)) {
+			best = i;
 			best_tail = tail;
 		}
 	}
-	if (best) {
+	if (best != G_MAXUINT) {
 		return best;
 	}
-	if (empty) {
+	if (empty != G_MAXUINT) {
 		return empty;
 	}
 	g_array_set_size(r->lanes, r->lanes->len + 1);
-	return &g_array_index(r->lanes, struct ds_reorder_lane, r->lanes->len - 1);
+	return r->lanes->len - 1;
 }
 
-void ds_reorder_push(struct ds_reorder *r, int64_t key, void *data)
+/* Whether lane `index` can take `key` at its end (it stays sorted). */
+static bool lane_takes(const struct ds_reorder *r, guint index, int64_t key)
 {
-	struct ds_reorder_lane *lane = lane_for(r, key);
+	const struct ds_reorder_lane *lane;
+
+	if (index >= r->lanes->len) {
+		return false;
+	}
+	lane = lane_of(r, index);
+	return lane->len == 0 || lane_at(lane, lane->len - 1)->key <= key;
+}
+
+void ds_reorder_push_hinted(struct ds_reorder *r, int64_t key, void *data, guint *lane_hint)
+{
+	guint index = lane_hint && lane_takes(r, *lane_hint, key) ? *lane_hint : lane_for(r, key);
+	struct ds_reorder_lane *lane = lane_of(r, index);
 	struct ds_reorder_item *slot;
 
 	if (lane->len == lane->cap) {
@@ -93,39 +162,41 @@ void ds_reorder_push(struct ds_reorder *r, int64_t key, void *data)
 	slot->key = key;
 	slot->seq = r->next_seq++;
 	slot->data = data;
-	lane->len++;
+	if (lane->len++ == 0) {
+		/* a lane's head changes only when it was empty: then it joins the heap */
+		g_array_append_val(r->heads, index);
+		heads_sift_up(r, r->heads->len - 1);
+	}
 	r->len++;
+	if (lane_hint) {
+		*lane_hint = index;
+	}
 }
 
-static struct ds_reorder_lane *min_lane(const struct ds_reorder *r)
+void ds_reorder_push(struct ds_reorder *r, int64_t key, void *data)
 {
-	struct ds_reorder_lane *best = NULL;
-	guint i;
-
-	for (i = 0; i < r->lanes->len; i++) {
-		struct ds_reorder_lane *lane = &g_array_index(r->lanes, struct ds_reorder_lane, i);
-
-		if (lane->len && (!best || item_less(lane_at(lane, 0), lane_at(best, 0)))) {
-			best = lane;
-		}
-	}
-	return best;
+	ds_reorder_push_hinted(r, key, data, NULL);
 }
 
 const struct ds_reorder_item *ds_reorder_peek(const struct ds_reorder *r)
 {
-	struct ds_reorder_lane *lane = min_lane(r);
-
-	return lane ? lane_at(lane, 0) : NULL;
+	return r->heads->len ? lane_at(lane_of(r, g_array_index(r->heads, guint, 0)), 0) : NULL;
 }
 
 struct ds_reorder_item ds_reorder_pop(struct ds_reorder *r)
 {
-	struct ds_reorder_lane *lane = min_lane(r);
+	guint *heads = (guint *) (void *) r->heads->data;
+	struct ds_reorder_lane *lane = lane_of(r, heads[0]);
 	struct ds_reorder_item top = *lane_at(lane, 0);
 
 	lane->head = (lane->head + 1) & (lane->cap - 1);
-	lane->len--;
+	if (--lane->len == 0) {
+		heads[0] = heads[r->heads->len - 1];
+		g_array_set_size(r->heads, r->heads->len - 1);
+	}
+	if (r->heads->len > 1) {
+		heads_sift_down(r, 0);
+	}
 	r->len--;
 	return top;
 }

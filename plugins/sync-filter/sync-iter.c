@@ -288,14 +288,7 @@ static bt_message_iterator_class_next_method_status push_copy(struct sync_iter *
 			"event" : "non-event");
 		return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_ERROR;
 	}
-	if (timed && (!in->has_key || key > in->max_key)) {
-		in->max_key = key;
-		in->has_key = true;
-	}
-	ds_reorder_push(&it->reorder, key, out);
-	if (it->reorder.len > it->heap_high_water) {
-		it->heap_high_water = it->reorder.len;
-	}
+	sync_reorder_push(it, in, key, timed, out);
 	return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK;
 }
 
@@ -319,6 +312,10 @@ int sync_limiting_input(struct sync_iter *it, int64_t *bound)
 	int best = -1;
 	unsigned int i;
 
+	if (it->limiting_known) {
+		*bound = it->limiting_bound;
+		return it->limiting;
+	}
 	*bound = INT64_MAX;
 	for (i = 0; i < it->input_count; i++) {
 		struct sync_input *in = &it->inputs[i];
@@ -333,6 +330,9 @@ int sync_limiting_input(struct sync_iter *it, int64_t *bound)
 			*bound = b;
 		}
 	}
+	it->limiting_known = true;
+	it->limiting = best;
+	it->limiting_bound = *bound;
 	return best;
 }
 
@@ -347,6 +347,7 @@ bt_message_iterator_class_next_method_status sync_input_next(struct sync_iter *i
 	st = ds_upstream_next(&it->owner, in->iter, port, msgs, count);
 	if (st == BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_END) {
 		in->ended = true;
+		sync_limiting_forget(it);
 	}
 	return st;
 }
@@ -464,6 +465,7 @@ static int seek_inputs(struct sync_iter *it)
 		}
 		it->inputs[i].ended = false;
 	}
+	sync_limiting_forget(it);
 	return 0;
 }
 
@@ -512,6 +514,7 @@ static void compute_windows(struct sync_iter *it)
 		if (in->window > it->window_max) {
 			it->window_max = in->window;
 		}
+		sync_limiting_forget(it);
 	}
 }
 

@@ -91,14 +91,7 @@ static bt_message_iterator_class_next_method_status push(struct sync_iter *it, s
 		bt_message_put_ref(msg);
 		return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_ERROR;
 	}
-	if (timed && (!in->has_key || key > in->max_key)) {
-		in->max_key = key;
-		in->has_key = true;
-	}
-	ds_reorder_push(&it->reorder, key, (void *) msg);
-	if (it->reorder.len > it->heap_high_water) {
-		it->heap_high_water = it->reorder.len;
-	}
+	sync_reorder_push(it, in, key, timed, (void *) msg);
 	return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK;
 }
 

@@ -482,6 +482,7 @@ int sync_apply_formula(struct sync_iter *it)
 		it->inputs[k].window = window;
 	}
 	it->window_max = window;
+	sync_limiting_forget(it);
 	return 0;
 }
 

@@ -118,6 +118,7 @@ struct sync_input {
 	int64_t window;				/* reorder window, ns */
 	bool has_key;
 	int64_t max_key;			/* largest corrected time read */
+	guint reorder_lane;			/* the reorder buffer's lane of its last key (a hint) */
 	const bt_message *held_end;		/* owned: a packet end waiting for the next message (sync_push_batch) */
 	const bt_stream *key_stream;		/* borrowed: the stream of key_slot (NULL none) */
 	int64_t *key_slot;			/* borrowed (owned by stream_keys): its last key */
@@ -177,6 +178,13 @@ struct sync_iter {
 	int64_t packet_end_cap;			/* raw ns the packet end being keyed is taken at (INT64_MAX: its own) */
 	uint64_t heap_high_water;
 	int64_t window_max;
+	/*
+	 * sync_limiting_input()'s last answer, while `limiting_known`: it changes only with an input's
+	 * max_key, end or window (sync_limiting_forget()), not with the pops between two pulls.
+	 */
+	bool limiting_known;
+	int limiting;
+	int64_t limiting_bound;
 	const bt_message *current_in;		/* borrowed: message being copied */
 	struct sync_input *current_input;	/* borrowed: its input */
 	const bt_clock_snapshot *current_cs;	/* borrowed: the snapshot its key came from */
@@ -265,6 +273,27 @@ int sync_message_key(struct sync_iter *it, struct sync_input *in, const bt_messa
 		int64_t *key_out, bool *timed);
 /* The input that limits the release bound (-1: every input ended); *bound receives the bound. */
 int sync_limiting_input(struct sync_iter *it, int64_t *bound);
+
+/* An input's max_key, end or window changed: sync_limiting_input() looks again. */
+static inline void sync_limiting_forget(struct sync_iter *it)
+{
+	it->limiting_known = false;
+}
+
+/* A message of `in` with corrected time `key` (`timed`: a real time) goes into the reorder buffer. */
+static inline void sync_reorder_push(struct sync_iter *it, struct sync_input *in, int64_t key, bool timed,
+		void *data)
+{
+	if (timed && (!in->has_key || key > in->max_key)) {
+		in->max_key = key;
+		in->has_key = true;
+		sync_limiting_forget(it);
+	}
+	ds_reorder_push_hinted(&it->reorder, key, data, &in->reorder_lane);
+	if (it->reorder.len > it->heap_high_water) {
+		it->heap_high_water = it->reorder.len;
+	}
+}
 /* Creates it->out_clock, the synchronized clock class (name, UUID, origin from the reference host). */
 int sync_make_out_clock(struct sync_iter *it);
 
