@@ -42,12 +42,15 @@ static int reference_min(const struct rec *held, unsigned int n)
  * late keys and untimed (INT64_MIN) ones; items are released while pushing
  * whenever the head is `lag` behind the newest key (like the filter's release
  * bound).  The release sequence must equal that of a linear-scan reference.
+ * With `hinted`, each host pushes with its own lane hint (ds_reorder_push_hinted), and one push in 31 with a
+ * hint of a random lane, or out of range: which lane an item goes to must not change the order.
  */
-static void check_interleaved(unsigned int hosts, unsigned int n, int64_t lag, unsigned int seed)
+static void check_interleaved(unsigned int hosts, unsigned int n, int64_t lag, unsigned int seed, bool hinted)
 {
 	struct ds_reorder r;
 	struct rec *pushed = g_new(struct rec, n), *ref = g_new(struct rec, n);
 	int64_t *clock = g_new0(int64_t, hosts), newest = INT64_MIN;
+	guint *hints = g_new0(guint, hosts);
 	unsigned int i, ref_len = 0, released = 0, same = 1;
 	char what[128];
 
@@ -71,7 +74,15 @@ static void check_interleaved(unsigned int hosts, unsigned int n, int64_t lag, u
 			}
 			pushed[i].key = key;
 			pushed[i].seq = i;
-			ds_reorder_push(&r, key, &pushed[i]);
+			if (!hinted) {
+				ds_reorder_push(&r, key, &pushed[i]);
+			} else if (rand() % 31 == 0) {
+				guint wrong = (guint) rand() % (ds_reorder_lane_count(&r) + 2);
+
+				ds_reorder_push_hinted(&r, key, &pushed[i], &wrong);
+			} else {
+				ds_reorder_push_hinted(&r, key, &pushed[i], &hints[h]);
+			}
 			ref[ref_len++] = pushed[i];
 			newest = key > newest ? key : newest;
 		} else {
@@ -90,15 +101,17 @@ static void check_interleaved(unsigned int hosts, unsigned int n, int64_t lag, u
 			released++;
 		}
 	}
-	snprintf(what, sizeof(what), "%u hosts, seed %u: every item released once", hosts, seed);
+	snprintf(what, sizeof(what), "%u hosts, seed %u%s: every item released once", hosts, seed,
+		hinted ? ", lane hints" : "");
 	UNIT_EQ_UINT(released, n, what);
-	snprintf(what, sizeof(what), "%u hosts, seed %u: release order = smallest (key, arrival) "
-		"first, as a heap", hosts, seed);
+	snprintf(what, sizeof(what), "%u hosts, seed %u%s: release order = smallest (key, arrival) "
+		"first, as a heap", hosts, seed, hinted ? ", lane hints" : "");
 	UNIT_CHECK(same && ref_len == 0, what);
 	ds_reorder_fini(&r);
 	g_free(pushed);
 	g_free(ref);
 	g_free(clock);
+	g_free(hints);
 }
 
 int main(void)
@@ -128,8 +141,10 @@ int main(void)
 	ds_reorder_fini(&r);
 
 	for (hosts = 1; hosts <= 5; hosts++) {
-		check_interleaved(hosts, 5000, INT64_MAX / 2, hosts);
-		check_interleaved(hosts, 5000, 3000, 100 + hosts);
+		check_interleaved(hosts, 5000, INT64_MAX / 2, hosts, false);
+		check_interleaved(hosts, 5000, 3000, 100 + hosts, false);
+		check_interleaved(hosts, 5000, INT64_MAX / 2, 200 + hosts, true);
+		check_interleaved(hosts, 5000, 3000, 300 + hosts, true);
 	}
 	return unit_finish();
 }
