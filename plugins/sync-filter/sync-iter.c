@@ -42,11 +42,13 @@ static bool map_host_time(struct sync_iter *it, int host, int64_t ns, int64_t *o
 
 /* `ns` (raw, from a snapshot on clock class `cc` of `msg`) on the reference clock into *out;
  * false (cause appended) when the host is refused or the time maps outside int64. */
+/* The time `ns` of host clock `cc` on the reference clock; *host_out its host index. */
 static bool corrected_ns(struct sync_iter *it, struct sync_input *in,
-		const bt_clock_class *cc, const bt_message *msg, int64_t ns, int64_t *out)
+		const bt_clock_class *cc, const bt_message *msg, int64_t ns, int64_t *out, int *host_out)
 {
 	int host = sync_host_of(it, in, cc, msg);
 
+	*host_out = host;
 	return host >= 0 && map_host_time(it, host, ns, out);
 }
 
@@ -60,6 +62,7 @@ static uint64_t map_time(void *data, const bt_clock_snapshot *cs)
 {
 	struct sync_iter *it = data;
 	int64_t ns, t;
+	int host;
 
 	if (cs == it->current_cs) {
 		/* the snapshot the message's key came from: already corrected and clamped */
@@ -68,7 +71,7 @@ static uint64_t map_time(void *data, const bt_clock_snapshot *cs)
 	if (ds_clock_snapshot_ns(&it->owner, it->current_in, cs, &ns) !=
 			DS_MESSAGE_TIME_STATUS_OK ||
 			!corrected_ns(it, it->current_input, bt_clock_snapshot_borrow_clock_class_const(cs),
-				it->current_in, ns, &t)) {
+				it->current_in, ns, &t, &host)) {
 		if (it->time_error) {
 			bt_current_thread_clear_error();
 		} else {
@@ -189,7 +192,7 @@ bt_message_iterator_class_next_method_status sync_push_held(struct sync_iter *it
  * overflows.
  */
 int sync_message_key(struct sync_iter *it, struct sync_input *in,
-		const bt_message *msg, int64_t *key_out, bool *timed)
+		const bt_message *msg, int64_t *key_out, bool *timed, int *host_out)
 {
 	struct sync_msg_view view;
 	const bt_stream *stream = NULL;
@@ -211,10 +214,11 @@ int sync_message_key(struct sync_iter *it, struct sync_input *in,
 		tracks = in->tracked_streams && sync_stream_tracks_keys(bt_stream_borrow_class_const(stream));
 	}
 	*timed = false;
+	*host_out = -1;
 	it->current_cs = view.cs;
 	if (view.cs) {
 		if (!corrected_ns(it, in, bt_clock_snapshot_borrow_clock_class_const(view.cs), msg,
-				view.ns, &key)) {
+				view.ns, &key, host_out)) {
 			return -1;
 		}
 		*timed = true;
@@ -263,8 +267,9 @@ static bt_message_iterator_class_next_method_status push_copy(struct sync_iter *
 	bt_message *out = NULL;
 	int64_t key;
 	bool timed;
+	int host;
 
-	if (sync_message_key(it, in, msg, &key, &timed)) {
+	if (sync_message_key(it, in, msg, &key, &timed, &host)) {
 		return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_ERROR;
 	}
 	it->map_floor = it->has_floor ? it->floor : INT64_MIN;
@@ -288,7 +293,7 @@ static bt_message_iterator_class_next_method_status push_copy(struct sync_iter *
 			"event" : "non-event");
 		return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_ERROR;
 	}
-	sync_reorder_push(it, in, key, timed, out);
+	sync_reorder_push(it, in, key, timed, host, out);
 	return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK;
 }
 
@@ -693,6 +698,9 @@ void sync_iter_release(struct sync_iter *it)
 		bt_message_iterator_put_ref(it->inputs[i].iter);
 		if (it->inputs[i].hosts_seen) {
 			g_array_free(it->inputs[i].hosts_seen, TRUE);
+		}
+		if (it->inputs[i].host_lanes) {
+			g_array_free(it->inputs[i].host_lanes, TRUE);
 		}
 	}
 	g_free(it->inputs);

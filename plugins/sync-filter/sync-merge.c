@@ -86,12 +86,13 @@ static bt_message_iterator_class_next_method_status push(struct sync_iter *it, s
 {
 	int64_t key;
 	bool timed;
+	int host;
 
-	if (sync_message_key(it, in, msg, &key, &timed)) {
+	if (sync_message_key(it, in, msg, &key, &timed, &host)) {
 		bt_message_put_ref(msg);
 		return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_ERROR;
 	}
-	sync_reorder_push(it, in, key, timed, (void *) msg);
+	sync_reorder_push(it, in, key, timed, host, (void *) msg);
 	return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK;
 }
 

@@ -118,7 +118,9 @@ struct sync_input {
 	int64_t window;				/* reorder window, ns */
 	bool has_key;
 	int64_t max_key;			/* largest corrected time read */
-	guint reorder_lane;			/* the reorder buffer's lane of its last key (a hint) */
+	/* the reorder buffer's lane of its last untimed message and, per host index, of its host's last one */
+	guint reorder_lane;
+	GArray *host_lanes;			/* owned (NULL until needed); guint per host index */
 	const bt_message *held_end;		/* owned: a packet end waiting for the next message (sync_push_batch) */
 	const bt_stream *key_stream;		/* borrowed: the stream of key_slot (NULL none) */
 	int64_t *key_slot;			/* borrowed (owned by stream_keys): its last key */
@@ -269,8 +271,9 @@ bt_message_iterator_class_next_method_status sync_push_held(struct sync_iter *it
 /* Warns, at the end, of the messages sync_message_key() kept in their stream's order. */
 void sync_warn_stream_backsteps(const struct sync_iter *it, bt_self_component *self_comp,
 		const char *class_name);
+/* *host_out: the host index of a timed message's clock, -1 for an untimed one. */
 int sync_message_key(struct sync_iter *it, struct sync_input *in, const bt_message *msg,
-		int64_t *key_out, bool *timed);
+		int64_t *key_out, bool *timed, int *host_out);
 /* The input that limits the release bound (-1: every input ended); *bound receives the bound. */
 int sync_limiting_input(struct sync_iter *it, int64_t *bound);
 
@@ -280,16 +283,35 @@ static inline void sync_limiting_forget(struct sync_iter *it)
 	it->limiting_known = false;
 }
 
-/* A message of `in` with corrected time `key` (`timed`: a real time) goes into the reorder buffer. */
+/* The lane hint of `in`'s messages of host index `host` (-1: untimed). */
+static inline guint *sync_lane_hint(struct sync_input *in, int host)
+{
+	if (host < 0) {
+		return &in->reorder_lane;
+	}
+	if (!in->host_lanes) {
+		in->host_lanes = g_array_new(FALSE, TRUE, sizeof(guint));
+	}
+	if ((guint) host >= in->host_lanes->len) {
+		g_array_set_size(in->host_lanes, (guint) host + 1);
+	}
+	return &g_array_index(in->host_lanes, guint, host);
+}
+
+/*
+ * A message of `in` with corrected time `key` (`timed`: a real time, of host index `host`; -1 untimed) goes
+ * into the reorder buffer: into the last lane of the input's messages of that host when it can take it (they
+ * come in time order: one lane per input and host, without a scan).
+ */
 static inline void sync_reorder_push(struct sync_iter *it, struct sync_input *in, int64_t key, bool timed,
-		void *data)
+		int host, void *data)
 {
 	if (timed && (!in->has_key || key > in->max_key)) {
 		in->max_key = key;
 		in->has_key = true;
 		sync_limiting_forget(it);
 	}
-	ds_reorder_push_hinted(&it->reorder, key, data, &in->reorder_lane);
+	ds_reorder_push_hinted(&it->reorder, key, data, sync_lane_hint(in, host));
 	if (it->reorder.len > it->heap_high_water) {
 		it->heap_high_water = it->reorder.len;
 	}
