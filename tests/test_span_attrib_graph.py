@@ -265,3 +265,30 @@ def test_several_input_ports_merged_by_time(bt2_plugin):
     assert len(stamps) == len(host_a) + len(host_b) + 2
     assert sorted(spans, key=lambda s: s["span_id"]) == sorted(expected, key=lambda s: s["span_id"])
     assert {s["host"] for s in spans} == {"h1", "h2"}
+
+
+def test_several_input_ports_tie_order(bt2_plugin):
+    """Four inputs with many equal times: the merge gives the earliest message, the lower port on a tie, each
+    input in its own order (the heap of inputs, inputs.c), and every message once."""
+    scripts = []
+    for port in range(4):
+        host = f"h{port}"
+        times = [1000 + (k * (port + 1)) // 3 for k in range(40)]    # repeats inside and across inputs
+        scripts.append([kev(ts, 0, "syscall_entry_write" if k % 2 == 0 else "syscall_exit_write", host=host,
+                            **({} if k % 2 == 0 else {"ret": 1})) for k, ts in enumerate(times)])
+    graph = bt2.Graph()
+    sources = [graph.add_component(Source, f"s{p}", obj={"script": s}) for p, s in enumerate(scripts)]
+    flt = graph.add_component(bt2_plugin.filter_component_classes["span-attrib"], "sa")
+    out = []
+    sink = graph.add_component(Collector, "sink", obj=out)
+    for p, src in enumerate(sources):
+        graph.connect_ports(src.output_ports["out"], flt.input_ports[f"in{p}"])
+    graph.connect_ports(flt.output_ports["out"], sink.input_ports["in0"] if "in0" in sink.input_ports
+                        else sink.input_ports["in"])
+    graph.run()
+    got = [(m.default_clock_snapshot.ns_from_origin, m.event.stream.trace.environment["hostname"])
+           for m in out if type(m) is bt2._EventMessageConst]
+    del graph, sources, flt, sink, out
+    gc.collect()
+    expected = sorted(((ev[0], p, k) for p, s in enumerate(scripts) for k, ev in enumerate(s)))
+    assert got == [(ts, f"h{p}") for ts, p, _ in expected]

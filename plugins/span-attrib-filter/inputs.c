@@ -4,6 +4,9 @@
  * is connected, like filter.utils.muxer's).  One connected port is read batch by batch; several are
  * merged by time (ns from origin of each message's default clock snapshot, upstream.h's rule; messages
  * without one — most stream beginnings and ends — go first), so `babeltrace2 run` can connect each host's source directly.
+ * The next message is the head of the first upstream (by port) whose head has no time, else the earliest head
+ * (the first upstream on a tie): a binary heap of the upstreams by (timed, time, port) gives it without a look
+ * at every upstream per message.
  */
 #include "span-attrib.h"
 
@@ -95,6 +98,8 @@ void inputs_fini(struct span_attrib_iterator *it)
 	}
 	g_array_free(it->upstreams, TRUE);
 	it->upstreams = NULL;
+	g_free(it->ready);
+	it->ready = NULL;
 	ds_sync_merge_destroy(it->fit);
 	it->fit = NULL;
 }
@@ -119,55 +124,157 @@ static bt_message_iterator_class_next_method_status fill(struct span_attrib_iter
 	return status;
 }
 
+/* Whether upstream `a`'s head comes before upstream `b`'s (both known). */
+static inline bool head_before(const struct upstream *ups, guint a, guint b)
+{
+	const struct upstream *x = &ups[a], *y = &ups[b];
+
+	if (x->head != y->head) {
+		return x->head == HEAD_NO_TIME;
+	}
+	if (x->head == HEAD_TIME && x->head_ns != y->head_ns) {
+		return x->head_ns < y->head_ns;
+	}
+	return a < b;
+}
+
+static void ready_sift_up(struct span_attrib_iterator *it, guint at)
+{
+	const struct upstream *ups = (const struct upstream *) (void *) it->upstreams->data;
+	guint *heap = it->ready;
+
+	while (at > 0) {
+		guint parent = (at - 1) / 2, swap;
+
+		if (!head_before(ups, heap[at], heap[parent])) {
+			break;
+		}
+		swap = heap[at];
+		heap[at] = heap[parent];
+		heap[parent] = swap;
+		at = parent;
+	}
+}
+
+static void ready_sift_down(struct span_attrib_iterator *it, guint at)
+{
+	const struct upstream *ups = (const struct upstream *) (void *) it->upstreams->data;
+	guint *heap = it->ready;
+	guint n = it->ready_len;
+
+	for (;;) {
+		guint first = at, left = 2 * at + 1, right = left + 1, swap;
+
+		if (left < n && head_before(ups, heap[left], heap[first])) {
+			first = left;
+		}
+		if (right < n && head_before(ups, heap[right], heap[first])) {
+			first = right;
+		}
+		if (first == at) {
+			break;
+		}
+		swap = heap[at];
+		heap[at] = heap[first];
+		heap[first] = swap;
+		at = first;
+	}
+}
+
+/* Fills upstream `index` and finds the time of its head (unless it ended). */
+static bt_message_iterator_class_next_method_status find_head(struct span_attrib_iterator *it, guint index)
+{
+	struct upstream *up = &g_array_index(it->upstreams, struct upstream, index);
+	bt_message_iterator_class_next_method_status status = fill(it, up);
+	ds_message_time_status time_status;
+
+	if (status != BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK || up->ended) {
+		return status;
+	}
+	time_status = ds_message_time_ns(&it->owner, up->batch[up->index], &up->head_ns, NULL);
+	if (time_status == DS_MESSAGE_TIME_STATUS_ERROR) {
+		return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_ERROR;
+	}
+	up->head = time_status == DS_MESSAGE_TIME_STATUS_NONE ? HEAD_NO_TIME : HEAD_TIME;
+	return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK;
+}
+
+/* The heap of every upstream with a head, at the first message. */
+static bt_message_iterator_class_next_method_status ready_start(struct span_attrib_iterator *it)
+{
+	bt_message_iterator_class_next_method_status status = BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK;
+	guint i;
+
+	it->ready = g_new(guint, it->upstreams->len);
+	it->ready_len = 0;
+	it->taken = false;
+	for (i = 0; i < it->upstreams->len && status == BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK; i++) {
+		status = find_head(it, i);
+		if (status == BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK &&
+				!g_array_index(it->upstreams, struct upstream, i).ended) {
+			it->ready[it->ready_len++] = i;
+			ready_sift_up(it, it->ready_len - 1);
+		}
+	}
+	return status;
+}
+
+/*
+ * The next message of several upstreams, merged by time: the head of the heap's top, which stays at the top
+ * (`taken`) until the next call finds its next head (a pull when its batch is done) and moves it down.
+ */
+static bt_message_iterator_class_next_method_status merge_next(struct span_attrib_iterator *it,
+		const bt_message **out)
+{
+	bt_message_iterator_class_next_method_status status = BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK;
+	struct upstream *up;
+
+	if (!it->ready) {
+		status = ready_start(it);
+	} else if (it->taken) {
+		it->taken = false;
+		status = find_head(it, it->ready[0]);
+		if (status == BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK) {
+			if (g_array_index(it->upstreams, struct upstream, it->ready[0]).ended) {
+				it->ready[0] = it->ready[--it->ready_len];
+			}
+			ready_sift_down(it, 0);
+		}
+	}
+	if (status != BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK) {
+		return status;
+	}
+	if (it->ready_len == 0) {
+		return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_END;
+	}
+	up = &g_array_index(it->upstreams, struct upstream, it->ready[0]);
+	*out = up->batch[up->index++];
+	up->head = HEAD_UNKNOWN;
+	it->taken = true;
+	return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK;
+}
+
 bt_message_iterator_class_next_method_status inputs_next(struct span_attrib_iterator *it,
 		const bt_message **out)
 {
 	bt_message_iterator_class_next_method_status status;
-	struct upstream *best = NULL;
-	int64_t best_ns = INT64_MAX;
-	guint i;
+	struct upstream *up;
 
 	*out = NULL;
 	if (it->fit) {
 		return ds_sync_merge_next(it->fit, out, &it->fit_cycles);
 	}
-	for (i = 0; i < it->upstreams->len; i++) {
-		struct upstream *up = &g_array_index(it->upstreams, struct upstream, i);
-		ds_message_time_status time_status;
-		int64_t ns;
-
-		status = fill(it, up);
-		if (status != BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK) {
-			return status;
-		}
-		if (up->ended) {
-			continue;
-		}
-		if (it->upstreams->len == 1) {
-			best = up;
-			break;
-		}
-		if (up->head == HEAD_UNKNOWN) {
-			time_status = ds_message_time_ns(&it->owner, up->batch[up->index], &up->head_ns, NULL);
-			if (time_status == DS_MESSAGE_TIME_STATUS_ERROR) {
-				return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_ERROR;
-			}
-			up->head = time_status == DS_MESSAGE_TIME_STATUS_NONE ? HEAD_NO_TIME : HEAD_TIME;
-		}
-		if (up->head == HEAD_NO_TIME) {
-			best = up;
-			break;
-		}
-		ns = up->head_ns;
-		if (!best || ns < best_ns) {
-			best = up;
-			best_ns = ns;
-		}
+	if (it->upstreams->len > 1) {
+		return merge_next(it, out);
 	}
-	if (!best) {
+	up = &g_array_index(it->upstreams, struct upstream, 0);
+	status = fill(it, up);
+	if (status != BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK) {
+		return status;
+	}
+	if (up->ended) {
 		return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_END;
 	}
-	*out = best->batch[best->index++];
-	best->head = HEAD_UNKNOWN;
+	*out = up->batch[up->index++];
 	return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK;
 }

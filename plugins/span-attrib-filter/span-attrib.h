@@ -144,6 +144,10 @@ struct span_attrib_iterator {
 	bt_self_message_iterator *self_msg_iter;	/* borrowed */
 	struct ds_upstream_owner owner;		/* names it in upstream.h's causes */
 	GArray *upstreams;			/* owned; struct upstream (inputs.c), one per connected port */
+	/* several upstreams: those with a head message, a min-heap by head (inputs.c), NULL before the first call */
+	guint *ready;				/* owned; `ready_len` indices in `upstreams` (room for all) */
+	guint ready_len;
+	bool taken;				/* the last message came from ready[0], whose next head is not known yet */
 	struct ds_kernel_events *kernel_events;	/* owned */
 	struct ds_span_events *span_events;	/* owned */
 	GHashTable *roles;			/* owned; const bt_event_class * -> struct event_role * (owned) */
