@@ -159,13 +159,19 @@ static inline bool same_key(const struct ds_chain_string_key *a, const struct ds
  * Writes a reference to chain entry string `text` (chain.h's `keep` length) of member `member` at `out`: its
  * number when the chain wrote it before (the member's last string first, then the table), else the literal.
  */
-static size_t put_string(struct chain_packer *p, char *out, unsigned int member, const char *text, uint8_t keep)
+/* Always inlined: four calls per entry, whose prologues and epilogues cost a fifth of it (callgrind). */
+static inline __attribute__((always_inline)) size_t put_string(struct chain_packer *p, char *out,
+		unsigned int member, const char *text, uint8_t keep)
 {
 	struct ds_chain_string_key key;
 	struct chain_packer_last *last = &p->last[member];
 	size_t length, i, n;
 
 	text = entry_text(text, keep, &length);
+	if (last->number && last->text == text && last->key.length == length) {
+		/* the same bytes as the member's last string (a host name: the model's, borrowed by every entry) */
+		return ds_packed_put_uint(out, last->number);
+	}
 	ds_chain_string_key_of(&key, text, length);
 	if (last->number && same_key(&last->key, &key) &&
 			(length <= DS_CHAIN_STRING_EXACT || memcmp(last->text, text, length) == 0)) {
