@@ -11,6 +11,7 @@
 #include "span-attrib.h"
 
 #include "input-ports.h"
+#include "index-heap.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -125,9 +126,9 @@ static bt_message_iterator_class_next_method_status fill(struct span_attrib_iter
 }
 
 /* Whether upstream `a`'s head comes before upstream `b`'s (both known). */
-static inline bool head_before(const struct upstream *ups, guint a, guint b)
+static bool upstream_before(const void *ctx, guint a, guint b)
 {
-	const struct upstream *x = &ups[a], *y = &ups[b];
+	const struct upstream *ups = ctx, *x = &ups[a], *y = &ups[b];
 
 	if (x->head != y->head) {
 		return x->head == HEAD_NO_TIME;
@@ -140,45 +141,12 @@ static inline bool head_before(const struct upstream *ups, guint a, guint b)
 
 static void ready_sift_up(struct span_attrib_iterator *it, guint at)
 {
-	const struct upstream *ups = (const struct upstream *) (void *) it->upstreams->data;
-	guint *heap = it->ready;
-
-	while (at > 0) {
-		guint parent = (at - 1) / 2, swap;
-
-		if (!head_before(ups, heap[at], heap[parent])) {
-			break;
-		}
-		swap = heap[at];
-		heap[at] = heap[parent];
-		heap[parent] = swap;
-		at = parent;
-	}
+	ds_index_heap_sift_up(it->ready, at, upstream_before, it->upstreams->data);
 }
 
 static void ready_sift_down(struct span_attrib_iterator *it, guint at)
 {
-	const struct upstream *ups = (const struct upstream *) (void *) it->upstreams->data;
-	guint *heap = it->ready;
-	guint n = it->ready_len;
-
-	for (;;) {
-		guint first = at, left = 2 * at + 1, right = left + 1, swap;
-
-		if (left < n && head_before(ups, heap[left], heap[first])) {
-			first = left;
-		}
-		if (right < n && head_before(ups, heap[right], heap[first])) {
-			first = right;
-		}
-		if (first == at) {
-			break;
-		}
-		swap = heap[at];
-		heap[at] = heap[first];
-		heap[first] = swap;
-		at = first;
-	}
+	ds_index_heap_sift_down(it->ready, it->ready_len, at, upstream_before, it->upstreams->data);
 }
 
 /* Fills upstream `index` and finds the time of its head (unless it ended). */

@@ -4,6 +4,8 @@
  */
 #include "reorder.h"
 
+#include "index-heap.h"
+
 static bool item_less(const struct ds_reorder_item *a, const struct ds_reorder_item *b)
 {
 	return a->key < b->key || (a->key == b->key && a->seq < b->seq);
@@ -20,8 +22,10 @@ static struct ds_reorder_item *lane_at(const struct ds_reorder_lane *lane, guint
 }
 
 /* Whether the head of lane `a` comes before the head of lane `b` (both not empty). */
-static bool head_less(const struct ds_reorder *r, guint a, guint b)
+static bool lane_head_before(const void *ctx, guint a, guint b)
 {
+	const struct ds_reorder *r = ctx;
+
 	return item_less(lane_at(lane_of(r, a), 0), lane_at(lane_of(r, b), 0));
 }
 
@@ -64,47 +68,14 @@ void ds_reorder_fini(struct ds_reorder *r)
 	r->len = 0;
 }
 
-/* The heap of lane heads: moves heads[at] up while it comes before its parent. */
 static void heads_sift_up(struct ds_reorder *r, guint at)
 {
-	guint *heads = (guint *) (void *) r->heads->data;
-
-	while (at > 0) {
-		guint parent = (at - 1) / 2, swap;
-
-		if (!head_less(r, heads[at], heads[parent])) {
-			break;
-		}
-		swap = heads[at];
-		heads[at] = heads[parent];
-		heads[parent] = swap;
-		at = parent;
-	}
+	ds_index_heap_sift_up((guint *) (void *) r->heads->data, at, lane_head_before, r);
 }
 
-/* Moves heads[at] down while a child comes before it. */
 static void heads_sift_down(struct ds_reorder *r, guint at)
 {
-	guint *heads = (guint *) (void *) r->heads->data;
-	guint n = r->heads->len;
-
-	for (;;) {
-		guint first = at, left = 2 * at + 1, right = left + 1, swap;
-
-		if (left < n && head_less(r, heads[left], heads[first])) {
-			first = left;
-		}
-		if (right < n && head_less(r, heads[right], heads[first])) {
-			first = right;
-		}
-		if (first == at) {
-			break;
-		}
-		swap = heads[at];
-		heads[at] = heads[first];
-		heads[first] = swap;
-		at = first;
-	}
+	ds_index_heap_sift_down((guint *) (void *) r->heads->data, r->heads->len, at, lane_head_before, r);
 }
 
 /* The lane ending with the largest key <= key, else an empty lane, else a new one (its index). */
