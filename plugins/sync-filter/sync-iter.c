@@ -40,9 +40,8 @@ static bool map_host_time(struct sync_iter *it, int host, int64_t ns, int64_t *o
 	return false;
 }
 
-/* `ns` (raw, from a snapshot on clock class `cc` of `msg`) on the reference clock into *out;
- * false (cause appended) when the host is refused or the time maps outside int64. */
-/* The time `ns` of host clock `cc` on the reference clock; *host_out its host index. */
+/* `ns` (raw, from a snapshot on clock class `cc` of `msg`) on the reference clock into *out, and its host's
+ * index into *host_out; false (cause appended) when the host is refused or the time maps outside int64. */
 static bool corrected_ns(struct sync_iter *it, struct sync_input *in,
 		const bt_clock_class *cc, const bt_message *msg, int64_t ns, int64_t *out, int *host_out)
 {
@@ -519,8 +518,8 @@ static void compute_windows(struct sync_iter *it)
 		if (in->window > it->window_max) {
 			it->window_max = in->window;
 		}
-		sync_limiting_forget(it);
 	}
+	sync_limiting_forget(it);
 }
 
 int sync_make_out_clock(struct sync_iter *it)
