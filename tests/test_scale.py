@@ -413,6 +413,15 @@ def test_extract_unwritable_stats_only_warns(scenario, tmp_path):
         in proc.stderr
 
 
+def test_extract_stats_on_a_full_disk_only_warns(scenario):
+    """A stats file whose close fails (/dev/full: the write is buffered, the close gets ENOSPC) is warned about
+    once and closed once (it was closed a second time before 2026-12-03)."""
+    kernel = next(p.parent for p in sorted(scenario(2, "lock-remote", 11).rglob("metadata")))
+    proc = _extract(kernel, 'stats="/dev/full"')
+    assert proc.stderr.count('parameter `stats`: cannot write "/dev/full" (No space left on device)') == 1, \
+        proc.stderr
+
+
 # ---- real kernels: two QEMU guests recorded with lttng-modules (tests/fixtures/real-kernel) ----
 
 REAL_DIR = REPORT_SCRIPT.parent.parent / "tests" / "fixtures" / "real-kernel"

@@ -213,6 +213,7 @@ static void write_stats(struct extract_iter *it)
 {
 	char last[32] = "null";
 	FILE *f;
+	bool written;
 
 	if (!it->comp || !it->comp->stats_path) {
 		return;
@@ -221,14 +222,15 @@ static void write_stats(struct extract_iter *it)
 		snprintf(last, sizeof(last), "%" PRId64, it->last_event_ns);
 	}
 	f = fopen(it->comp->stats_path, "w");
-	if (!f || fprintf(f, "{\"events\": %" PRIu64 ", \"kept\": %" PRIu64 ", \"last_event_ns\": %s}\n",
-			it->kept + it->dropped, it->kept, last) < 0 || fclose(f) != 0) {
+	written = f && fprintf(f, "{\"events\": %" PRIu64 ", \"kept\": %" PRIu64 ", \"last_event_ns\": %s}\n",
+		it->kept + it->dropped, it->kept, last) >= 0;
+	if (f && fclose(f) != 0) {	/* closed once, whether the write or the close failed */
+		written = false;
+	}
+	if (!written) {
 		DS_LOG_WARN(bt_self_message_iterator_borrow_component(it->self), EXTRACT_CLASS_NAME,
 			"parameter `stats`: cannot write \"%s\" (%s)", it->comp->stats_path,
 			g_strerror(errno));
-		if (f) {
-			fclose(f);
-		}
 	}
 }
 
