@@ -181,7 +181,7 @@ bool ds_disk_table_read(struct ds_disk_table *table, bt_self_component *self_com
 
 /*
  * The device of a disk entry's detail `<syscall> ← disk DEVICE read|write SIZE at sector N`
- * (span-attrib's chain.c) as a new string, NULL when the detail is not of that form.
+ * (span-attrib's chain-walk.c) as a new string, NULL when the detail is not of that form.
  */
 static char *disk_entry_device(const char *detail)
 {

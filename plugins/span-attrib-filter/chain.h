@@ -155,6 +155,12 @@ static inline int64_t ds_chain_window_limit(const struct ds_chain_ctx *ctx, int6
 
 uint64_t ds_tcp_key_hash(const struct ds_tcp_key *key);
 
+static inline bool ds_tcp_key_equal(const struct ds_tcp_key *a, const struct ds_tcp_key *b)
+{
+	return a->seq == b->seq && a->ack_seq == b->ack_seq && a->flags == b->flags &&
+		a->source_port == b->source_port && a->dest_port == b->dest_port;
+}
+
 /* The latest send of `key` within the window behind `now`, NULL when none. */
 const struct ds_tcp_send *ds_chain_find_send(struct ds_chain_ctx *ctx, const struct ds_tcp_key *key);
 

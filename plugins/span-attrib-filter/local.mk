@@ -8,6 +8,7 @@ plugins_span_attrib_filter_libspan_attrib_state_la_SOURCES = \
 	plugins/span-attrib-filter/thread-state.c plugins/span-attrib-filter/thread-state.h \
 	plugins/span-attrib-filter/model-priv.h \
 	plugins/span-attrib-filter/chain.c plugins/span-attrib-filter/chain.h \
+	plugins/span-attrib-filter/chain-history.c plugins/span-attrib-filter/chain-walk.c \
 	plugins/span-attrib-filter/block.c plugins/span-attrib-filter/block.h \
 	plugins/span-attrib-filter/chain-net.c plugins/span-attrib-filter/chain-continuation.c \
 	plugins/span-attrib-filter/chain-arrays.c plugins/span-attrib-filter/chain-text.c \

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The thread model's internal structures, shared by thread-state.c (the model) and chain.c (the history it
- * keeps for chains and the walk over it).  Not for the rest of the filter: use thread-state.h and chain.h.
+ * The thread model's internal structures, shared by thread-state.c (the model), chain-history.c (the history
+ * it keeps for chains) and chain-walk.c (the walk over it).  Not for the rest of the filter: use thread-state.h and chain.h.
  */
 #ifndef DEEPSPAN_SPAN_ATTRIB_MODEL_PRIV_H
 #define DEEPSPAN_SPAN_ATTRIB_MODEL_PRIV_H
@@ -146,6 +146,9 @@ struct ds_thread_history {
 	int64_t process_pid;
 };
 
+/* Compaction of the arrays kept for the window: drop the dead front when it is large and most of the array. */
+#define DS_CHAIN_COMPACT_MIN 32
+
 /* Pieces per block of a thread's history (a power of 2). */
 #define DS_PIECE_BLOCK 64u
 
@@ -154,7 +157,7 @@ static inline struct ds_piece *ds_chain_piece_at(const struct ds_thread_history 
 	return &h->blocks[i / DS_PIECE_BLOCK][i % DS_PIECE_BLOCK];
 }
 
-/* chain.c, called by the model */
+/* chain-history.c, called by the model */
 void ds_chain_thread_init(struct ds_model *model, struct ds_thread *thread);
 void ds_chain_thread_fini(struct ds_thread *thread);
 /* The thread's effective state (thread->state, detail) ends at `ts`: close its open piece. */
@@ -165,7 +168,7 @@ void ds_chain_cpu_fini(struct cpu_state *cpu);
 void ds_chain_wake(struct ds_model *model, struct ds_thread *thread, const struct cpu_state *cpu);
 /* chain-net.c: a NET_RX wakeup's segment, matched to its send now (doc/storage-network.md "Network"). */
 void ds_chain_net_wake(struct ds_model *model, struct ds_wake *w);
-/* A waited segment of `span` closed: append its entries to span->chain. */
+/* chain-walk.c: a waited segment of `span` closed: append its entries to span->chain. */
 void ds_chain_explain_segment(struct ds_model *model, struct sa_span *span, guint index);
 /* true around the charge of one thread's spans (nothing changes the model meanwhile): walks are shared. */
 void ds_chain_share_walks(struct ds_model *model, bool on);
