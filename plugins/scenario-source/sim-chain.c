@@ -177,49 +177,168 @@ static void explain_wait_cpu(struct sim_chain_walk *w, const struct sim_thread *
 	}
 }
 
+/* No waker: unknown, or at the end of the trace a deadlock with its peer, or still blocked. */
+static void explain_no_waker(struct sim_chain_walk *w, const struct sim_thread *t, const char *sys, bool last,
+		int64_t x, int64_t y, unsigned int depth)
+{
+	const struct sim *sim = w->sim;
+
+	if (!last) {
+		leaf(w, t, x, y, SIM_ST_BLOCKED, DS_CHAIN_UNKNOWN, depth, "unknown: waker not seen");
+	} else if (t->deadlock_peer) {
+		const struct sim_thread *q = t->deadlock_peer;
+		const GArray *qh = q->book.history;
+		const char *qsys = qh && qh->len ? syscall_label(&g_array_index(qh, struct sim_piece, qh->len - 1)) : "-";
+
+		/* the cycle as doc/critical-path.md writes it: each thread, its host and syscall */
+		leaf(w, t, x, y, SIM_ST_BLOCKED, DS_CHAIN_DEADLOCK, depth,
+			"deadlock: %s/%d (host %s, %s) \u2190 %s/%d (host %s, %s) \u2190 %s/%d",
+			t->comm, t->tid, sim->host[t->host].name, sys, q->comm, q->tid,
+			sim->host[q->host].name, qsys, t->comm, t->tid);
+	} else {
+		leaf(w, t, x, y, SIM_ST_BLOCKED, DS_CHAIN_UNKNOWN, depth, "unknown: still blocked at end of trace in %s", sys);
+	}
+}
+
+/* Woken by a thread of the same host: its time over [x, y), or a deadlock, or the depth limit. */
+static void explain_thread_waker(struct sim_chain_walk *w, const struct sim_thread *t, const struct sim_waker *wk,
+		const char *sys, int64_t x, int64_t y, unsigned int depth)
+{
+	const struct sim *sim = w->sim;
+	const struct sim_thread *waker = sim_thread_find(sim, wk->host, wk->tid);
+
+	if (!waker) {
+		leaf(w, t, x, y, SIM_ST_BLOCKED, DS_CHAIN_UNKNOWN, depth, "unknown: waker not seen");
+	} else if (on_path(w, waker)) {
+		leaf(w, t, x, y, SIM_ST_BLOCKED, DS_CHAIN_DEADLOCK, depth, "deadlock: %s/%d \u2190 %s/%d",
+			t->comm, t->tid, waker->comm, waker->tid);
+	} else if (depth + 1 > sim->cfg.chain_depth) {
+		leaf(w, t, x, y, SIM_ST_BLOCKED, DS_CHAIN_DEPTH_LIMIT, depth, "%s \u2190 %s/%d", sys,
+			waker->comm, waker->tid);
+	} else {
+		w->path[w->npath++] = waker;
+		explain(w, waker, x, y, depth + 1);
+		w->npath--;
+	}
+}
+
+/*
+ * Layers (doc/storage-network.md "Storage"): children of the disk entry: before the insert (if it blocked
+ * first), queue time (insert to issue, charged to the top submitter served ahead; none for a direct issue),
+ * device time, completion to wakeup.
+ */
+static void explain_disk_waker(struct sim_chain_walk *w, const struct sim_thread *t, const struct sim_waker *wk,
+		int64_t x, int64_t y, unsigned int depth)
+{
+	int64_t i = to_span_clock(w, t->host, wk->t_i), a = to_span_clock(w, t->host, wk->t_s);
+	int64_t c = to_span_clock(w, t->host, wk->t_r);
+
+	i = i < x ? x : (i > y ? y : i);
+	a = a < i ? i : (a > y ? y : a);
+	c = c < a ? a : (c > y ? y : c);
+	if (i > x) {
+		leaf(w, t, x, i, SIM_ST_BLOCKED, DS_CHAIN_DISK, depth + 1, "before the request was queued");
+	}
+	if (a > i) {
+		const struct sim_thread *top = wk->ahead_count ? sim_thread_find(w->sim, t->host, wk->ahead_top_tid) :
+			NULL;
+		char queued[32], size[32], others[48] = "";
+
+		ds_detail_format_duration(a - i, queued, sizeof(queued));
+		if (top) {
+			struct sim_chain_leaf *q;
+
+			ds_detail_format_bytes(wk->ahead_top_bytes, size, sizeof(size));
+			if (wk->ahead_count > wk->ahead_top_count) {
+				snprintf(others, sizeof(others), " (+%" PRIu32 " of others)",
+					wk->ahead_count - wk->ahead_top_count);
+			}
+			q = leaf(w, top, i, a, SIM_ST_BLOCKED, DS_CHAIN_DISK, depth + 1,
+				"queued %s behind %" PRIu32 " %s (%s) of %s/%d%s", queued, wk->ahead_top_count,
+				wk->ahead_top_writes == wk->ahead_top_count ? "writes" :
+				(wk->ahead_top_writes ? "requests" : "reads"), size, top->comm, top->tid, others);
+			q->bytes = wk->ahead_top_bytes;
+		} else {
+			leaf(w, t, i, a, SIM_ST_BLOCKED, DS_CHAIN_DISK, depth + 1, "queued %s in the I/O scheduler", queued);
+		}
+	}
+	if (c > a) {
+		leaf(w, t, a, c, SIM_ST_BLOCKED, DS_CHAIN_DISK, depth + 1, "device 259:0: read")->bytes = wk->bytes;
+	}
+	if (y > c) {
+		leaf(w, t, c, y, SIM_ST_BLOCKED, DS_CHAIN_IRQ, depth + 1, "after completion: irq:nvme0q1");
+	}
+}
+
+/* A leaf of the network path, no thread's (the sender's host's, or in flight: the receiver's host's). */
+static void network_leaf(struct sim_chain_leaf *l)
+{
+	if (l) {
+		l->pid = -1;
+		l->tid = -1;
+		l->comm = "-";
+	}
+}
+
+/* Woken by a segment from `waker`: the sender before its first send, the retransmission wait, in flight, after arrival. */
+static void explain_segment_path(struct sim_chain_walk *w, const struct sim_thread *t, const struct sim_waker *wk,
+		const struct sim_thread *waker, int64_t x, int64_t y, unsigned int depth)
+{
+	const struct sim *sim = w->sim;
+	int64_t t_s = to_span_clock(w, waker->host, wk->t_s);
+	int64_t t_f = to_span_clock(w, waker->host, wk->t_f);
+	int64_t t_r = to_span_clock(w, t->host, wk->t_r);
+	int64_t f = t_s > x ? t_s : x;
+	int64_t g = t_r > x ? t_r : x;
+	int64_t h = t_f > x ? t_f : x;
+
+	if (t_f > x) {
+		w->path[w->npath++] = waker;
+		explain(w, waker, x, t_f < y ? t_f : y, depth + 1);
+		w->npath--;
+	}
+	if (f > h) {
+		network_leaf(leaf(w, waker, h, f < y ? f : y, SIM_ST_BLOCKED, DS_CHAIN_IN_FLIGHT, depth + 1,
+			"retransmission wait: segment %s \u2192 %s", sim->host[waker->host].name, sim->host[t->host].name));
+	}
+	if (g > f) {
+		network_leaf(leaf(w, t, f, g < y ? g : y, SIM_ST_BLOCKED, DS_CHAIN_IN_FLIGHT, depth + 1,
+			"segment %s \u2192 %s%s", sim->host[waker->host].name, sim->host[t->host].name,
+			t_f < t_s ? " (retransmitted)" : ""));
+	}
+	leaf(w, t, g, y, SIM_ST_BLOCKED, DS_CHAIN_SOFTIRQ, depth + 1, "after arrival: softirq:NET_RX");
+}
+
+/* Woken in a softirq: NET_RX of a known segment continues on its sender, else the softirq is the cause. */
+static void explain_softirq_waker(struct sim_chain_walk *w, const struct sim_thread *t, const struct sim_waker *wk,
+		const char *sys, int64_t x, int64_t y, unsigned int depth)
+{
+	const struct sim *sim = w->sim;
+	const struct sim_thread *waker = wk->net_known ? sim_thread_find(sim, wk->host, wk->tid) : NULL;
+
+	if (!waker) {
+		leaf(w, t, x, y, SIM_ST_BLOCKED, DS_CHAIN_SOFTIRQ, depth, "%s \u2190 softirq:%s%s", sys,
+			wk->name, strcmp(wk->name, "NET_RX") == 0 ? " (no matching send)" : "");
+	} else if (depth + 1 > sim->cfg.chain_depth) {
+		leaf(w, t, x, y, SIM_ST_BLOCKED, DS_CHAIN_DEPTH_LIMIT, depth, "%s \u2190 %s/%s/%d", sys,
+			sim->host[waker->host].name, waker->comm, waker->tid);
+	} else {
+		explain_segment_path(w, t, wk, waker, x, y, depth);
+	}
+}
+
 static void explain_blocked(struct sim_chain_walk *w, const struct sim_thread *t, const struct sim_piece *p,
 		bool last, int64_t x, int64_t y, unsigned int depth)
 {
 	const struct sim_waker *wk = &p->waker;
 	const char *sys = syscall_label(p);
-	const struct sim_thread *waker = NULL;
-	const struct sim *sim = w->sim;
 
 	switch (wk->kind) {
 	case SIM_WAKER_NONE:
-		if (!last) {
-			leaf(w, t, x, y, SIM_ST_BLOCKED, DS_CHAIN_UNKNOWN, depth, "unknown: waker not seen");
-		} else if (t->deadlock_peer) {
-			const struct sim_thread *q = t->deadlock_peer;
-			const GArray *qh = q->book.history;
-			const char *qsys = qh && qh->len ?
-				syscall_label(&g_array_index(qh, struct sim_piece, qh->len - 1)) : "-";
-
-			/* the cycle as doc/critical-path.md writes it: each thread, its host and syscall */
-			leaf(w, t, x, y, SIM_ST_BLOCKED, DS_CHAIN_DEADLOCK, depth,
-				"deadlock: %s/%d (host %s, %s) \u2190 %s/%d (host %s, %s) \u2190 %s/%d",
-				t->comm, t->tid, sim->host[t->host].name, sys, q->comm, q->tid,
-				sim->host[q->host].name, qsys, t->comm, t->tid);
-		} else {
-			leaf(w, t, x, y, SIM_ST_BLOCKED, DS_CHAIN_UNKNOWN, depth,
-				"unknown: still blocked at end of trace in %s", sys);
-		}
+		explain_no_waker(w, t, sys, last, x, y, depth);
 		return;
 	case SIM_WAKER_THREAD:
-		waker = sim_thread_find(sim, wk->host, wk->tid);
-		if (!waker) {
-			leaf(w, t, x, y, SIM_ST_BLOCKED, DS_CHAIN_UNKNOWN, depth, "unknown: waker not seen");
-		} else if (on_path(w, waker)) {
-			leaf(w, t, x, y, SIM_ST_BLOCKED, DS_CHAIN_DEADLOCK, depth, "deadlock: %s/%d \u2190 %s/%d",
-				t->comm, t->tid, waker->comm, waker->tid);
-		} else if (depth + 1 > sim->cfg.chain_depth) {
-			leaf(w, t, x, y, SIM_ST_BLOCKED, DS_CHAIN_DEPTH_LIMIT, depth, "%s \u2190 %s/%d", sys,
-				waker->comm, waker->tid);
-		} else {
-			w->path[w->npath++] = waker;
-			explain(w, waker, x, y, depth + 1);
-			w->npath--;
-		}
+		explain_thread_waker(w, t, wk, sys, x, y, depth);
 		return;
 	case SIM_WAKER_TIMER:
 		leaf(w, t, x, y, SIM_ST_BLOCKED, DS_CHAIN_TIMER, depth, "%s \u2190 timer", sys);
@@ -227,106 +346,12 @@ static void explain_blocked(struct sim_chain_walk *w, const struct sim_thread *t
 	case SIM_WAKER_IRQ:
 		leaf(w, t, x, y, SIM_ST_BLOCKED, DS_CHAIN_IRQ, depth, "%s \u2190 irq:%s", sys, wk->name);
 		return;
-	case SIM_WAKER_DISK: {
-		/* layers (doc/storage-network.md "Storage"): children of the disk entry: before the insert (if it
-		 * blocked first), queue time (insert to issue, charged to the top submitter served ahead; none for a
-		 * direct issue), device time, completion to wakeup */
-		int64_t i = to_span_clock(w, t->host, wk->t_i), a = to_span_clock(w, t->host, wk->t_s);
-		int64_t c = to_span_clock(w, t->host, wk->t_r);
-
-		i = i < x ? x : (i > y ? y : i);
-		a = a < i ? i : (a > y ? y : a);
-		c = c < a ? a : (c > y ? y : c);
-		if (i > x) {
-			leaf(w, t, x, i, SIM_ST_BLOCKED, DS_CHAIN_DISK, depth + 1, "before the request was queued");
-		}
-		if (a > i) {
-			const struct sim_thread *top = wk->ahead_count ? sim_thread_find(sim, t->host, wk->ahead_top_tid) :
-				NULL;
-			char queued[32], size[32], others[48] = "";
-
-			ds_detail_format_duration(a - i, queued, sizeof(queued));
-			if (top) {
-				struct sim_chain_leaf *q;
-
-				ds_detail_format_bytes(wk->ahead_top_bytes, size, sizeof(size));
-				if (wk->ahead_count > wk->ahead_top_count) {
-					snprintf(others, sizeof(others), " (+%" PRIu32 " of others)",
-						wk->ahead_count - wk->ahead_top_count);
-				}
-				q = leaf(w, top, i, a, SIM_ST_BLOCKED, DS_CHAIN_DISK, depth + 1,
-					"queued %s behind %" PRIu32 " %s (%s) of %s/%d%s", queued, wk->ahead_top_count,
-					wk->ahead_top_writes == wk->ahead_top_count ? "writes" :
-					(wk->ahead_top_writes ? "requests" : "reads"), size, top->comm, top->tid, others);
-				q->bytes = wk->ahead_top_bytes;
-			} else {
-				leaf(w, t, i, a, SIM_ST_BLOCKED, DS_CHAIN_DISK, depth + 1, "queued %s in the I/O scheduler",
-					queued);
-			}
-		}
-		if (c > a) {
-			leaf(w, t, a, c, SIM_ST_BLOCKED, DS_CHAIN_DISK, depth + 1, "device 259:0: read")->bytes = wk->bytes;
-		}
-		if (y > c) {
-			leaf(w, t, c, y, SIM_ST_BLOCKED, DS_CHAIN_IRQ, depth + 1, "after completion: irq:nvme0q1");
-		}
-		(void) sys;
+	case SIM_WAKER_DISK:
+		explain_disk_waker(w, t, wk, x, y, depth);
 		return;
-	}
 	default:
-		break;
-	}
-	/* softirq */
-	if (!wk->net_known || !(waker = sim_thread_find(sim, wk->host, wk->tid))) {
-		leaf(w, t, x, y, SIM_ST_BLOCKED, DS_CHAIN_SOFTIRQ, depth, "%s \u2190 softirq:%s%s", sys,
-			wk->name, strcmp(wk->name, "NET_RX") == 0 ? " (no matching send)" : "");
+		explain_softirq_waker(w, t, wk, sys, x, y, depth);
 		return;
-	}
-	if (depth + 1 > sim->cfg.chain_depth) {
-		leaf(w, t, x, y, SIM_ST_BLOCKED, DS_CHAIN_DEPTH_LIMIT, depth, "%s \u2190 %s/%s/%d", sys,
-			sim->host[waker->host].name, waker->comm, waker->tid);
-		return;
-	}
-	{
-		int64_t t_s = to_span_clock(w, waker->host, wk->t_s);
-		int64_t t_f = to_span_clock(w, waker->host, wk->t_f);
-		int64_t t_r = to_span_clock(w, t->host, wk->t_r);
-		int64_t f = t_s > x ? t_s : x;
-		int64_t g = t_r > x ? t_r : x;
-		int64_t h = t_f > x ? t_f : x;
-
-		/* the sender before its first send, the retransmission wait, in flight, after arrival */
-		if (t_f > x) {
-			w->path[w->npath++] = waker;
-			explain(w, waker, x, t_f < y ? t_f : y, depth + 1);
-			w->npath--;
-		}
-		if (f > h) {
-			struct sim_chain_leaf *l = leaf(w, waker, h, f < y ? f : y, SIM_ST_BLOCKED,
-				DS_CHAIN_IN_FLIGHT, depth + 1, "retransmission wait: segment %s \u2192 %s",
-				sim->host[waker->host].name, sim->host[t->host].name);
-
-			if (l) {
-				/* the sender's host's network path: no thread's */
-				l->pid = -1;
-				l->tid = -1;
-				l->comm = "-";
-			}
-		}
-		if (g > f) {
-			struct sim_chain_leaf *l = leaf(w, t, f, g < y ? g : y, SIM_ST_BLOCKED,
-				DS_CHAIN_IN_FLIGHT, depth + 1, "segment %s \u2192 %s%s",
-				sim->host[waker->host].name, sim->host[t->host].name,
-				t_f < t_s ? " (retransmitted)" : "");
-
-			if (l) {
-				/* a segment in flight is no thread's: the receiver's host, no ids */
-				l->pid = -1;
-				l->tid = -1;
-				l->comm = "-";
-			}
-		}
-		leaf(w, t, g, y, SIM_ST_BLOCKED, DS_CHAIN_SOFTIRQ, depth + 1, "after arrival: softirq:NET_RX");
 	}
 }
 
