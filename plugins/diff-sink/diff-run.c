@@ -139,32 +139,20 @@ static bool write_report(struct run *run)
 	return close_output(run, file, "report.html");
 }
 
-static void collect_facts(struct run *run)
+/* The deadlocks the chains found (listed in explain.txt). */
+static void warn_deadlocks(const struct run *run)
 {
-	const struct ds_request_stream *stream = run->stream;
-
-	run->facts.spans = stream->spans;
-	run->facts.requests = stream->requests;
-	run->facts.truncated_requests = stream->truncated_requests;
-	run->facts.reversed_spans = run->config->reversed_spans;
-	run->facts.invalid_spans = run->config->invalid_spans;
-	run->facts.invalid_requests = stream->invalid_requests;
-	run->facts.invalid_chains = run->config->invalid_chains;
-	run->facts.strings = &stream->strings;
-	run->facts.deadlocks = run->config->deadlocks;
-	run->facts.stuck = run->config->stuck;
 	if (run->facts.deadlocks && g_hash_table_size(run->facts.deadlocks)) {
 		DS_LOG_WARN(run->self_comp, run->class_name,
 			"%u deadlock%s: chains come back to a thread already on them (listed in "
 			"explain.txt, doc/critical-path.md).", g_hash_table_size(run->facts.deadlocks),
 			g_hash_table_size(run->facts.deadlocks) == 1 ? "" : "s");
 	}
-	run->facts.cycle_spans = stream->cycle_spans;
-	run->facts.cycle_requests = stream->cycle_requests;
-	run->facts.deep_requests = stream->deep_requests;
-	run->facts.folded_spans = stream->folded_spans;
-	run->facts.duplicate_spans = stream->duplicate_spans;
-	run->facts.late_spans = stream->late_spans;
+}
+
+/* The warnings about the spans read: invalid bounds and chains, duplicate ids. */
+static void warn_span_facts(const struct run *run)
+{
 	if (run->facts.invalid_spans) {
 		char reversed[64] = "";
 
@@ -194,6 +182,13 @@ static void collect_facts(struct run *run)
 			"%" PRIu64 " span ids appear twice in a trace (only the first is a parent).",
 			run->facts.duplicate_spans);
 	}
+}
+
+/* The warnings about the requests built: parent cycles, depth, late spans, clock skew. */
+static void warn_request_facts(const struct run *run)
+{
+	const struct ds_request_stream *stream = run->stream;
+
 	if (stream->cycle_spans) {
 		char rootless[80] = "";
 
@@ -220,9 +215,6 @@ static void collect_facts(struct run *run)
 			"to keep async children that end that late.", stream->late_spans,
 			run->config->grace);
 	}
-	run->facts.skewed_children = stream->skewed_children;
-	run->facts.worst_skew = stream->worst_skew;
-	run->facts.worst_skew_where = stream->worst_skew_where;
 	if (stream->worst_skew_where) {
 		DS_LOG_WARN(run->self_comp, run->class_name,
 			"%" PRIu64 " cross-host child spans lie outside their parents by more than "
@@ -231,6 +223,34 @@ static void collect_facts(struct run *run)
 			stream->skewed_children, run->config->skew_tolerance,
 			stream->worst_skew, stream->worst_skew_where);
 	}
+}
+
+static void collect_facts(struct run *run)
+{
+	const struct ds_request_stream *stream = run->stream;
+
+	run->facts.spans = stream->spans;
+	run->facts.requests = stream->requests;
+	run->facts.truncated_requests = stream->truncated_requests;
+	run->facts.reversed_spans = run->config->reversed_spans;
+	run->facts.invalid_spans = run->config->invalid_spans;
+	run->facts.invalid_requests = stream->invalid_requests;
+	run->facts.invalid_chains = run->config->invalid_chains;
+	run->facts.strings = &stream->strings;
+	run->facts.deadlocks = run->config->deadlocks;
+	run->facts.stuck = run->config->stuck;
+	run->facts.cycle_spans = stream->cycle_spans;
+	run->facts.cycle_requests = stream->cycle_requests;
+	run->facts.deep_requests = stream->deep_requests;
+	run->facts.folded_spans = stream->folded_spans;
+	run->facts.duplicate_spans = stream->duplicate_spans;
+	run->facts.late_spans = stream->late_spans;
+	run->facts.skewed_children = stream->skewed_children;
+	run->facts.worst_skew = stream->worst_skew;
+	run->facts.worst_skew_where = stream->worst_skew_where;
+	warn_deadlocks(run);
+	warn_span_facts(run);
+	warn_request_facts(run);
 }
 
 /*

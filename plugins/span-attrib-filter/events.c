@@ -421,13 +421,85 @@ static void warn_no_cpu_id(struct span_attrib_iterator *it, struct stream_info *
 		"doc/span-attrib.md.");
 }
 
+/* The event's time in ns from the origin (after the clock fit); false, with the cause appended, on overflow. */
+static bool event_ns(struct span_attrib_iterator *it, const struct stream_info *info, const bt_message *msg,
+		const bt_event *event, int64_t *ns)
+{
+	uint64_t cycles = it->fit ? it->fit_cycles :
+		bt_clock_snapshot_get_value(bt_message_event_borrow_default_clock_snapshot_const(msg));
+	const char *name;
+	char what[256];
+
+	if (clock_map_ns(&info->clock, cycles, ns)) {
+		return true;
+	}
+	name = bt_event_class_get_name(bt_event_borrow_class_const(event));
+	snprintf(what, sizeof(what), "the timestamp of event `%s` (%" PRIu64 " cycles)", name ? name : "(unnamed)",
+		cycles);
+	clock_map_append_overflow(it, info->host, bt_event_borrow_stream_const(event), info->clock.clock_class, what);
+	return false;
+}
+
+/* An event of `host` at `ns` was read: the host's and the filter's latest times, events out of order. */
+static void note_event_time(struct span_attrib_iterator *it, struct host *host, int64_t ns)
+{
+	if (ns < host->last_ns) {
+		it->counters.out_of_order++;
+	} else {
+		host->last_ns = ns;
+	}
+	if (ns > it->last_ns) {
+		it->last_ns = ns;
+		if (it->chain) {
+			ds_chain_advance(it->chain, ns);
+		}
+	}
+}
+
+static void handle_net_event(const struct event_role *role, struct host *host, const struct stream_info *info,
+		const bt_event *event, int64_t ns)
+{
+	struct ds_tcp_key key;
+
+	if (ds_kernel_net_decode(&role->net, event, &key)) {
+		if (role->net.direction == DS_NET_SEND) {
+			ds_model_net_send(host->model, ns, info->cpu, &key);
+		} else {
+			ds_model_net_receive(host->model, ns, info->cpu, &key);
+		}
+	}
+}
+
+static void handle_kernel_event(struct span_attrib_iterator *it, const struct event_role *role, struct host *host,
+		struct stream_info *info, const bt_event *event, int64_t ns)
+{
+	struct ds_kernel_event kev;
+
+	host->has_kernel = true;
+	if (info->cpu < 0 && !ds_field_ref_is_int(info->cpu_id)) {
+		warn_no_cpu_id(it, info, bt_event_borrow_stream_const(event));
+	}
+	if (kind_needs_fields[role->kernel->kind]) {
+		ds_kernel_event_decode(role->kernel, event, &kev);
+	} else {
+		kev.kind = role->kernel->kind;
+		kev.name = role->kernel->name;
+		kev.read_family = role->kernel->read_family;
+	}
+	if (role->unknown_syscall) {
+		const char *name = ds_syscall_name_x86_64(ds_field_ref_read_int(event, role->syscall_id, -1));
+
+		kev.name = name ? name : kev.name;
+	}
+	dispatch_kernel(host, &kev, ns, info->cpu);
+}
+
 static enum span_attrib_status handle_event(struct span_attrib_iterator *it, const bt_message *msg)
 {
 	const bt_event *event = bt_message_event_borrow_event_const(msg);
 	struct event_role *role = (struct event_role *) role_get(it, bt_event_borrow_class_const(event));
 	struct stream_info *info;
-	struct host *host;
-	uint64_t cycles;
+	struct ds_span_event sev;
 	int64_t ns;
 
 	if (!role) {
@@ -451,68 +523,20 @@ static enum span_attrib_status handle_event(struct span_attrib_iterator *it, con
 		warn_unclocked(it, info, bt_event_borrow_stream_const(event));
 		return SPAN_ATTRIB_STATUS_OK;
 	}
-	cycles = it->fit ? it->fit_cycles :
-		bt_clock_snapshot_get_value(bt_message_event_borrow_default_clock_snapshot_const(msg));
-	if (!clock_map_ns(&info->clock, cycles, &ns)) {
-		char what[256];
-
-		snprintf(what, sizeof(what), "the timestamp of event `%s` (%" PRIu64 " cycles)",
-			bt_event_class_get_name(bt_event_borrow_class_const(event)) ?
-			bt_event_class_get_name(bt_event_borrow_class_const(event)) : "(unnamed)", cycles);
-		clock_map_append_overflow(it, info->host, bt_event_borrow_stream_const(event),
-			info->clock.clock_class, what);
+	if (!event_ns(it, info, msg, event, &ns)) {
 		return SPAN_ATTRIB_STATUS_ERROR;
 	}
-	host = info->host;
-	if (ns < host->last_ns) {
-		it->counters.out_of_order++;
-	} else {
-		host->last_ns = ns;
-	}
-	if (ns > it->last_ns) {
-		it->last_ns = ns;
-		if (it->chain) {
-			ds_chain_advance(it->chain, ns);
-		}
-	}
-	if (role->type == ROLE_NET) {
-		struct ds_tcp_key key;
-
-		if (ds_kernel_net_decode(&role->net, event, &key)) {
-			if (role->net.direction == DS_NET_SEND) {
-				ds_model_net_send(host->model, ns, info->cpu, &key);
-			} else {
-				ds_model_net_receive(host->model, ns, info->cpu, &key);
-			}
-		}
+	note_event_time(it, info->host, ns);
+	switch (role->type) {
+	case ROLE_NET:
+		handle_net_event(role, info->host, info, event, ns);
 		return SPAN_ATTRIB_STATUS_OK;
-	}
-	if (role->type == ROLE_KERNEL) {
-		struct ds_kernel_event kev;
-
-		host->has_kernel = true;
-		if (info->cpu < 0 && !ds_field_ref_is_int(info->cpu_id)) {
-			warn_no_cpu_id(it, info, bt_event_borrow_stream_const(event));
-		}
-		if (kind_needs_fields[role->kernel->kind]) {
-			ds_kernel_event_decode(role->kernel, event, &kev);
-		} else {
-			kev.kind = role->kernel->kind;
-			kev.name = role->kernel->name;
-			kev.read_family = role->kernel->read_family;
-		}
-		if (role->unknown_syscall) {
-			const char *name = ds_syscall_name_x86_64(ds_field_ref_read_int(event, role->syscall_id, -1));
-
-			kev.name = name ? name : kev.name;
-		}
-		dispatch_kernel(host, &kev, ns, info->cpu);
+	case ROLE_KERNEL:
+		handle_kernel_event(it, role, info->host, info, event, ns);
 		return SPAN_ATTRIB_STATUS_OK;
-	} else {
-		struct ds_span_event sev;
-
+	default:
 		ds_span_event_decode(role->span, event, &sev);
-		return handle_span_event(it, host, info, role->span, &sev, ns);
+		return handle_span_event(it, info->host, info, role->span, &sev, ns);
 	}
 }
 

@@ -299,18 +299,18 @@ static void resolve_optional_int(const bt_field_class *array_fc, const char *nam
 	}
 }
 
-static struct ds_span_layout *resolve_layout(struct ds_span_reader *reader,
-		const bt_event_class *event_class, bool *error)
+/* The array members' elements: syscalls, segments, host_context, cache_reads, chain; true for other members. */
+static bool resolve_array_member(struct ds_span_reader *reader, struct ds_span_layout *layout, unsigned int m,
+		const bt_field_class *fc)
 {
-	const bt_field_class *payload_fc =
-		bt_event_class_borrow_payload_field_class_const(event_class);
-	struct ds_span_layout *layout;
-	const char *name = bt_event_class_get_name(event_class);
 	static const char *const syscall_names[] = { "name", "count", "duration" };
 	static const enum member_kind syscall_kinds[] = { KIND_STRING, KIND_INT, KIND_INT };
 	static const char *const segment_names[] = { "begin", "end", "state", "detail" };
-	static const enum member_kind segment_kinds[] = {
-		KIND_INT, KIND_INT, KIND_INT, KIND_STRING };
+	static const enum member_kind segment_kinds[] = { KIND_INT, KIND_INT, KIND_INT, KIND_STRING };
+	static const char *const host_names[HC_COUNT] = { "kind", "pid", "name", "device", "value" };
+	static const enum member_kind host_kinds[HC_COUNT] = { KIND_INT, KIND_INT, KIND_STRING, KIND_STRING, KIND_INT };
+	static const char *const read_names[] = { "begin", "end", "miss" };
+	static const enum member_kind read_kinds[] = { KIND_INT, KIND_INT, KIND_FLAG };
 	static const char *const chain_names[CH_COUNT] = {
 		"segment", "parent", "depth", "begin", "end", "host", "tid", "comm",
 		"process", "cpu", "state", "kind", "detail" };
@@ -318,6 +318,80 @@ static struct ds_span_layout *resolve_layout(struct ds_span_reader *reader,
 		KIND_INT, KIND_INT, KIND_INT, KIND_INT, KIND_INT, KIND_STRING, KIND_INT,
 		KIND_STRING, KIND_STRING, KIND_INT, KIND_INT, KIND_INT, KIND_STRING };
 	const bt_field_class *element_fcs[CH_COUNT];
+
+	switch (m) {
+	case M_SYSCALLS:
+		return resolve_element(reader, fc, "syscalls", syscall_names, syscall_kinds, 3, &layout->syscall,
+			element_fcs);
+	case M_SEGMENTS:
+		if (!resolve_element(reader, fc, "segments", segment_names, segment_kinds, 4, &layout->segment,
+				element_fcs)) {
+			return false;
+		}
+		resolve_state_values(layout, element_fcs[SEG_STATE]);
+		return true;
+	case M_HOST_CONTEXT:
+		if (!resolve_element(reader, fc, "host_context", host_names, host_kinds, HC_COUNT, &layout->host_item,
+				element_fcs)) {
+			return false;
+		}
+		resolve_enum_values(layout->host_kind_of_value, element_fcs[HC_KIND], ds_host_kind_of_label,
+			DS_HOST_KIND_COUNT, DS_HOST_KIND_COUNT);
+		return true;
+	case M_CACHE_READS:
+		return resolve_element(reader, fc, "cache_reads", read_names, read_kinds, 3, &layout->read, element_fcs);
+	case M_CHAIN:
+		if (!resolve_element(reader, fc, "chain", chain_names, chain_kinds, CH_COUNT, &layout->chain,
+				element_fcs)) {
+			return false;
+		}
+		resolve_enum_values(layout->chain_state_of_value, element_fcs[CH_STATE], state_of_label,
+			DS_STATE_COUNT, DS_STATE_UNKNOWN);
+		resolve_enum_values(layout->kind_of_value, element_fcs[CH_KIND], kind_of_label, DS_CHAIN_KIND_COUNT,
+			DS_CHAIN_UNKNOWN);
+		resolve_optional_int(fc, "bytes", &layout->chain, CH_BYTES);
+		layout->chain_standard = ds_chain_is_standard(&layout->chain);
+		return true;
+	default:
+		return true;
+	}
+}
+
+/* Payload member `index` named `member_name`, of class `fc`: recorded when it is one the reader knows. */
+static bool resolve_member(struct ds_span_reader *reader, struct ds_span_layout *layout, uint64_t index,
+		const char *member_name, const bt_field_class *fc)
+{
+	unsigned int m;
+
+	for (m = 0; m < M_COUNT; m++) {
+		if (strcmp(member_name, member_specs[m].name) != 0) {
+			continue;
+		}
+		if (!kind_matches(fc, member_specs[m].kind)) {
+			BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(reader->self_comp,
+				"%s: event `" SPAN_EVENT_NAME "`: payload member `%s` must be %s (doc/span-attrib.md, \"Output: deepspan:span\").",
+				reader->class_name, member_name, kind_name(member_specs[m].kind));
+			return false;
+		}
+		layout->index[m] = index;
+		layout->is_signed[m] = is_signed_fc(fc);
+		if (m == M_TRUNCATED) {
+			layout->truncated_is_bool = bt_field_class_get_type(fc) == BT_FIELD_CLASS_TYPE_BOOL;
+		}
+		if (!resolve_array_member(reader, layout, m, fc)) {
+			return false;
+		}
+	}
+	return true;
+}
+
+static struct ds_span_layout *resolve_layout(struct ds_span_reader *reader,
+		const bt_event_class *event_class, bool *error)
+{
+	const bt_field_class *payload_fc =
+		bt_event_class_borrow_payload_field_class_const(event_class);
+	struct ds_span_layout *layout;
+	const char *name = bt_event_class_get_name(event_class);
 	uint64_t i, n;
 	unsigned int m;
 
@@ -340,78 +414,10 @@ static struct ds_span_layout *resolve_layout(struct ds_span_reader *reader,
 	for (i = 0; i < n; i++) {
 		const bt_field_class_structure_member *member =
 			bt_field_class_structure_borrow_member_by_index_const(payload_fc, i);
-		const char *member_name = bt_field_class_structure_member_get_name(member);
-		const bt_field_class *fc =
-			bt_field_class_structure_member_borrow_field_class_const(member);
 
-		for (m = 0; m < M_COUNT; m++) {
-			if (strcmp(member_name, member_specs[m].name) != 0) {
-				continue;
-			}
-			if (!kind_matches(fc, member_specs[m].kind)) {
-				BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(
-					reader->self_comp,
-					"%s: event `" SPAN_EVENT_NAME "`: payload member `%s` must be %s (doc/span-attrib.md, \"Output: deepspan:span\").",
-					reader->class_name, member_name,
-					kind_name(member_specs[m].kind));
-				goto error;
-			}
-			layout->index[m] = i;
-			layout->is_signed[m] = is_signed_fc(fc);
-			if (m == M_TRUNCATED) {
-				layout->truncated_is_bool =
-					bt_field_class_get_type(fc) == BT_FIELD_CLASS_TYPE_BOOL;
-			}
-			if (m == M_SYSCALLS && !resolve_element(reader, fc, "syscalls",
-					syscall_names, syscall_kinds, 3,
-					&layout->syscall, element_fcs)) {
-				goto error;
-			}
-			if (m == M_SEGMENTS) {
-				if (!resolve_element(reader, fc, "segments",
-						segment_names, segment_kinds, 4,
-						&layout->segment, element_fcs)) {
-					goto error;
-				}
-				resolve_state_values(layout, element_fcs[SEG_STATE]);
-			}
-			if (m == M_HOST_CONTEXT) {
-				static const char *const host_names[HC_COUNT] = {
-					"kind", "pid", "name", "device", "value" };
-				static const enum member_kind host_kinds[HC_COUNT] = {
-					KIND_INT, KIND_INT, KIND_STRING, KIND_STRING, KIND_INT };
-
-				if (!resolve_element(reader, fc, "host_context", host_names,
-						host_kinds, HC_COUNT, &layout->host_item, element_fcs)) {
-					goto error;
-				}
-				resolve_enum_values(layout->host_kind_of_value,
-					element_fcs[HC_KIND], ds_host_kind_of_label, DS_HOST_KIND_COUNT,
-					DS_HOST_KIND_COUNT);
-			}
-			if (m == M_CACHE_READS) {
-				static const char *const read_names[] = { "begin", "end", "miss" };
-				static const enum member_kind read_kinds[] = { KIND_INT, KIND_INT, KIND_FLAG };
-
-				if (!resolve_element(reader, fc, "cache_reads", read_names, read_kinds, 3,
-						&layout->read, element_fcs)) {
-					goto error;
-				}
-			}
-			if (m == M_CHAIN) {
-				if (!resolve_element(reader, fc, "chain", chain_names,
-						chain_kinds, CH_COUNT, &layout->chain, element_fcs)) {
-					goto error;
-				}
-				resolve_enum_values(layout->chain_state_of_value,
-					element_fcs[CH_STATE], state_of_label, DS_STATE_COUNT,
-					DS_STATE_UNKNOWN);
-				resolve_enum_values(layout->kind_of_value,
-					element_fcs[CH_KIND], kind_of_label, DS_CHAIN_KIND_COUNT,
-					DS_CHAIN_UNKNOWN);
-				resolve_optional_int(fc, "bytes", &layout->chain, CH_BYTES);
-				layout->chain_standard = ds_chain_is_standard(&layout->chain);
-			}
+		if (!resolve_member(reader, layout, i, bt_field_class_structure_member_get_name(member),
+				bt_field_class_structure_member_borrow_field_class_const(member))) {
+			goto error;
 		}
 	}
 	for (m = 0; m < M_COUNT; m++) {
