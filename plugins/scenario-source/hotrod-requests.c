@@ -258,6 +258,72 @@ static struct hr_op op_call(struct sim *sim, enum hr_service service, const char
 }
 
 /* Fills the program of a server job for `service`/`operation` of `req`. */
+/* The frontend's program: customer, nearest drivers, then the routes in parallel (a CPU hog for `cpu`). */
+static void build_frontend(struct sim *sim, struct hr_job *job, enum sim_cause cause)
+{
+	add_op(job, op_compute(sim, 120000));
+	add_op(job, op_call(sim, HR_CUSTOMER, "HTTP GET /customer", 220, 480, 0));
+	add_op(job, op_compute(sim, 40000));
+	add_op(job, op_call(sim, HR_DRIVER, "FindNearest", 300, 2900, 0));
+	if (cause == SIM_CAUSE_CPU) {
+		add_op(job, (struct hr_op) { .kind = HR_OP_HOG,
+			.ns = sim_rng_range(&hr_state(sim)->rng, 12000000, 18000000) });
+	}
+	add_op(job, (struct hr_op) { .kind = HR_OP_PAR_CALLS, .service = HR_ROUTE,
+		.operation = sim_intern(sim, "HTTP GET /route"), .req_bytes = 250,
+			.resp_bytes = 1200, .count = HR_ROUTE_FANOUT });
+	add_op(job, op_compute(sim, 80000));
+	job->resp_bytes = 1900;
+}
+
+/* MySQL's program: the lock, deadlock and disk causes are here; a cached read otherwise. */
+static void build_mysql(struct sim *sim, struct hr_job *job, enum sim_cause cause)
+{
+	add_op(job, op_compute(sim, 40000));
+	if (cause == SIM_CAUSE_LOCK || cause == SIM_CAUSE_LOCK_HOG || cause == SIM_CAUSE_LOCK_SLEEP ||
+			cause == SIM_CAUSE_LOCK_REMOTE || cause == SIM_CAUSE_HANDOFF) {
+		add_op(job, (struct hr_op) { .kind = HR_OP_LOCK,
+			.ns = sim_rng_range(&hr_state(sim)->rng, 20000000, 40000000) });
+	}
+	if (cause == SIM_CAUSE_DEADLOCK) {
+		add_op(job, (struct hr_op) { .kind = HR_OP_DEADLOCK });
+	}
+	if (cause == SIM_CAUSE_DISK_CONTENTION) {
+		/* backup.sh's burst is queued on the device while the query is planned, then the read */
+		add_op(job, (struct hr_op) { .kind = HR_OP_BACKUP });
+		add_op(job, op_compute(sim, 150000));
+		add_op(job, (struct hr_op) { .kind = HR_OP_DISK_READ,
+			.ns = sim_rng_range(&hr_state(sim)->rng, 90000, 160000), .count = 1 });
+	} else if (cause == SIM_CAUSE_CACHE_MISS) {
+		/* the same file as every request's read, not in the page cache this time: a seek on the
+		 * device (queued behind nothing: an idle disk) */
+		add_op(job, (struct hr_op) { .kind = HR_OP_DISK_READ,
+			.ns = sim_rng_range(&hr_state(sim)->rng, 6000000, 14000000), .count = 1 });
+	} else if (cause == SIM_CAUSE_DISK) {
+		add_op(job, (struct hr_op) { .kind = HR_OP_DISK_READ,
+			.ns = sim_rng_range(&hr_state(sim)->rng, 15000000, 30000000) });
+	} else {
+		add_op(job, (struct hr_op) { .kind = HR_OP_CACHED_READ });
+	}
+	add_op(job, op_compute(sim, 150000));
+	job->resp_bytes = 600;
+}
+
+/* Redis's program: the lock holder's remote call (`lock-remote`) and the irq storm (`irq`) are here. */
+static void build_redis(struct sim *sim, struct hr_job *job, enum sim_cause cause, unsigned int call_index)
+{
+	if (cause == SIM_CAUSE_LOCK_REMOTE && call_index == HR_REMOTE_CALL_INDEX) {
+		/* the lock holder's remote call: the remote thread computes while the lock is held */
+		add_op(job, op_compute(sim, ((struct hr_thread_role *) job->caller->role)->inst->hold_ns));
+	} else if (cause == SIM_CAUSE_IRQ && call_index == 1) {
+		add_op(job, (struct hr_op) { .kind = HR_OP_STORM, .count = 400 });
+		add_op(job, op_compute(sim, 400000));
+	} else {
+		add_op(job, op_compute(sim, call_index == 0 ? 60000 : 120000));
+	}
+	job->resp_bytes = 250;
+}
+
 void hr_build_program(struct sim *sim, struct hr_job *job, unsigned int call_index)
 {
 	struct hr_request *req = job->req;
@@ -266,19 +332,7 @@ void hr_build_program(struct sim *sim, struct hr_job *job, unsigned int call_ind
 
 	switch (job->service) {
 	case HR_FRONTEND:
-		add_op(job, op_compute(sim, 120000));
-		add_op(job, op_call(sim, HR_CUSTOMER, "HTTP GET /customer", 220, 480, 0));
-		add_op(job, op_compute(sim, 40000));
-		add_op(job, op_call(sim, HR_DRIVER, "FindNearest", 300, 2900, 0));
-		if (cause == SIM_CAUSE_CPU) {
-			add_op(job, (struct hr_op) { .kind = HR_OP_HOG,
-				.ns = sim_rng_range(&hr_state(sim)->rng, 12000000, 18000000) });
-		}
-		add_op(job, (struct hr_op) { .kind = HR_OP_PAR_CALLS, .service = HR_ROUTE,
-			.operation = sim_intern(sim, "HTTP GET /route"), .req_bytes = 250,
-				.resp_bytes = 1200, .count = HR_ROUTE_FANOUT });
-		add_op(job, op_compute(sim, 80000));
-		job->resp_bytes = 1900;
+		build_frontend(sim, job, cause);
 		break;
 	case HR_CUSTOMER:
 		add_op(job, op_compute(sim, 60000));
@@ -287,34 +341,7 @@ void hr_build_program(struct sim *sim, struct hr_job *job, unsigned int call_ind
 		job->resp_bytes = 480;
 		break;
 	case HR_MYSQL:
-		add_op(job, op_compute(sim, 40000));
-		if (cause == SIM_CAUSE_LOCK || cause == SIM_CAUSE_LOCK_HOG || cause == SIM_CAUSE_LOCK_SLEEP ||
-				cause == SIM_CAUSE_LOCK_REMOTE || cause == SIM_CAUSE_HANDOFF) {
-			add_op(job, (struct hr_op) { .kind = HR_OP_LOCK,
-				.ns = sim_rng_range(&hr_state(sim)->rng, 20000000, 40000000) });
-		}
-		if (cause == SIM_CAUSE_DEADLOCK) {
-			add_op(job, (struct hr_op) { .kind = HR_OP_DEADLOCK });
-		}
-		if (cause == SIM_CAUSE_DISK_CONTENTION) {
-			/* backup.sh's burst is queued on the device while the query is planned, then the read */
-			add_op(job, (struct hr_op) { .kind = HR_OP_BACKUP });
-			add_op(job, op_compute(sim, 150000));
-			add_op(job, (struct hr_op) { .kind = HR_OP_DISK_READ,
-				.ns = sim_rng_range(&hr_state(sim)->rng, 90000, 160000), .count = 1 });
-		} else if (cause == SIM_CAUSE_CACHE_MISS) {
-			/* the same file as every request's read, not in the page cache this time: a seek on the
-			 * device (queued behind nothing: an idle disk) */
-			add_op(job, (struct hr_op) { .kind = HR_OP_DISK_READ,
-				.ns = sim_rng_range(&hr_state(sim)->rng, 6000000, 14000000), .count = 1 });
-		} else if (cause == SIM_CAUSE_DISK) {
-			add_op(job, (struct hr_op) { .kind = HR_OP_DISK_READ,
-				.ns = sim_rng_range(&hr_state(sim)->rng, 15000000, 30000000) });
-		} else {
-			add_op(job, (struct hr_op) { .kind = HR_OP_CACHED_READ });
-		}
-		add_op(job, op_compute(sim, 150000));
-		job->resp_bytes = 600;
+		build_mysql(sim, job, cause);
 		break;
 	case HR_DRIVER:
 		add_op(job, op_compute(sim, 50000));
@@ -327,16 +354,7 @@ void hr_build_program(struct sim *sim, struct hr_job *job, unsigned int call_ind
 		job->resp_bytes = 2900;
 		break;
 	case HR_REDIS:
-		if (cause == SIM_CAUSE_LOCK_REMOTE && call_index == HR_REMOTE_CALL_INDEX) {
-			/* the lock holder's remote call: the remote thread computes while the lock is held */
-			add_op(job, op_compute(sim, ((struct hr_thread_role *) job->caller->role)->inst->hold_ns));
-		} else if (cause == SIM_CAUSE_IRQ && call_index == 1) {
-			add_op(job, (struct hr_op) { .kind = HR_OP_STORM, .count = 400 });
-			add_op(job, op_compute(sim, 400000));
-		} else {
-			add_op(job, op_compute(sim, call_index == 0 ? 60000 : 120000));
-		}
-		job->resp_bytes = 250;
+		build_redis(sim, job, cause, call_index);
 		break;
 	case HR_ROUTE:
 		add_op(job, op_compute(sim, 1500000));

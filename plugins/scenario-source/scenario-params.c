@@ -77,6 +77,59 @@ bool scn_parse_clock_spec(const char *text, struct sim_config *cfg, char *error,
 	return ok;
 }
 
+/* `interarrival`, `requests` and `discard-every` together: what the simulated clock and a burst allow. */
+static bool check_arrivals(bt_self_component *self_comp, const struct sim_config *cfg, int64_t interarrival)
+{
+	if (interarrival < 1000) {
+		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(self_comp,
+			"%s: parameter `interarrival`: expected a duration of at least 1us, got %" PRId64 " ns.",
+			SCN_CLASS_NAME, interarrival);
+		return false;
+	}
+	if ((__int128) cfg->requests * interarrival > SCN_MAX_ARRIVAL_SPAN_NS) {
+		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(self_comp,
+			"%s: parameter `requests`: %" PRIu64 " requests every %" PRId64 " ns (`interarrival`) "
+			"would arrive over more than %" PRId64 " s of simulated time, the most the simulated "
+			"clock can hold: lower `requests` or `interarrival`.", SCN_CLASS_NAME, cfg->requests,
+			interarrival, SCN_MAX_ARRIVAL_SPAN_NS / INT64_C(1000000000));
+		return false;
+	}
+	if (cfg->discard_every != 0 && cfg->discard_every <= 64) {
+		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(self_comp,
+			"%s: parameter `discard-every`: expected 0 (never) or more than 64 (a burst loses 64 "
+			"events), got %" PRIu64 ".", SCN_CLASS_NAME, cfg->discard_every);
+		return false;
+	}
+	return true;
+}
+
+/* `clock` (drawn from the seed when "random") and `truth` (`*truth_path`, owned by the caller). */
+static bool parse_clock_and_truth(bt_self_component *self_comp, struct sim_config *cfg, const char *clock,
+		const char *truth, char **truth_path)
+{
+	char why[160];
+
+	/* the default clocks depend on the seed: draw them again now that it is known */
+	sim_config_random_clocks(cfg);
+	if (!scn_parse_clock_spec(clock, cfg, why, sizeof(why))) {
+		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(self_comp,
+			"%s: parameter `clock`: expected \"random\", \"none\" or one OFFSET_NS:DRIFT_PPB "
+			"pair per host separated by commas (e.g. \"0:0,1500000:-20000,-300000:12000\"), "
+			"got \"%s\": %s.", SCN_CLASS_NAME, clock, why);
+		return false;
+	}
+	if (truth) {
+		if (!*truth) {
+			BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(self_comp,
+				"%s: parameter `truth`: expected a file path, got an empty string.",
+				SCN_CLASS_NAME);
+			return false;
+		}
+		*truth_path = g_strdup(truth);
+	}
+	return true;
+}
+
 bool scn_params_parse(bt_self_component *self_comp, const bt_value *map,
 		struct sim_config *cfg, char **truth_path)
 {
@@ -90,7 +143,6 @@ bool scn_params_parse(bt_self_component *self_comp, const bt_value *map,
 	uint64_t hosts, cpus, packet_events, inflight;
 	const char *clock, *truth;
 	int64_t interarrival;
-	char why[160];
 
 	*truth_path = NULL;
 	sim_config_defaults(cfg);
@@ -115,7 +167,7 @@ bool scn_params_parse(bt_self_component *self_comp, const bt_value *map,
 	cfg->preset = sim_preset_find(presets[preset]);
 	if (!cfg->preset) {
 		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(self_comp,
-			"%s: parameter `preset`: \"%s\" has no simulator (sim-presets.c): "
+			"%s: parameter `preset`: \"%s\" has no simulator in this build: "
 			"see doc/scenario.md for the presets.", SCN_CLASS_NAME, presets[preset]);
 		return false;
 	}
@@ -125,44 +177,9 @@ bool scn_params_parse(bt_self_component *self_comp, const bt_value *map,
 	cfg->span_schema = schema == 1 ? SIM_SPANS_JAEGER : SIM_SPANS_DEEPSPAN;
 	cfg->packet_events = (uint32_t) packet_events;
 	cfg->max_inflight = (unsigned int) inflight;
-	if (interarrival < 1000) {
-		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(self_comp,
-			"%s: parameter `interarrival`: expected a duration of at least 1us, got %" PRId64 " ns.",
-			SCN_CLASS_NAME, interarrival);
+	if (!check_arrivals(self_comp, cfg, interarrival)) {
 		return false;
 	}
 	cfg->interarrival_ns = interarrival;
-	if ((__int128) cfg->requests * interarrival > SCN_MAX_ARRIVAL_SPAN_NS) {
-		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(self_comp,
-			"%s: parameter `requests`: %" PRIu64 " requests every %" PRId64 " ns (`interarrival`) "
-			"would arrive over more than %" PRId64 " s of simulated time, the most the simulated "
-			"clock can hold: lower `requests` or `interarrival`.", SCN_CLASS_NAME, cfg->requests,
-			interarrival, SCN_MAX_ARRIVAL_SPAN_NS / INT64_C(1000000000));
-		return false;
-	}
-	if (cfg->discard_every != 0 && cfg->discard_every <= 64) {
-		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(self_comp,
-			"%s: parameter `discard-every`: expected 0 (never) or more than 64 (a burst loses 64 "
-			"events), got %" PRIu64 ".", SCN_CLASS_NAME, cfg->discard_every);
-		return false;
-	}
-	/* the default clocks depend on the seed: draw them again now that it is known */
-	sim_config_random_clocks(cfg);
-	if (!scn_parse_clock_spec(clock, cfg, why, sizeof(why))) {
-		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(self_comp,
-			"%s: parameter `clock`: expected \"random\", \"none\" or one OFFSET_NS:DRIFT_PPB "
-			"pair per host separated by commas (e.g. \"0:0,1500000:-20000,-300000:12000\"), "
-			"got \"%s\": %s.", SCN_CLASS_NAME, clock, why);
-		return false;
-	}
-	if (truth) {
-		if (!*truth) {
-			BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(self_comp,
-				"%s: parameter `truth`: expected a file path, got an empty string.",
-				SCN_CLASS_NAME);
-			return false;
-		}
-		*truth_path = g_strdup(truth);
-	}
-	return true;
+	return parse_clock_and_truth(self_comp, cfg, clock, truth, truth_path);
 }

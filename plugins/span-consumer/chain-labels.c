@@ -195,6 +195,34 @@ static void append_disk_part(GString *out, const char *detail, const char *slot)
  * "waited \x01 for CPU 1 while compactor/991 ran"; at depth > 0 a \x01
  * marks where the sink writes the entry's duration.
  */
+/* A wait-cpu entry's note: the CPU waited for and who ran on it. */
+static void append_wait_cpu_note(GString *out, const struct ds_stored_chain_entry *e, const char *detail,
+		const char *slot)
+{
+	const char *cause = g_str_has_prefix(detail, "ran instead: ") ? detail + strlen("ran instead: ") : detail;
+
+	g_string_append_printf(out, "waited%s for ", slot);
+	if (e->cpu >= 0) {
+		g_string_append_printf(out, "CPU %" PRId32, e->cpu);
+	} else {
+		g_string_append(out, "a CPU");
+	}
+	g_string_append_printf(out, " while %s ran", strcmp(cause, "idle") == 0 ? "it was idle" : cause);
+}
+
+/* An in-flight entry's note: a retransmission wait, or the segment's flight between two hosts. */
+static void append_in_flight_note(GString *out, const char *detail, const char *slot)
+{
+	if (g_str_has_prefix(detail, RETRANSMIT_PREFIX)) {
+		g_string_append_printf(out, "waited%s for the retransmission of a lost segment %s", slot,
+			detail + strlen(RETRANSMIT_PREFIX));
+	} else if (g_str_has_prefix(detail, SEGMENT_PREFIX)) {
+		g_string_append_printf(out, "spent%s in flight %s", slot, detail + strlen(SEGMENT_PREFIX));
+	} else {
+		g_string_append_printf(out, "spent%s in flight (%s)", slot, detail);
+	}
+}
+
 static void append_note(GString *out, struct ds_span_store *store,
 		const struct ds_stored_chain_entry *chain, uint32_t count, uint32_t i)
 {
@@ -248,16 +276,7 @@ static void append_note(GString *out, struct ds_span_store *store,
 		}
 		break;
 	case DS_CHAIN_WAIT_CPU:
-		g_string_append_printf(out, "waited%s for ", slot);
-		if (e->cpu >= 0) {
-			g_string_append_printf(out, "CPU %" PRId32, e->cpu);
-		} else {
-			g_string_append(out, "a CPU");
-		}
-		cause = g_str_has_prefix(detail, "ran instead: ") ?
-			detail + strlen("ran instead: ") : detail;
-		g_string_append_printf(out, " while %s ran", strcmp(cause, "idle") == 0 ?
-			"it was idle" : cause);
+		append_wait_cpu_note(out, e, detail, slot);
 		break;
 	case DS_CHAIN_RUNNING:
 		if (e->state == DS_STATE_INTERRUPTED) {
@@ -269,14 +288,7 @@ static void append_note(GString *out, struct ds_span_store *store,
 		}
 		break;
 	case DS_CHAIN_IN_FLIGHT:
-		if (g_str_has_prefix(detail, RETRANSMIT_PREFIX)) {
-			g_string_append_printf(out, "waited%s for the retransmission of a lost segment %s", slot,
-				detail + strlen(RETRANSMIT_PREFIX));
-		} else if (g_str_has_prefix(detail, SEGMENT_PREFIX)) {
-			g_string_append_printf(out, "spent%s in flight %s", slot, detail + strlen(SEGMENT_PREFIX));
-		} else {
-			g_string_append_printf(out, "spent%s in flight (%s)", slot, detail);
-		}
+		append_in_flight_note(out, detail, slot);
 		break;
 	default:
 		if (e->depth > 0) {

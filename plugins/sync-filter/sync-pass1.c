@@ -446,85 +446,112 @@ static void pass1_drop_batches(struct sync_iter *it)
  * same pairs.  Forgets what is no longer needed each time the frontier (the time of the message
  * read) advances by a quarter of the expiry.
  */
+/* The time a merge orders an input's head by: a message without a time goes with its input's last time. */
+static int64_t head_key(const struct sync_input *in)
+{
+	return in->p1_view.cs ? in->p1_view.ns : (in->has_last_raw ? in->last_raw : INT64_MIN);
+}
+
+/*
+ * Fills every input's batch and finds the input whose head comes first (`*best`, NULL when every input
+ * ended) and the one after it (`*next`, NULL when none), with their keys.
+ */
+static bt_message_iterator_class_next_method_status choose_inputs(struct sync_iter *it, struct sync_input **best,
+		int64_t *best_key, struct sync_input **next, int64_t *next_key)
+{
+	unsigned int i;
+
+	*best = NULL;
+	*next = NULL;
+	*best_key = INT64_MIN;
+	*next_key = INT64_MAX;
+	for (i = 0; i < it->input_count; i++) {
+		struct sync_input *in = &it->inputs[i];
+		bt_message_iterator_class_next_method_status st = pass1_fill(it, i);
+		int64_t key;
+
+		if (st == BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_END) {
+			continue;
+		}
+		if (st != BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK) {
+			return st;	/* AGAIN: try again later, the batches read so far are kept */
+		}
+		key = head_key(in);
+		if (!*best || key < *best_key) {
+			*next = *best;
+			*next_key = *best_key;
+			*best = in;
+			*best_key = key;
+		} else if (!*next || key < *next_key) {
+			*next = in;
+			*next_key = key;
+		}
+	}
+	return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK;
+}
+
+/*
+ * Reads `best` while its messages come before the head of `next` (ties: the lower input port): the order of
+ * a message-by-message merge, batch by batch.  Stops at the end of its batch.
+ */
+static bt_message_iterator_class_next_method_status read_while_first(struct sync_iter *it, struct sync_input *best,
+		int64_t best_key, const struct sync_input *next, int64_t next_key)
+{
+	for (;;) {
+		int64_t frontier = best_key;
+
+		if (frontier != INT64_MIN && (!it->has_swept ||
+				frontier - it->last_sweep >= it->comp->pair_expiry_ns / 4)) {
+			pass1_expire(it, frontier);
+			it->last_sweep = frontier;
+			it->has_swept = true;
+		}
+		if (on_message(it, best, best->p1_msgs[best->p1_head], &best->p1_view)) {
+			goto error;
+		}
+		bt_message_put_ref(best->p1_msgs[best->p1_head++]);
+		best->p1_view_ready = false;
+		if (best->p1_head >= best->p1_count) {
+			return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK;	/* its next batch: back to the choice */
+		}
+		if (sync_msg_view_make(it, best, best->p1_msgs[best->p1_head], &best->p1_view) !=
+				DS_MESSAGE_TIME_STATUS_OK) {
+			goto error;
+		}
+		best->p1_view_ready = true;
+		best_key = head_key(best);
+		if (next && (best_key > next_key || (best_key == next_key && best > next))) {
+			return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK;	/* another input's head comes first */
+		}
+	}
+
+error:
+	BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_MESSAGE_ITERATOR(it->self,
+		"%s: pass 1 stopped on input port `in%u`.", SYNC_CLASS_NAME, (unsigned int) (best - it->inputs));
+	return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_ERROR;
+}
+
 bt_message_iterator_class_next_method_status sync_pass1_run(struct sync_iter *it)
 {
 	bt_message_iterator_class_next_method_status status = BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK;
 
 	for (;;) {
-		struct sync_input *best = NULL, *next = NULL;
-		int64_t best_key = INT64_MIN, next_key = INT64_MAX;
-		unsigned int i;
+		struct sync_input *best, *next;
+		int64_t best_key, next_key;
 
-		for (i = 0; i < it->input_count; i++) {
-			struct sync_input *in = &it->inputs[i];
-			bt_message_iterator_class_next_method_status st = pass1_fill(it, i);
-			int64_t key;
-
-			if (st == BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_END) {
-				continue;
-			}
-			if (st == BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_AGAIN) {
-				status = st;	/* try again later: the batches read so far are kept */
-				goto end;
-			}
-			if (st != BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK) {
-				status = st;
-				goto error;
-			}
-			/* a message without a time goes with its input's last time */
-			key = in->p1_view.cs ? in->p1_view.ns : (in->has_last_raw ? in->last_raw : INT64_MIN);
-			if (!best || key < best_key) {
-				next = best;
-				next_key = best_key;
-				best = in;
-				best_key = key;
-			} else if (!next || key < next_key) {
-				next = in;
-				next_key = key;
-			}
+		status = choose_inputs(it, &best, &best_key, &next, &next_key);
+		if (status == BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_AGAIN) {
+			goto end;
+		}
+		if (status != BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK) {
+			goto error;
 		}
 		if (!best) {
 			break;
 		}
-		/*
-		 * Read `best` while its messages come before the head of every other input (ties: the
-		 * lower input port): the order of a message-by-message merge, batch by batch.
-		 */
-		for (;;) {
-			int64_t frontier = best_key;
-
-			if (frontier != INT64_MIN && (!it->has_swept ||
-					frontier - it->last_sweep >= it->comp->pair_expiry_ns / 4)) {
-				pass1_expire(it, frontier);
-				it->last_sweep = frontier;
-				it->has_swept = true;
-			}
-			if (on_message(it, best, best->p1_msgs[best->p1_head], &best->p1_view)) {
-				BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_MESSAGE_ITERATOR(it->self,
-					"%s: pass 1 stopped on input port `in%u`.", SYNC_CLASS_NAME,
-					(unsigned int) (best - it->inputs));
-				status = BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_ERROR;
-				goto error;
-			}
-			bt_message_put_ref(best->p1_msgs[best->p1_head++]);
-			best->p1_view_ready = false;
-			if (best->p1_head >= best->p1_count) {
-				break;		/* its next batch: back to the choice */
-			}
-			if (sync_msg_view_make(it, best, best->p1_msgs[best->p1_head], &best->p1_view) !=
-					DS_MESSAGE_TIME_STATUS_OK) {
-				BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_MESSAGE_ITERATOR(it->self,
-					"%s: pass 1 stopped on input port `in%u`.", SYNC_CLASS_NAME,
-					(unsigned int) (best - it->inputs));
-				status = BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_ERROR;
-				goto error;
-			}
-			best->p1_view_ready = true;
-			best_key = best->p1_view.cs ? best->p1_view.ns :
-				(best->has_last_raw ? best->last_raw : INT64_MIN);
-			if (next && (best_key > next_key || (best_key == next_key && best > next))) {
-				break;		/* another input's head comes first */
-			}
+		status = read_while_first(it, best, best_key, next, next_key);
+		if (status != BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK) {
+			goto error;
 		}
 	}
 	goto end;
