@@ -2,8 +2,8 @@
 /*
  * Dynamic input ports `in0`, `in1`, ... of a filter (like filter.utils.muxer's): the filter adds
  * `in0` when it is initialized, and a new port appears whenever the last one is connected, so that
- * `babeltrace2 run` can connect one source per host.  Used by filter.deepspan.sync and
- * filter.deepspan.span-attrib.
+ * `babeltrace2 run` can connect one source per host.  Used by filter.deepspan.sync,
+ * filter.deepspan.sync-extract and filter.deepspan.span-attrib.
  */
 #ifndef DEEPSPAN_COMMON_INPUT_PORTS_H
 #define DEEPSPAN_COMMON_INPUT_PORTS_H
