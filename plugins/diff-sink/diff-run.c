@@ -369,6 +369,69 @@ static bool check_groups(struct run *run)
 	return true;
 }
 
+/* The groups' latency sum must fit in an int64_t. */
+static bool check_latency_sum(const struct run *run)
+{
+	if (run->agg.overflow) {
+		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(run->self_comp,
+			"%s: the sum of the groups' latencies exceeds 2^63 - 1 ns (about 292 years): "
+			"some spans last absurdly long (largest latency in the groups: %" PRId64 " ns); "
+			"restrict the groups (parameter `group-a` / `group-b`, e.g. `max-duration`) "
+			"or check the trace for corrupt span bounds (doc/diff.md, \"Invalid spans\").",
+			run->class_name, largest_latency(run));
+		return false;
+	}
+	return true;
+}
+
+/* The explanation, the host context's rows, and the exactness of the critical-path leaves. */
+static bool explain_groups(struct run *run)
+{
+	ds_aggregate_finish(&run->agg);
+	ds_explain(&run->agg, &run->explanation);
+	if (run->collector->host.any) {
+		bool host_overflow;
+
+		run->host_rows = ds_host_rows(&run->collector->host, &run->stream->strings, &run->selection,
+			&host_overflow);
+		if (host_overflow) {
+			BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(run->self_comp,
+				"%s: a host context sum of the groups exceeds 2^64 - 1 (ns or bytes): the "
+				"`host_context` values of the spans are corrupt; re-run filter.deepspan.span-attrib "
+				"or set its host-context=false (doc/host-context.md).", run->class_name);
+			return false;
+		}
+	}
+	if (run->config->mode == DS_MODE_CRITICAL_PATH && !run->explanation.exact) {
+		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(run->self_comp,
+			"%s: internal check failed: the critical-path leaves do not sum to "
+			"the latency difference; please report this with the trace.", run->class_name);
+		return false;
+	}
+	return true;
+}
+
+/* explain.txt, the folded files, the three flame graphs, report.html and the summary on stdout. */
+static bool write_outputs(struct run *run)
+{
+	if (!write_text_outputs(run) ||
+			!write_svg(run, "diff.svg", DS_FLAMEGRAPH_DIFF,
+				"Differential flame graph (width: B, colour: B vs A)") ||
+			!write_svg(run, "a.svg", DS_FLAMEGRAPH_A, "Group A") ||
+			!write_svg(run, "b.svg", DS_FLAMEGRAPH_B, "Group B") ||
+			!write_report(run) || !check_spill(run)) {
+		return false;
+	}
+	if (run->config->summary) {
+		ds_explain_write(stdout, &run->agg, &run->explanation, &run->selection,
+			&run->facts, ds_mode_names[run->config->mode],
+			run->config->top < 5 ? run->config->top : 5, true);
+		printf("Report: %s/report.html\n", run->config->output_dir);
+		fflush(stdout);
+	}
+	return true;
+}
+
 bool ds_diff_run(const struct ds_diff_config *config, struct ds_diff_collector *collector,
 		struct ds_request_stream *stream, bt_self_component *self_comp,
 		const char *class_name)
@@ -398,49 +461,8 @@ bool ds_diff_run(const struct ds_diff_config *config, struct ds_diff_collector *
 	if (!check_spill(&run)) {
 		goto end;
 	}
-	if (run.agg.overflow) {
-		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(self_comp,
-			"%s: the sum of the groups' latencies exceeds 2^63 - 1 ns (about 292 years): "
-			"some spans last absurdly long (largest latency in the groups: %" PRId64 " ns); "
-			"restrict the groups (parameter `group-a` / `group-b`, e.g. `max-duration`) "
-			"or check the trace for corrupt span bounds (doc/diff.md, \"Invalid spans\").",
-			class_name, largest_latency(&run));
+	if (!check_latency_sum(&run) || !explain_groups(&run) || !write_outputs(&run)) {
 		goto end;
-	}
-	ds_aggregate_finish(&run.agg);
-	ds_explain(&run.agg, &run.explanation);
-	if (collector->host.any) {
-		bool host_overflow;
-
-		run.host_rows = ds_host_rows(&collector->host, &stream->strings, &run.selection, &host_overflow);
-		if (host_overflow) {
-			BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(self_comp,
-				"%s: a host context sum of the groups exceeds 2^64 - 1 (ns or bytes): the "
-				"`host_context` values of the spans are corrupt; re-run filter.deepspan.span-attrib "
-				"or set its host-context=false (doc/host-context.md).", class_name);
-			goto end;
-		}
-	}
-	if (config->mode == DS_MODE_CRITICAL_PATH && !run.explanation.exact) {
-		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(self_comp,
-			"%s: internal check failed: the critical-path leaves do not sum to "
-			"the latency difference; please report this with the trace.", class_name);
-		goto end;
-	}
-	if (!write_text_outputs(&run) ||
-			!write_svg(&run, "diff.svg", DS_FLAMEGRAPH_DIFF,
-				"Differential flame graph (width: B, colour: B vs A)") ||
-			!write_svg(&run, "a.svg", DS_FLAMEGRAPH_A, "Group A") ||
-			!write_svg(&run, "b.svg", DS_FLAMEGRAPH_B, "Group B") ||
-			!write_report(&run) || !check_spill(&run)) {
-		goto end;
-	}
-	if (config->summary) {
-		ds_explain_write(stdout, &run.agg, &run.explanation, &run.selection,
-			&run.facts, ds_mode_names[config->mode], config->top < 5 ? config->top : 5,
-			true);
-		printf("Report: %s/report.html\n", config->output_dir);
-		fflush(stdout);
 	}
 	ok = true;
 	DS_LOG_INFO(self_comp, class_name, "analysis and output: %.1f ms",

@@ -302,28 +302,9 @@ bool ds_facts_left_out(const struct ds_input_facts *facts, const char *separator
 	return any;
 }
 
-void ds_explain_write(FILE *file, const struct ds_aggregate *agg,
-		const struct ds_explanation *explanation,
-		const struct ds_selection *selection, const struct ds_input_facts *facts,
-		const char *mode_name, unsigned int top, bool summary)
+/* The warnings about the input: corrupt spans and chains, duplicate ids, depth, late spans, clock skew. */
+static void write_input_warnings(FILE *file, const struct ds_input_facts *facts)
 {
-	char diff[32];
-	GString *left_out;
-
-	ds_format_duration(ds_aggregate_mean_latency(agg, DS_GROUP_B) -
-		ds_aggregate_mean_latency(agg, DS_GROUP_A), true, diff, sizeof(diff));
-	if (!summary) {
-		fprintf(file, "deepspan differential analysis, mode %s\n", mode_name);
-		fprintf(file, "Input: %" PRIu64 " spans, %" PRIu64 " requests\n",
-			facts->spans, facts->requests);
-	}
-	write_group(file, agg, selection, DS_GROUP_A);
-	write_group(file, agg, selection, DS_GROUP_B);
-	left_out = g_string_new(NULL);
-	if (ds_facts_left_out(facts, ", ", left_out)) {
-		fprintf(file, "Left out: %s\n", left_out->str);
-	}
-	g_string_free(left_out, TRUE);
 	if (facts->invalid_spans) {
 		fprintf(file, "Warning: %" PRIu64 " span%s with bounds out of range (left out with "
 			"%s request%s; see doc/diff.md, \"Invalid spans\"): the trace is corrupt, "
@@ -365,6 +346,31 @@ void ds_explain_write(FILE *file, const struct ds_aggregate *agg,
 			facts->skewed_children == 1 ? "its" : "their", worst,
 			facts->worst_skew_where ? facts->worst_skew_where : "?");
 	}
+}
+
+void ds_explain_write(FILE *file, const struct ds_aggregate *agg,
+		const struct ds_explanation *explanation,
+		const struct ds_selection *selection, const struct ds_input_facts *facts,
+		const char *mode_name, unsigned int top, bool summary)
+{
+	char diff[32];
+	GString *left_out;
+
+	ds_format_duration(ds_aggregate_mean_latency(agg, DS_GROUP_B) -
+		ds_aggregate_mean_latency(agg, DS_GROUP_A), true, diff, sizeof(diff));
+	if (!summary) {
+		fprintf(file, "deepspan differential analysis, mode %s\n", mode_name);
+		fprintf(file, "Input: %" PRIu64 " spans, %" PRIu64 " requests\n",
+			facts->spans, facts->requests);
+	}
+	write_group(file, agg, selection, DS_GROUP_A);
+	write_group(file, agg, selection, DS_GROUP_B);
+	left_out = g_string_new(NULL);
+	if (ds_facts_left_out(facts, ", ", left_out)) {
+		fprintf(file, "Left out: %s\n", left_out->str);
+	}
+	g_string_free(left_out, TRUE);
+	write_input_warnings(file, facts);
 	fprintf(file, "Mean latency difference B - A: %s\n", diff);
 	if (agg->mode == DS_MODE_CRITICAL_PATH) {
 		fprintf(file, "Check: the critical-path leaves' differences %s the latency "

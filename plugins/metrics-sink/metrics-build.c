@@ -694,14 +694,15 @@ static __int128 row_delta(const struct ds_metrics_acc *acc, const struct culprit
 	return (__int128) r->sum[1] * (__int128) n_a - (__int128) r->sum[0] * (__int128) n_b;
 }
 
-static const struct ds_metrics_acc *sorting_acc;	/* g_ptr_array_sort has no user data in old GLib */
 
 /* Largest B - A first; ties by names. */
-static gint compare_culprit_rows(gconstpointer a, gconstpointer b)
+/* Largest B - A first, then by host, process, comm, tid, state and kind; `data` is the accumulator. */
+static gint compare_culprit_rows(gconstpointer a, gconstpointer b, gpointer data)
 {
+	const struct ds_metrics_acc *acc = data;
 	const struct culprit_row *x = *(struct culprit_row *const *) a;
 	const struct culprit_row *y = *(struct culprit_row *const *) b;
-	__int128 dx = row_delta(sorting_acc, x), dy = row_delta(sorting_acc, y);
+	__int128 dx = row_delta(acc, x), dy = row_delta(acc, y);
 
 	if (dx != dy) {
 		return dx > dy ? -1 : 1;
@@ -722,21 +723,12 @@ static double mean_of(int64_t sum, uint64_t n)
 	return n ? (double) sum / (double) n : 0.0;
 }
 
-static bool write_culprit_rows(struct ds_metrics_acc *acc, struct ds_table *table)
+/* Sums the selected requests' culprit times into `rows` by (culprit, state, kind); keys live in `keys`. */
+static void sum_culprit_rows(struct ds_metrics_acc *acc, GHashTable *rows, GArray *keys)
 {
-	GHashTable *rows = g_hash_table_new(g_int64_hash, g_int64_equal);
-	GPtrArray *sorted = g_ptr_array_new();
-	/* Keys live in `keys`, sized up front so that they never move (rows <= contributions). */
-	GArray *keys = g_array_sized_new(FALSE, FALSE, sizeof(gint64),
-		acc->contributions->len + 1);
-	GHashTableIter iter;
-	gpointer value;
 	unsigned int g;
 	uint32_t i, j;
 
-	ds_select_groups(acc->strings, acc->records, acc->truncated_requests,
-		&acc->groups[0], &acc->groups[1], false, &acc->selection);
-	acc->selected = true;
 	for (g = 0; g < 2; g++) {
 		const GArray *members = acc->selection.members[g];
 
@@ -766,6 +758,15 @@ static bool write_culprit_rows(struct ds_metrics_acc *acc, struct ds_table *tabl
 			}
 		}
 	}
+}
+
+/* The rows in the table's order (compare_culprit_rows), each with its sort key. */
+static GPtrArray *sort_culprit_rows(struct ds_metrics_acc *acc, GHashTable *rows)
+{
+	GPtrArray *sorted = g_ptr_array_new();
+	GHashTableIter iter;
+	gpointer value;
+
 	g_hash_table_iter_init(&iter, rows);
 	while (g_hash_table_iter_next(&iter, NULL, &value)) {
 		struct culprit_row *row = value;
@@ -777,12 +778,30 @@ static bool write_culprit_rows(struct ds_metrics_acc *acc, struct ds_table *tabl
 			row->state, row->kind);
 		g_ptr_array_add(sorted, row);
 	}
-	sorting_acc = acc;
-	g_ptr_array_sort(sorted, compare_culprit_rows);
+	g_ptr_array_sort_with_data(sorted, compare_culprit_rows, acc);
+	return sorted;
+}
+
+static bool write_culprit_rows(struct ds_metrics_acc *acc, struct ds_table *table)
+{
+	GHashTable *rows = g_hash_table_new(g_int64_hash, g_int64_equal);
+	/* Keys live in `keys`, sized up front so that they never move (rows <= contributions). */
+	GArray *keys = g_array_sized_new(FALSE, FALSE, sizeof(gint64),
+		acc->contributions->len + 1);
+	GPtrArray *sorted;
+	uint64_t n_a, n_b;
+	uint32_t i;
+
+	ds_select_groups(acc->strings, acc->records, acc->truncated_requests,
+		&acc->groups[0], &acc->groups[1], false, &acc->selection);
+	acc->selected = true;
+	n_a = acc->selection.members[0]->len;
+	n_b = acc->selection.members[1]->len;
+	sum_culprit_rows(acc, rows, keys);
+	sorted = sort_culprit_rows(acc, rows);
 	for (i = 0; i < sorted->len; i++) {
 		struct culprit_row *row = g_ptr_array_index(sorted, i);
 		const struct ds_culprit *c = g_ptr_array_index(acc->culprits, row->culprit);
-		uint64_t n_a = acc->selection.members[0]->len, n_b = acc->selection.members[1]->len;
 
 		ds_table_string(table, name_or_none(acc, c->host));
 		ds_table_string(table, name_or_none(acc, c->process));
