@@ -280,7 +280,10 @@ static void network_leaf(struct sim_chain_leaf *l)
 	}
 }
 
-/* Woken by a segment from `waker`: the sender before its first send, the retransmission wait, in flight, after arrival. */
+/*
+ * Woken by a segment from `waker`: the sender before its first send, the retransmission wait, in flight,
+ * after arrival.
+ */
 static void explain_segment_path(struct sim_chain_walk *w, const struct sim_thread *t, const struct sim_waker *wk,
 		const struct sim_thread *waker, int64_t x, int64_t y, unsigned int depth)
 {

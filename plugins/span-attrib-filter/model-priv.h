@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The thread model's internal structures, shared by thread-state.c (the model), chain-history.c (the history
- * it keeps for chains) and chain-walk.c (the walk over it).  Not for the rest of the filter: use thread-state.h and chain.h.
+ * it keeps for chains) and chain-walk.c (the walk over it).  Not for the rest of the filter: use
+ * thread-state.h and chain.h.
  */
 #ifndef DEEPSPAN_SPAN_ATTRIB_MODEL_PRIV_H
 #define DEEPSPAN_SPAN_ATTRIB_MODEL_PRIV_H
