@@ -6,6 +6,7 @@
 noinst_LTLIBRARIES += plugins/span-attrib-filter/libspan-attrib-state.la
 plugins_span_attrib_filter_libspan_attrib_state_la_SOURCES = \
 	plugins/span-attrib-filter/thread-state.c plugins/span-attrib-filter/thread-state.h \
+	plugins/span-attrib-filter/span-charge.c \
 	plugins/span-attrib-filter/model-priv.h \
 	plugins/span-attrib-filter/chain.c plugins/span-attrib-filter/chain.h \
 	plugins/span-attrib-filter/chain-history.c plugins/span-attrib-filter/chain-walk.c \

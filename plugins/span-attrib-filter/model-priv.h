@@ -158,6 +158,16 @@ static inline struct ds_piece *ds_chain_piece_at(const struct ds_thread_history 
 	return &h->blocks[i / DS_PIECE_BLOCK][i % DS_PIECE_BLOCK];
 }
 
+/* span-charge.c, called by the model */
+void sa_span_pool_free(struct ds_model *model);
+/* The span's thread was in `state` (with `detail`, thread `tid`) from the span's cursor to `ts`. */
+void sa_span_charge(struct sa_span *span, int64_t ts, enum ds_state state, const struct ds_detail *detail,
+		int64_t tid);
+/* The syscall of `thread` ends at `ts`: its time since the span attached, counted once per syscall. */
+void sa_span_syscall_done(struct sa_span *span, const struct ds_thread *thread, int64_t ts);
+/* Layers: a read-family syscall of `thread` ends at `ts` (doc/storage-network.md, "Page cache"). */
+void sa_span_read_done(struct sa_span *span, const struct ds_thread *thread, int64_t ts);
+
 /* chain-history.c, called by the model */
 void ds_chain_thread_init(struct ds_model *model, struct ds_thread *thread);
 void ds_chain_thread_fini(struct ds_thread *thread);
