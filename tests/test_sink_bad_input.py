@@ -138,6 +138,12 @@ def test_huge_but_valid_latencies_fail_cleanly(bt2_plugin, tmp_path):
     with pytest.raises(bt2._Error) as info:
         run_sink(bt2_plugin, "metrics", {"by": "operation", "output": str(tmp_path / "m.txt")}, spans)
     assert "a total of row `api: GET` exceeds 2^63 - 1 ns" in error_text(info.value)
+    with pytest.raises(bt2._Error) as info:
+        run_sink(bt2_plugin, "metrics", {"by": "culprit", "output": str(tmp_path / "c.txt"),
+                                         "group-a": {"percentiles": [0, 100]}, "group-b": {"percentiles": [0, 100]}},
+                 spans)
+    # the culprit row named as its columns say: host, comm/tid (process), state, kind ("-": not in a chain)
+    assert "a total of row `h1: -/101 (api), unknown, -` exceeds 2^63 - 1 ns" in error_text(info.value)
 
 
 def test_parent_cycles_counted(bt2_plugin, tmp_path, capfd):

@@ -11,7 +11,8 @@ plugins_metrics_sink_libdeepspan_metrics_la_SOURCES = \
 	plugins/metrics-sink/table.c plugins/metrics-sink/table.h \
 	plugins/metrics-sink/metrics-build.c plugins/metrics-sink/metrics-build.h \
 	plugins/metrics-sink/metrics-host.c \
-	plugins/metrics-sink/disk-table.c plugins/metrics-sink/disk-table.h
+	plugins/metrics-sink/disk-table.c plugins/metrics-sink/disk-table.h \
+	plugins/metrics-sink/culprit-table.c plugins/metrics-sink/culprit-table.h
 plugins_babeltrace_plugin_deepspan_la_LIBADD += plugins/metrics-sink/libdeepspan-metrics.la
 
 dist_docpages_DATA += doc/metrics.md

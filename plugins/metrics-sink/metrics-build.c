@@ -47,36 +47,9 @@ static const char *const thread_columns[] = {
 	DS_STATE_NAMES, NULL,
 };
 
-static const char *const culprit_columns[] = {
-	"host", "process", "comm", "tid", "state", "kind", "b_mean", "a_mean", "b_minus_a", NULL,
-};
-
 static const char *const host_columns[] = {
 	"host", "kind", "name", "pid", "device", "unit", "b_rate", "a_rate", "b_minus_a",
 	"b_total", "a_total", "b_window", "a_window", NULL,
-};
-
-/* A thread time is charged to (doc/metrics.md, "By culprit"). */
-struct ds_culprit {
-	uint32_t host;		/* interned */
-	uint32_t process;	/* interned */
-	uint32_t comm;		/* interned */
-	uint32_t pad;
-	int64_t tid;
-};
-
-/* Time of one request charged to one culprit in one state and kind. */
-struct ds_culprit_time {
-	uint32_t culprit;	/* id */
-	uint8_t state;		/* enum ds_state */
-	uint8_t kind;		/* enum ds_chain_kind; DS_CHAIN_KIND_COUNT = not in a chain ("-") */
-	int64_t ns;
-};
-
-/* The run of a request's contributions in acc->contributions. */
-struct ds_culprit_request {
-	uint32_t first;
-	uint32_t count;
 };
 
 int64_t ds_percentile(const int64_t *values, uint32_t n, double p)
@@ -123,16 +96,6 @@ static gboolean equal_key(gconstpointer a, gconstpointer b)
 	return memcmp(a, b, sizeof(struct bucket_key)) == 0;
 }
 
-static guint hash_culprit(gconstpointer p)
-{
-	return (guint) XXH3_64bits(p, sizeof(struct ds_culprit));
-}
-
-static gboolean equal_culprit(gconstpointer a, gconstpointer b)
-{
-	return memcmp(a, b, sizeof(struct ds_culprit)) == 0;
-}
-
 static void free_bucket(gpointer data)
 {
 	struct bucket *bucket = data;
@@ -156,12 +119,9 @@ bool ds_metrics_acc_init(struct ds_metrics_acc *acc, enum ds_metrics_by by,
 	acc->buckets = g_hash_table_new_full(hash_key, equal_key, free_bucket, NULL);
 	acc->rows = g_array_new(FALSE, FALSE, sizeof(struct request_row));
 	acc->records = g_array_new(FALSE, FALSE, sizeof(struct ds_request_record));
-	acc->charged = g_array_new(FALSE, FALSE, sizeof(struct ds_culprit_request));
-	acc->contributions = g_array_new(FALSE, FALSE, sizeof(struct ds_culprit_time));
-	acc->culprit_ids = g_hash_table_new_full(hash_culprit, equal_culprit, g_free, NULL);
-	acc->culprits = g_ptr_array_new();
-	acc->request_times = g_hash_table_new(g_direct_hash, g_direct_equal);
-	acc->visited = g_ptr_array_new();
+	if (by == DS_METRICS_BY_CULPRIT) {
+		acc->culprit = ds_culprit_table_create();
+	}
 	ds_host_acc_init(&acc->host);
 	return by != DS_METRICS_BY_OPERATION || ds_spill_open(&acc->spill, spill_dir);
 }
@@ -176,14 +136,9 @@ void ds_metrics_acc_fini(struct ds_metrics_acc *acc)
 	}
 	if (acc->records) {
 		g_array_free(acc->records, TRUE);
-		g_array_free(acc->charged, TRUE);
-		g_array_free(acc->contributions, TRUE);
-		g_ptr_array_free(acc->culprits, TRUE);
-		g_hash_table_destroy(acc->culprit_ids);
-		g_hash_table_destroy(acc->request_times);
-		g_ptr_array_free(acc->visited, TRUE);
 		ds_host_acc_fini(&acc->host);
 	}
+	ds_culprit_table_destroy(acc->culprit);
 	if (acc->selected) {
 		ds_selection_fini(&acc->selection);
 	}
@@ -353,122 +308,16 @@ static void sum_leaf(void *data, uint32_t handle, unsigned int state, uint32_t d
 	states[state] += (uint64_t) width;
 }
 
-/* The id of culprit (host, process, comm, tid). */
-static uint32_t culprit_id(struct ds_metrics_acc *acc, uint32_t host, uint32_t process,
-		uint32_t comm, int64_t tid)
-{
-	struct ds_culprit key = { host, process, comm, 0, tid };
-	gpointer found = g_hash_table_lookup(acc->culprit_ids, &key);
-	struct ds_culprit *copy;
-
-	if (found) {
-		return GPOINTER_TO_UINT(found) - 1;
-	}
-	copy = g_memdup2(&key, sizeof(key));
-	g_ptr_array_add(acc->culprits, copy);
-	g_hash_table_insert(acc->culprit_ids, copy, GUINT_TO_POINTER(acc->culprits->len));
-	return acc->culprits->len - 1;
-}
-
-/* Adds `ns` of the request being attributed to (culprit, state, kind). */
-static void charge(struct ds_metrics_acc *acc, uint32_t culprit, unsigned int state,
-		unsigned int kind, int64_t ns)
-{
-	gpointer key = GUINT_TO_POINTER((guint) (culprit << 8 | state << 4 | kind));
-	gpointer found;
-	struct ds_culprit_time time = { culprit, (uint8_t) state, (uint8_t) kind, ns };
-
-	if (culprit >= (UINT32_C(1) << 24)) {
-		g_array_append_val(acc->contributions, time);	/* not merged: still exact */
-		return;
-	}
-	found = g_hash_table_lookup(acc->request_times, key);
-	if (found) {
-		g_array_index(acc->contributions, struct ds_culprit_time,
-			GPOINTER_TO_UINT(found) - 1).ns += ns;
-		return;
-	}
-	g_array_append_val(acc->contributions, time);
-	g_hash_table_insert(acc->request_times, key,
-		GUINT_TO_POINTER(acc->contributions->len));
-}
-
-static uint32_t culprit_enter(void *data, uint32_t parent_handle, const struct ds_span *span)
-{
-	struct ds_metrics_acc *acc = data;
-
-	(void) parent_handle;
-	g_ptr_array_add(acc->visited, (gpointer) span);
-	return acc->visited->len;
-}
-
-/* Time outside chains: the span's own thread (named by its chain when it has one). */
-static void culprit_leaf(void *data, uint32_t handle, unsigned int state, uint32_t detail,
-		int64_t width)
-{
-	struct ds_metrics_acc *acc = data;
-	const struct ds_span *span = g_ptr_array_index(acc->visited, handle - 1);
-	uint32_t process = span->chain_count ? span->chain[0].process : span->service;
-	uint32_t comm = span->chain_count ? span->chain[0].comm : 0;
-
-	(void) detail;
-	charge(acc, culprit_id(acc, span->host, process, comm, span->tid), state,
-		DS_CHAIN_KIND_COUNT, width);
-}
-
-/*
- * A chain leaf: its thread, except a wait-cpu leaf, charged to the thread
- * that ran instead on that CPU (`ran instead: comm/tid`, process unknown).
- */
-static uint32_t culprit_chain(void *data, uint32_t handle, unsigned int state,
-		uint32_t label, uint32_t note, int64_t width, bool leaf,
-		const struct ds_stored_chain_entry *entry)
-{
-	struct ds_metrics_acc *acc = data;
-	uint32_t culprit;
-
-	(void) state;
-	(void) label;
-	(void) note;
-	if (!leaf || !entry) {
-		return handle;
-	}
-	culprit = culprit_id(acc, entry->host, entry->process, entry->comm, entry->tid);
-	if (entry->kind == DS_CHAIN_WAIT_CPU && entry->ran_comm) {
-		culprit = culprit_id(acc, entry->host, 0, entry->ran_comm, entry->ran_tid);
-	} else if (entry->kind == DS_CHAIN_IN_FLIGHT && entry->ran_comm) {
-		/* the network path (doc/storage-network.md, "Network") */
-		culprit = culprit_id(acc, entry->host, 0, entry->ran_comm, -1);
-	}
-	charge(acc, culprit, entry->state, entry->kind, width);
-	return handle;
-}
-
 static void add_culprit_request(struct ds_metrics_acc *acc, const struct ds_span_store *store,
 		const struct ds_requests *requests, uint32_t index)
 {
 	struct ds_request_record record;
-	struct ds_culprit_request run = { acc->contributions->len, 0 };
-	const struct ds_visitor visitor = {
-		.enter = culprit_enter,
-		.value = sum_value,
-		.leaf = culprit_leaf,
-		.data = acc,
-		.chain = culprit_chain,
-	};
 
 	ds_request_record_make(store, requests, index, &record);
-	if (!record.truncated && !record.invalid) {
-		g_ptr_array_set_size(acc->visited, 0);
-		g_hash_table_remove_all(acc->request_times);
-		ds_attribute_request(store, requests, index, DS_MODE_CRITICAL_PATH, &visitor);
-		g_ptr_array_set_size(acc->visited, 0);
-	}
+	ds_culprit_table_add_request(acc->culprit, store, requests, index, !record.truncated && !record.invalid);
 	acc->truncated_requests += record.truncated;
 	acc->invalid_requests += record.invalid;
-	run.count = acc->contributions->len - run.first;
 	g_array_append_val(acc->records, record);
-	g_array_append_val(acc->charged, run);
 }
 
 /* Sums the page-cache members of every span of request `index` into `cache`. */
@@ -678,147 +527,12 @@ static void write_request_rows(const struct ds_metrics_acc *acc, struct ds_table
 	}
 }
 
-/* One row of the culprit table: exact sums per group. */
-struct culprit_row {
-	uint32_t culprit;
-	uint8_t state;
-	uint8_t kind;
-	int64_t sum[2];		/* ns per group (A = 0, B = 1) */
-	char *sort_key;		/* owned */
-};
-
-static __int128 row_delta(const struct ds_metrics_acc *acc, const struct culprit_row *r)
-{
-	uint64_t n_a = acc->selection.members[0]->len, n_b = acc->selection.members[1]->len;
-
-	return (__int128) r->sum[1] * (__int128) n_a - (__int128) r->sum[0] * (__int128) n_b;
-}
-
-
-/* Largest B - A first; ties by names. */
-/* Largest B - A first, then by host, process, comm, tid, state and kind; `data` is the accumulator. */
-static gint compare_culprit_rows(gconstpointer a, gconstpointer b, gpointer data)
-{
-	const struct ds_metrics_acc *acc = data;
-	const struct culprit_row *x = *(struct culprit_row *const *) a;
-	const struct culprit_row *y = *(struct culprit_row *const *) b;
-	__int128 dx = row_delta(acc, x), dy = row_delta(acc, y);
-
-	if (dx != dy) {
-		return dx > dy ? -1 : 1;
-	}
-	return strcmp(x->sort_key, y->sort_key);
-}
-
-/* A name, "-" when unknown (id 0, the empty string). */
-static const char *name_or_none(const struct ds_metrics_acc *acc, uint32_t id)
-{
-	const char *text = ds_strings_get(acc->strings, id);
-
-	return text[0] ? text : DS_SPAN_NONE;
-}
-
-static double mean_of(int64_t sum, uint64_t n)
-{
-	return n ? (double) sum / (double) n : 0.0;
-}
-
-/* Sums the selected requests' culprit times into `rows` by (culprit, state, kind); keys live in `keys`. */
-static void sum_culprit_rows(struct ds_metrics_acc *acc, GHashTable *rows, GArray *keys)
-{
-	unsigned int g;
-	uint32_t i, j;
-
-	for (g = 0; g < 2; g++) {
-		const GArray *members = acc->selection.members[g];
-
-		for (i = 0; i < members->len; i++) {
-			const struct ds_culprit_request *run = &g_array_index(acc->charged,
-				struct ds_culprit_request, g_array_index(members, uint32_t, i));
-
-			for (j = 0; j < run->count; j++) {
-				const struct ds_culprit_time *t = &g_array_index(acc->contributions,
-					struct ds_culprit_time, run->first + j);
-				gint64 key = (gint64) ((uint64_t) t->culprit << 16 |
-					(uint64_t) t->state << 8 | t->kind);
-				struct culprit_row *row = g_hash_table_lookup(rows, &key);
-
-				if (!row) {
-					row = g_new0(struct culprit_row, 1);
-					row->culprit = t->culprit;
-					row->state = t->state;
-					row->kind = t->kind;
-					g_array_append_val(keys, key);
-					g_hash_table_insert(rows, &g_array_index(keys, gint64,
-						keys->len - 1), row);
-				}
-				if (__builtin_add_overflow(row->sum[g], t->ns, &row->sum[g])) {
-					acc->overflow = true;
-				}
-			}
-		}
-	}
-}
-
-/* The rows in the table's order (compare_culprit_rows), each with its sort key. */
-static GPtrArray *sort_culprit_rows(struct ds_metrics_acc *acc, GHashTable *rows)
-{
-	GPtrArray *sorted = g_ptr_array_new();
-	GHashTableIter iter;
-	gpointer value;
-
-	g_hash_table_iter_init(&iter, rows);
-	while (g_hash_table_iter_next(&iter, NULL, &value)) {
-		struct culprit_row *row = value;
-		const struct ds_culprit *c = g_ptr_array_index(acc->culprits, row->culprit);
-
-		row->sort_key = g_strdup_printf("%s\x1f%s\x1f%s\x1f%020" PRIu64 "\x1f%u\x1f%u",
-			ds_strings_get(acc->strings, c->host), ds_strings_get(acc->strings, c->process),
-			ds_strings_get(acc->strings, c->comm), (uint64_t) c->tid ^ (UINT64_C(1) << 63),
-			row->state, row->kind);
-		g_ptr_array_add(sorted, row);
-	}
-	g_ptr_array_sort_with_data(sorted, compare_culprit_rows, acc);
-	return sorted;
-}
-
 static bool write_culprit_rows(struct ds_metrics_acc *acc, struct ds_table *table)
 {
-	GHashTable *rows = g_hash_table_new(g_int64_hash, g_int64_equal);
-	/* Keys live in `keys`, sized up front so that they never move (rows <= contributions). */
-	GArray *keys = g_array_sized_new(FALSE, FALSE, sizeof(gint64),
-		acc->contributions->len + 1);
-	GPtrArray *sorted;
-	uint64_t n_a, n_b;
-	uint32_t i;
-
-	ds_select_groups(acc->strings, acc->records, acc->truncated_requests,
-		&acc->groups[0], &acc->groups[1], false, &acc->selection);
-	acc->selected = true;
-	n_a = acc->selection.members[0]->len;
-	n_b = acc->selection.members[1]->len;
-	sum_culprit_rows(acc, rows, keys);
-	sorted = sort_culprit_rows(acc, rows);
-	for (i = 0; i < sorted->len; i++) {
-		struct culprit_row *row = g_ptr_array_index(sorted, i);
-		const struct ds_culprit *c = g_ptr_array_index(acc->culprits, row->culprit);
-
-		ds_table_string(table, name_or_none(acc, c->host));
-		ds_table_string(table, name_or_none(acc, c->process));
-		ds_table_string(table, name_or_none(acc, c->comm));
-		ds_table_int(table, c->tid);
-		ds_table_string(table, ds_state_name(row->state));
-		ds_table_string(table, row->kind < DS_CHAIN_KIND_COUNT ?
-			ds_chain_kind_name(row->kind) : DS_SPAN_NONE);
-		ds_table_real(table, mean_of(row->sum[1], n_b));
-		ds_table_real(table, mean_of(row->sum[0], n_a));
-		ds_table_real(table, mean_of(row->sum[1], n_b) - mean_of(row->sum[0], n_a));
-		g_free(row->sort_key);
-		g_free(row);
+	ds_metrics_select_groups(acc);
+	if (!ds_culprit_table_write(acc->culprit, acc->strings, &acc->selection, table, &acc->overflow_row)) {
+		acc->overflow = true;
 	}
-	g_ptr_array_free(sorted, TRUE);
-	g_hash_table_destroy(rows);
-	g_array_free(keys, TRUE);
 	return !acc->overflow;
 }
 
@@ -846,7 +560,7 @@ static const char *const *columns_of(const struct ds_metrics_acc *acc)
 	case DS_METRICS_BY_THREAD:
 		return thread_columns;
 	case DS_METRICS_BY_CULPRIT:
-		return culprit_columns;
+		return ds_culprit_table_columns;
 	case DS_METRICS_BY_HOST:
 		return host_columns;
 	default:

@@ -16,6 +16,7 @@
 #include "span-consumer/request-spill.h"
 #include "span-consumer/request-tree.h"
 #include "span-consumer/span-store.h"
+#include "culprit-table.h"
 #include "disk-table.h"
 #include "table.h"
 
@@ -40,12 +41,7 @@ struct ds_metrics_acc {
 	/* Table by culprit (doc/metrics.md, "By culprit"). */
 	struct ds_group_spec groups[2];	/* `group-a`, `group-b` (`root` borrowed from the parameters) */
 	GArray *records;	/* owned: struct ds_request_record, one per complete request */
-	GArray *charged;	/* owned: struct ds_culprit_request, parallel to `records` */
-	GArray *contributions;	/* owned: struct ds_culprit_time, runs of the requests */
-	GHashTable *culprit_ids;	/* owned: owned struct ds_culprit -> id + 1 */
-	GPtrArray *culprits;	/* borrowed from culprit_ids' keys: id -> struct ds_culprit */
-	GHashTable *request_times;	/* owned: one request's (culprit, state, kind) -> contribution + 1 */
-	GPtrArray *visited;	/* owned: the spans entered while attributing one request (borrowed) */
+	struct ds_culprit_table *culprit;	/* owned (by culprit): its requests parallel to `records` */
 	struct ds_selection selection;	/* owned: groups A and B, set by ds_metrics_write() */
 	bool selected;			/* `selection` is set */
 	struct ds_host_acc host;	/* table by host (doc/metrics.md, "By host"): runs parallel to `records` */
