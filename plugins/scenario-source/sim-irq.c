@@ -118,6 +118,24 @@ static void emit_softirq(struct sim *sim, struct sim_cpu *cpu, enum sim_event_id
 	}
 }
 
+/*
+ * Steps 0 and 1 of a softirq's work: raised (`raised` ns before the next step), then entered (`entered` ns);
+ * 0 once past them.
+ */
+static int64_t softirq_open(struct sim *sim, struct sim_cpu *cpu, const struct sim_irq_work *work, unsigned int vec,
+		int64_t raised, int64_t entered)
+{
+	if (work->step == 0) {
+		emit_softirq(sim, cpu, SIM_EV_SOFTIRQ_RAISE, vec);
+		return raised;
+	}
+	if (work->step == 1) {
+		emit_softirq(sim, cpu, SIM_EV_SOFTIRQ_ENTRY, vec);
+		return entered;
+	}
+	return 0;
+}
+
 static void fill_net_header(struct sim_record *rec, unsigned int first, const struct sim_conn *conn,
 		int dir, uint32_t seq, uint32_t ack, uint32_t len, bool last, uint16_t ip_id)
 {
@@ -206,14 +224,12 @@ static int64_t retransmit_step(struct sim *sim, struct sim_cpu *cpu, struct sim_
 	struct sim_irq_work *delivery;
 	struct sim_record *rec;
 	uint32_t last = work->segments - 1;
+	int64_t delay = softirq_open(sim, cpu, work, SIM_SOFTIRQ_TIMER, 300, 800);
 
+	if (delay > 0) {
+		return delay;
+	}
 	switch (work->step) {
-	case 0:
-		emit_softirq(sim, cpu, SIM_EV_SOFTIRQ_RAISE, SIM_SOFTIRQ_TIMER);
-		return 300;
-	case 1:
-		emit_softirq(sim, cpu, SIM_EV_SOFTIRQ_ENTRY, SIM_SOFTIRQ_TIMER);
-		return 800;
 	case 2:
 		rec = sim_emit_cpu(sim, cpu->host, cpu->index, SIM_EV_NET_DEV_QUEUE);
 		rec->v[0] = (int64_t) (UINT64_C(0xffff888000000000) + ((host->skb_counter++ * 0x2c0) & 0xffffffffu));
@@ -282,13 +298,12 @@ static int64_t disk_step(struct sim *sim, struct sim_cpu *cpu, struct sim_irq_wo
 
 static int64_t timer_step(struct sim *sim, struct sim_cpu *cpu, struct sim_irq_work *work)
 {
+	int64_t delay = softirq_open(sim, cpu, work, SIM_SOFTIRQ_TIMER, 300, 800);
+
+	if (delay > 0) {
+		return delay;
+	}
 	switch (work->step) {
-	case 0:
-		emit_softirq(sim, cpu, SIM_EV_SOFTIRQ_RAISE, SIM_SOFTIRQ_TIMER);
-		return 300;
-	case 1:
-		emit_softirq(sim, cpu, SIM_EV_SOFTIRQ_ENTRY, SIM_SOFTIRQ_TIMER);
-		return 800;
 	case 2:
 		work->thread->io_done = true;
 		sim_wake(sim, work->thread, cpu->index);
@@ -312,14 +327,12 @@ static int64_t storm_step(struct sim *sim, struct sim_cpu *cpu, struct sim_irq_w
 static int64_t rcu_step(struct sim *sim, struct sim_cpu *cpu, struct sim_irq_work *work)
 {
 	struct sim_record *rec;
+	int64_t delay = softirq_open(sim, cpu, work, SIM_SOFTIRQ_RCU, 400, 900);
 
+	if (delay > 0) {
+		return delay;
+	}
 	switch (work->step) {
-	case 0:
-		emit_softirq(sim, cpu, SIM_EV_SOFTIRQ_RAISE, SIM_SOFTIRQ_RCU);
-		return 400;
-	case 1:
-		emit_softirq(sim, cpu, SIM_EV_SOFTIRQ_ENTRY, SIM_SOFTIRQ_RCU);
-		return 900;
 	case 2:
 		rec = sim_emit_cpu(sim, cpu->host, cpu->index, SIM_EV_SCHED_PROCESS_FREE);
 		rec->s[0] = work->thread->comm;
