@@ -318,3 +318,59 @@ def test_unseekable_upstream_fails_before_pass_one(shared_traces, tmp_path):
             '(e.g. source.ctf.fs), then apply it with `formula="sync.json"` (one pass, no seeking; '
             'doc/sync.md, "Sources that cannot seek").') in err
     assert not report.exists()
+
+
+def _pass1_fields(report):
+    """A report without what only pass 2 counts (`null` in a report-only run, doc/sync.md "Parameters")."""
+    reorder = dict(report["reorder"])
+    pass2 = (report["mode"], reorder.pop("high_water_mark_messages"), reorder.pop("late_messages"))
+    return {**{k: v for k, v in report.items() if k != "mode"}, "reorder": reorder}, pass2
+
+
+def test_report_only_writes_pass_one_report_and_no_message(shared_traces, tmp_path):
+    """report-only=true: the report of the two passes but pass 2's counts (null), no message downstream."""
+    two_pass, only = tmp_path / "two-pass.json", tmp_path / "only.json"
+    _sync_graph(shared_traces, f'report="{two_pass}"', check=True)
+    proc = _sync_graph(shared_traces, f'report="{only}"', "report-only=true", check=True)
+    assert proc.stderr == ""
+    full, full_pass2 = _pass1_fields(json.loads(two_pass.read_text()))
+    fit, fit_pass2 = _pass1_fields(json.loads(only.read_text()))
+    assert fit == full and fit["pairs"]["tcp"] > 0
+    assert fit_pass2 == ("report-only", None, None)
+    assert full_pass2[0] == "two-pass" and all(isinstance(n, int) for n in full_pass2[1:])
+    base = shared_traces / "synctraces"
+    text = run_babeltrace2("run", "-c", "src:source.ctf.fs", "-p", f'inputs=["{base / "scp_src"}"]',
+                           "-c", "dst:source.ctf.fs", "-p", f'inputs=["{base / "scp_dest"}"]',
+                           "-c", "sync:filter.deepspan.sync", "-p", f'report="{only}",report-only=true',
+                           "-c", "out:sink.text.details", "--connect", "src:sync.in0",
+                           "--connect", "dst:sync.in1", "--connect", "sync:out", check=True)
+    assert text.stdout == ""
+
+
+def test_report_only_reads_an_unseekable_upstream(shared_traces, tmp_path):
+    """One pass: an upstream that cannot seek (filter.utils.trimmer) is fine with report-only=true."""
+    report = tmp_path / "sync.json"
+    base = shared_traces / "synctraces"
+    run_babeltrace2("run", "-c", "src:source.ctf.fs", "-p", f'inputs=["{base / "scp_src"}"]',
+                    "-c", "trim:filter.utils.trimmer", "-p", 'begin="2013-02-18 19:01:00"',
+                    "-c", "sync:filter.deepspan.sync", "-p", f'report="{report}",report-only=true',
+                    "-c", "out:sink.utils.dummy", "--connect", "src:trim",
+                    "--connect", "trim:sync", "--connect", "sync:out", check=True)
+    assert [h["name"] for h in json.loads(report.read_text())["hosts"]] == ["VM1"]
+
+
+@pytest.mark.parametrize("params, text", [
+    (["report-only=true"], "parameter `report-only`: it writes only the report, and no `report` is given; "
+                           'give `report="FILE"` without `formula` (doc/sync.md, "Parameters").'),
+    (["report-only=true", 'report="r.json"', 'formula="f.json"'],
+     "parameter `report-only`: it runs pass 1, which `formula` does not have; "
+     'give `report="FILE"` without `formula` (doc/sync.md, "Parameters").'),
+    (["report-only=1"], "parameter `report-only`"),
+])
+def test_report_only_errors(shared_traces, tmp_path, params, text):
+    formula = tmp_path / "f.json"
+    formula.write_text('{"hosts": [], "reorder": {"window_ns": 1000000}}')
+    params = [p.replace('"f.json"', f'"{formula}"').replace('"r.json"', f'"{tmp_path / "r.json"}"')
+              for p in params]
+    err = _run_sync(shared_traces, *params)
+    assert "filter.deepspan.sync: " + text in err

@@ -114,7 +114,7 @@ static char *dup_or_null(const char *s)
 static int parse_params(struct sync_comp *comp, const bt_value *params)
 {
 	static const char *const known[] = { "reference", "match", "report", "formula",
-		"pair-expiry", NULL };
+		"pair-expiry", "report-only", NULL };
 	struct ds_params p = ds_params_make(comp->self_comp, params, SYNC_CLASS_NAME);
 	const char *reference, *report, *formula;
 
@@ -124,6 +124,7 @@ static int parse_params(struct sync_comp *comp, const bt_value *params)
 			ds_params_get_string(&p, "formula", NULL, &formula) ||
 			ds_params_get_duration(&p, "pair-expiry", SYNC_DEFAULT_PAIR_EXPIRY_NS,
 				&comp->pair_expiry_ns) ||
+			ds_params_get_bool(&p, "report-only", false, &comp->report_only) ||
 			parse_match(&p, comp->match)) {
 		return -1;
 	}
@@ -131,6 +132,14 @@ static int parse_params(struct sync_comp *comp, const bt_value *params)
 		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(comp->self_comp,
 			"%s: parameter `pair-expiry`: expected a duration of at most 1 day, "
 			"got %" PRId64 " ns.", SYNC_CLASS_NAME, comp->pair_expiry_ns);
+		return -1;
+	}
+	if (comp->report_only && (!report || formula)) {
+		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(comp->self_comp,
+			"%s: parameter `report-only`: %s; give `report=\"FILE\"` without `formula` "
+			"(doc/sync.md, \"Parameters\").", SYNC_CLASS_NAME,
+			formula ? "it runs pass 1, which `formula` does not have" :
+				"it writes only the report, and no `report` is given");
 		return -1;
 	}
 	comp->reference = dup_or_null(reference);

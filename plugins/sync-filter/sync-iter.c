@@ -628,6 +628,11 @@ static int finish_pass1(struct sync_iter *it)
 	}
 	compute_windows(it);
 	sync_pass1_fini(it);
+	if (it->comp->report_only) {
+		/* the report is the result: no pass 2, no message out */
+		it->phase = SYNC_PHASE_DONE;
+		return sync_write_report(it, false);
+	}
 	if (sync_write_report(it, false) || seek_inputs(it)) {
 		return -1;
 	}
@@ -795,7 +800,7 @@ bt_message_iterator_class_initialize_method_status sync_iterator_initialize(
 		goto error;
 	}
 	/* two passes: fail now rather than after reading everything once */
-	if (!it->comp->formula && check_seekable(it)) {
+	if (!it->comp->formula && !it->comp->report_only && check_seekable(it)) {
 		goto error;
 	}
 	if (it->comp->formula) {

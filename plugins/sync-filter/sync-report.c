@@ -694,7 +694,7 @@ int sync_write_report(struct sync_iter *it, bool final)
 	ds_json_init(&w, f, true);
 	ds_json_begin_object(&w, NULL);
 	ds_json_string(&w, "generator", SYNC_CLASS_NAME);
-	ds_json_string(&w, "mode", it->comp->formula ? "formula" : "two-pass");
+	ds_json_string(&w, "mode", it->comp->formula ? "formula" : it->comp->report_only ? "report-only" : "two-pass");
 	if (it->hosts->len) {
 		ds_json_string(&w, "reference", host_at(it, it->reference)->name);
 	}

@@ -51,6 +51,7 @@ struct sync_comp {
 	bool match[SYNC_PAIR_KIND_COUNT];
 	char *report_path;			/* owned; NULL: no report */
 	char *formula_path;			/* owned; NULL: two passes */
+	bool report_only;			/* pass 1 only: the report, no message out, no seeking */
 	struct ds_json_value *formula;		/* owned; parsed `formula` file */
 	int64_t pair_expiry_ns;			/* pass 1 forgets open pairs older than this */
 	const char *class_name;			/* borrowed, static: names the class in causes (sync's, or
