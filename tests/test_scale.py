@@ -66,6 +66,8 @@ def test_work_dir_holds_small_pair_traces(scenario, tmp_path):
     assert sorted(os.listdir(tmp_path / "w")) == ["h0", "h1", "h2", "steps.json", "sync.json"]
     steps = json.loads((tmp_path / "w" / "steps.json").read_text())
     assert all(s["events"] > 0 and s["peak_rss_mib"] > 0 for s in steps["hosts"])
+    # where the wall time went: the per-host steps, the clock fit, the analysis (doc/scale.md)
+    assert steps["wall_s"] > 0 and steps["fit_wall_s"] > 0 and steps["analysis"]["wall_s"] > 0
     assert sorted(s["host"] for s in steps["hosts"]) == sorted(p.name for p in trace.iterdir())
     # only the pair events move: the per-host results are smaller than the traces
     assert size(tmp_path / "w") < size(trace)
