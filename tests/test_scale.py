@@ -99,6 +99,10 @@ def test_progress_counts_hosts_and_events(scenario, tmp_path):
     proc = report("--sync", "--progress", "--jobs", "2", "-o", tmp_path / "r", trace)
     assert "deepspan-report: hosts 3/3 done, 0 running, 0 queued; " in proc.stderr
     assert "M events/s" in proc.stderr
+    # the serial steps after the hosts' say what runs and how long it took
+    assert "deepspan-report: clock fit on the pair traces ..." in proc.stderr
+    assert "deepspan-report: clock fit done in " in proc.stderr
+    assert "deepspan-report: the analysis graph took " in proc.stderr
     assert "queued" not in report("--sync", "-o", tmp_path / "q", trace).stderr  # not a terminal: quiet
 
 
