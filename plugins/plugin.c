@@ -21,6 +21,7 @@ BT_PLUGIN_VERSION_WITH_ID(deepspan, 0, 1, 0, NULL);
 #include "scenario-source/register.h"
 #include "sync-filter/register.h"
 #include "sync-extract-filter/register.h"
+#include "clock-fit-source/register.h"
 #include "nodejs-ctx-filter/register.h"
 #include "span-attrib-filter/register.h"
 #include "diff-sink/register.h"

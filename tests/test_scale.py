@@ -100,7 +100,7 @@ def test_progress_counts_hosts_and_events(scenario, tmp_path):
     assert "deepspan-report: hosts 3/3 done, 0 running, 0 queued; " in proc.stderr
     assert "M events/s" in proc.stderr
     # the serial steps after the hosts' say what runs and how long it took
-    assert "deepspan-report: clock fit on the pair traces ..." in proc.stderr
+    assert "deepspan-report: clock fit on the pair records ..." in proc.stderr
     assert "deepspan-report: clock fit done in " in proc.stderr
     assert "deepspan-report: the analysis graph took " in proc.stderr
     assert "queued" not in report("--sync", "-o", tmp_path / "q", trace).stderr  # not a terminal: quiet
@@ -111,7 +111,7 @@ def test_dry_run_shows_the_per_host_steps(scenario):
     proc = report("--sync", "--dry-run", trace)
     assert proc.stdout.count("\n") == 1 and ",clock-formula=" in proc.stdout
     steps = [line for line in proc.stderr.splitlines() if line.startswith("# host ")]
-    assert len(steps) == 2 and all("filter.deepspan.sync-extract" in s and "sink.ctf.fs" in s for s in steps)
+    assert len(steps) == 2 and all("filter.deepspan.sync-extract" in s and "records=" in s for s in steps)
 
 
 def test_two_traces_with_the_same_hostname(scenario, tmp_path):

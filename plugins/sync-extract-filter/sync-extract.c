@@ -13,6 +13,7 @@
 
 #include "input-ports.h"
 #include "log.h"
+#include "pair-records.h"
 #include "params.h"
 #include "upstream.h"
 #include "sync-filter/sync.h"
@@ -32,6 +33,15 @@ struct extract_input {
 /* The component: its parameters. */
 struct extract_comp {
 	char *stats_path;			/* owned; NULL: no statistics file */
+	char *records_path;			/* owned; NULL: events are forwarded, not written as pair records */
+};
+
+/* What pass 1 of filter.deepspan.sync reads of one event class (resolved once). */
+struct extract_class {
+	bool keep;
+	struct ds_kernel_net_class net;
+	struct sync_http_class http;
+	const struct ds_span_class *span;	/* borrowed from the span cache; NULL when none or incomplete */
 };
 
 struct extract_iter {
@@ -40,8 +50,12 @@ struct extract_iter {
 	struct ds_upstream_owner owner;
 	struct extract_input *inputs;		/* owned; input_count */
 	unsigned int input_count;
-	GHashTable *keep;			/* event class (ref) -> GINT_TO_POINTER(1 keep, 2 drop) */
+	GHashTable *keep;			/* event class (ref) -> struct extract_class * (owned) */
 	struct ds_span_events *span_cache;	/* owned */
+	/* with `records`: */
+	struct ds_pair_writer writer;		/* owns its file while `writing` */
+	bool writing;
+	GHashTable *clocks;			/* clock class (ref) -> GUINT_TO_POINTER(record clock id + 1) */
 	uint64_t kept, dropped;
 	int64_t last_event_ns;			/* latest event time read (ns from origin); INT64_MIN: none */
 };
@@ -50,21 +64,23 @@ bt_component_class_initialize_method_status sync_extract_component_initialize(
 		bt_self_component_filter *self, bt_self_component_filter_configuration *config,
 		const bt_value *params, void *init_data)
 {
-	static const char *const known[] = { "stats", NULL };
+	static const char *const known[] = { "stats", "records", NULL };
 	struct ds_params p = ds_params_make(bt_self_component_filter_as_self_component(self), params,
 		EXTRACT_CLASS_NAME);
 	bt_component_class_initialize_method_status status = BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_OK;
 	struct extract_comp *comp = g_new0(struct extract_comp, 1);
-	const char *stats;
+	const char *stats, *records;
 
 	(void) config;
 	(void) init_data;
 	bt_self_component_set_data(bt_self_component_filter_as_self_component(self), comp);
-	if (ds_params_check_names(&p, known) || ds_params_get_string(&p, "stats", NULL, &stats)) {
+	if (ds_params_check_names(&p, known) || ds_params_get_string(&p, "stats", NULL, &stats) ||
+			ds_params_get_string(&p, "records", NULL, &records)) {
 		status = BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_ERROR;
 		goto end;
 	}
 	comp->stats_path = stats ? g_strdup(stats) : NULL;
+	comp->records_path = records ? g_strdup(records) : NULL;
 	switch (ds_input_ports_add_next(self, EXTRACT_CLASS_NAME)) {
 	case DS_INPUT_PORTS_STATUS_OK:
 		break;
@@ -93,6 +109,7 @@ end:
 		/* finalize is not called after a failed initialization */
 		bt_self_component_set_data(bt_self_component_filter_as_self_component(self), NULL);
 		g_free(comp->stats_path);
+		g_free(comp->records_path);
 		g_free(comp);
 	}
 	return status;
@@ -105,6 +122,7 @@ void sync_extract_component_finalize(bt_self_component_filter *self)
 
 	if (comp) {
 		g_free(comp->stats_path);
+		g_free(comp->records_path);
 		g_free(comp);
 	}
 }
@@ -120,6 +138,11 @@ bt_component_class_port_connected_method_status sync_extract_input_port_connecte
 static void unref_class(gpointer ec)
 {
 	bt_event_class_put_ref(ec);
+}
+
+static void unref_clock(gpointer cc)
+{
+	bt_clock_class_put_ref(cc);
 }
 
 static void iter_destroy(struct extract_iter *it)
@@ -138,6 +161,12 @@ static void iter_destroy(struct extract_iter *it)
 		BT_MESSAGE_ITERATOR_PUT_REF_AND_RESET(in->iter);
 	}
 	g_free(it->inputs);
+	if (it->writing) {
+		ds_pair_writer_abandon(&it->writer);	/* no end item: a reader refuses the file */
+	}
+	if (it->clocks) {
+		g_hash_table_destroy(it->clocks);
+	}
 	if (it->keep) {
 		g_hash_table_destroy(it->keep);
 	}
@@ -167,7 +196,8 @@ bt_message_iterator_class_initialize_method_status sync_extract_iterator_initial
 	it->owner.class_name = EXTRACT_CLASS_NAME;
 	it->owner.doc_page = "doc/scale.md";
 	it->last_event_ns = INT64_MIN;
-	it->keep = g_hash_table_new_full(g_direct_hash, g_direct_equal, unref_class, NULL);
+	it->keep = g_hash_table_new_full(g_direct_hash, g_direct_equal, unref_class, g_free);
+	it->clocks = g_hash_table_new_full(g_direct_hash, g_direct_equal, unref_clock, NULL);
 	it->span_cache = ds_span_events_create();
 	it->inputs = g_new0(struct extract_input, n ? n : 1);
 	for (i = 0; i < n; i++) {
@@ -194,6 +224,17 @@ bt_message_iterator_class_initialize_method_status sync_extract_iterator_initial
 			status = BT_MESSAGE_ITERATOR_CLASS_INITIALIZE_METHOD_STATUS_ERROR;
 			goto error;
 		}
+	}
+	if (it->comp->records_path) {
+		if (!ds_pair_writer_open(&it->writer, it->comp->records_path)) {
+			BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_MESSAGE_ITERATOR(self,
+				"%s: parameter `records`: cannot write \"%s\" (%s); give a path in a writable "
+				"directory (doc/scale.md, \"filter.deepspan.sync-extract\").", EXTRACT_CLASS_NAME,
+				it->comp->records_path, g_strerror(errno));
+			status = BT_MESSAGE_ITERATOR_CLASS_INITIALIZE_METHOD_STATUS_ERROR;
+			goto error;
+		}
+		it->writing = true;
 	}
 	bt_self_message_iterator_set_data(self, it);
 	goto end;
@@ -246,24 +287,139 @@ void sync_extract_iterator_finalize(bt_self_message_iterator *self)
 	iter_destroy(it);
 }
 
-/* Does pass 1 of filter.deepspan.sync read events of this class?  Resolved once per class. */
-static bool keeps(struct extract_iter *it, const bt_event_class *ec)
+/* What pass 1 of filter.deepspan.sync reads of events of this class.  Resolved once per class. */
+static const struct extract_class *class_of(struct extract_iter *it, const bt_event_class *ec)
 {
-	gpointer v = g_hash_table_lookup(it->keep, ec);
-	struct ds_kernel_net_class net;
-	struct sync_http_class http;
+	struct extract_class *cls = g_hash_table_lookup(it->keep, ec);
 	const struct ds_span_class *span;
 
-	if (!v) {
-		ds_kernel_net_classify(ec, &net);
-		sync_http_classify(ec, &http);
+	if (!cls) {
+		cls = g_new0(struct extract_class, 1);
+		ds_kernel_net_classify(ec, &cls->net);
+		sync_http_classify(ec, &cls->http);
 		span = ds_span_events_resolve(it->span_cache, ec);
-		v = GINT_TO_POINTER(net.direction != DS_NET_NONE || http.role != SYNC_HTTP_NONE ||
-			(span && span->kind != DS_SPAN_EVENT_NONE) ? 1 : 2);
+		cls->keep = cls->net.direction != DS_NET_NONE || cls->http.role != SYNC_HTTP_NONE ||
+			(span && span->kind != DS_SPAN_EVENT_NONE);
+		cls->span = span && span->kind != DS_SPAN_EVENT_NONE && !span->missing ? span : NULL;
+		if (it->writing && span && span->kind != DS_SPAN_EVENT_NONE && span->missing) {
+			/* filter.deepspan.sync says the same of the event in a pair trace */
+			DS_LOG_WARN(bt_self_message_iterator_borrow_component(it->self), EXTRACT_CLASS_NAME,
+				"span event class `%s` lacks field `%s`: its events are not used for sync",
+				bt_event_class_get_name(ec), span->missing);
+		}
 		bt_event_class_get_ref(ec);
-		g_hash_table_insert(it->keep, (gpointer) ec, v);
+		g_hash_table_insert(it->keep, (gpointer) ec, cls);
 	}
-	return GPOINTER_TO_INT(v) == 1;
+	return cls;
+}
+
+/* The record id of a clock class, its 'C' item written on first sight (what sync-hosts.c names a host by). */
+static uint32_t clock_id(struct extract_iter *it, const bt_clock_class *cc, const bt_message *msg)
+{
+	gpointer v = g_hash_table_lookup(it->clocks, cc);
+	struct ds_pair_clock clock = { 0 };
+
+	if (v) {
+		return GPOINTER_TO_UINT(v) - 1;
+	}
+	clock.id = g_hash_table_size(it->clocks);
+	clock.has_uuid = bt_clock_class_get_uuid(cc) != NULL;
+	if (clock.has_uuid) {
+		sync_format_uuid(bt_clock_class_get_uuid(cc), clock.uuid);
+	}
+	clock.origin_is_unix_epoch = bt_clock_class_origin_is_unix_epoch(cc);
+	clock.name = (char *) bt_clock_class_get_name(cc);
+	clock.hostname = (char *) sync_hostname_of(ds_message_stream(msg));
+	ds_pair_writer_clock(&it->writer, &clock);
+	bt_clock_class_get_ref(cc);
+	g_hash_table_insert(it->clocks, (gpointer) cc, GUINT_TO_POINTER(clock.id + 1));
+	return clock.id;
+}
+
+/* The records of an event pass 1 reads: its TCP segment, HTTP message, span start or end; else its time. */
+static void record_event(struct extract_iter *it, const struct extract_class *cls, const bt_event *event,
+		uint32_t port, uint32_t clock, int64_t ns)
+{
+	bool any = false;
+
+	if (cls->net.direction != DS_NET_NONE) {
+		struct ds_tcp_key key;
+
+		memset(&key, 0, sizeof(key));
+		if (ds_kernel_net_decode(&cls->net, event, &key)) {
+			ds_pair_writer_tcp(&it->writer, port, clock, ns, cls->net.direction == DS_NET_SEND, &key);
+			any = true;
+		}
+	}
+	if (cls->http.role != SYNC_HTTP_NONE) {
+		struct ds_pair_http http = {
+			.role = (uint8_t) cls->http.role,
+			.port = (uint32_t) ds_field_ref_read_int(event, cls->http.port, 0),
+			.local_port = (uint32_t) ds_field_ref_read_int(event, cls->http.local_port, 0),
+		};
+
+		ds_pair_writer_http(&it->writer, port, clock, ns, &http);
+		any = true;
+	}
+	if (cls->span) {
+		struct ds_span_event ev;
+
+		ds_span_event_decode(cls->span, event, &ev);
+		if (ev.kind == DS_SPAN_EVENT_START || ev.kind == DS_SPAN_EVENT_END) {
+			struct ds_pair_span span = {
+				.kind = (uint8_t) ev.kind, .schema = (uint8_t) ev.schema, .span_kind = ev.span_kind,
+				.trace_id_high = ev.trace_id_high, .trace_id_low = ev.trace_id_low,
+				.span_id = ev.span_id, .parent_span_id = ev.parent_span_id,
+			};
+
+			ds_pair_writer_span(&it->writer, port, clock, ns, &span);
+			any = true;
+		}
+	}
+	if (!any) {
+		ds_pair_writer_timed(&it->writer, port, clock, ns);
+	}
+}
+
+/*
+ * With `records`: what a pair trace would hold of message `msg` of input `port` (an event pass 1 reads, or
+ * any other message with a time), as records; false (cause appended) when its time overflows.
+ */
+static bool record_message(struct extract_iter *it, unsigned int port, const bt_message *msg,
+		const struct extract_class *cls)
+{
+	const bt_clock_snapshot *cs = NULL;
+	int64_t ns;
+	uint32_t clock;
+
+	switch (ds_message_time_ns(&it->owner, msg, &ns, &cs)) {
+	case DS_MESSAGE_TIME_STATUS_OK:
+		break;
+	case DS_MESSAGE_TIME_STATUS_NONE:
+		return true;	/* no time: pass 1 does nothing with it */
+	default:
+		return false;
+	}
+	clock = clock_id(it, bt_clock_snapshot_borrow_clock_class_const(cs), msg);
+	if (cls) {
+		record_event(it, cls, bt_message_event_borrow_event_const(msg), port, clock, ns);
+	} else {
+		ds_pair_writer_timed(&it->writer, port, clock, ns);
+	}
+	return true;
+}
+
+/* The end of the input with `records`: the end item and the file closed; false (cause appended) on failure. */
+static bool finish_records(struct extract_iter *it)
+{
+	it->writing = false;
+	if (!ds_pair_writer_finish(&it->writer, it->input_count)) {
+		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_MESSAGE_ITERATOR(it->self,
+			"%s: parameter `records`: cannot write \"%s\" (%s); the pair records are incomplete "
+			"(is the disk full?).", EXTRACT_CLASS_NAME, it->comp->records_path, g_strerror(it->writer.error));
+		return false;
+	}
+	return true;
 }
 
 /*
@@ -344,16 +500,37 @@ bt_message_iterator_class_next_method_status sync_extract_iterator_next(
 			goto end;
 		}
 		msg = best->batch[best->head++];
-		if (bt_message_get_type(msg) == BT_MESSAGE_TYPE_EVENT &&
-				!keeps(it, bt_event_borrow_class_const(bt_message_event_borrow_event_const(msg)))) {
+		if (bt_message_get_type(msg) == BT_MESSAGE_TYPE_EVENT) {
+			const struct extract_class *cls = class_of(it,
+				bt_event_borrow_class_const(bt_message_event_borrow_event_const(msg)));
+
+			if (!cls->keep) {
+				bt_message_put_ref(msg);
+				it->dropped++;
+				continue;
+			}
+			it->kept++;
+			if (it->writing) {	/* written as records, not forwarded */
+				bool ok = record_message(it, (unsigned int) (best - it->inputs), msg, cls);
+
+				bt_message_put_ref(msg);
+				if (!ok) {
+					status = BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_ERROR;
+					goto end;
+				}
+				continue;
+			}
+		} else if (it->writing && !record_message(it, (unsigned int) (best - it->inputs), msg, NULL)) {
 			bt_message_put_ref(msg);
-			it->dropped++;
-			continue;
+			status = BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_ERROR;
+			goto end;
 		}
-		it->kept += bt_message_get_type(msg) == BT_MESSAGE_TYPE_EVENT;
 		msgs[(*count)++] = msg;
 	}
 end:
+	if (status == BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_END && it->writing && !finish_records(it)) {
+		status = BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_ERROR;
+	}
 	if (status != BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK &&
 			status != BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_END) {
 		/* the cause is on the thread: fail now, handing back nothing */

@@ -23,10 +23,7 @@ static void comp_destroy(struct sync_comp *comp)
 	if (!comp) {
 		return;
 	}
-	free(comp->reference);
-	free(comp->report_path);
-	free(comp->formula_path);
-	ds_json_free(comp->formula);
+	sync_comp_release(comp);
 	free(comp);
 }
 
@@ -37,7 +34,7 @@ static int bad_match(const struct ds_params *p, const bt_value *v)
 	ds_describe_value(v, description, sizeof(description));
 	BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(p->self_comp,
 		"%s: parameter `match`: expected an array of `tcp`, `spans`, `http` "
-		"(or one of them as a string), got %s.", SYNC_CLASS_NAME, description);
+		"(or one of them as a string), got %s.", p->class_name, description);
 	return -1;
 }
 
@@ -111,30 +108,50 @@ static char *dup_or_null(const char *s)
 	return s ? g_strdup(s) : NULL;
 }
 
+int sync_parse_fit_params(struct sync_comp *comp, const struct ds_params *p)
+{
+	const char *reference, *report;
+
+	if (ds_params_get_string(p, "reference", NULL, &reference) ||
+			ds_params_get_string(p, "report", NULL, &report) ||
+			ds_params_get_duration(p, "pair-expiry", SYNC_DEFAULT_PAIR_EXPIRY_NS, &comp->pair_expiry_ns) ||
+			parse_match(p, comp->match)) {
+		return -1;
+	}
+	if (comp->pair_expiry_ns > SYNC_MAX_PAIR_EXPIRY_NS) {
+		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(p->self_comp,
+			"%s: parameter `pair-expiry`: expected a duration of at most 1 day, "
+			"got %" PRId64 " ns.", p->class_name, comp->pair_expiry_ns);
+		return -1;
+	}
+	comp->reference = dup_or_null(reference);
+	comp->report_path = dup_or_null(report);
+	return 0;
+}
+
+void sync_comp_release(struct sync_comp *comp)
+{
+	free(comp->reference);
+	free(comp->report_path);
+	free(comp->formula_path);
+	ds_json_free(comp->formula);
+	comp->reference = comp->report_path = comp->formula_path = NULL;
+	comp->formula = NULL;
+}
+
 static int parse_params(struct sync_comp *comp, const bt_value *params)
 {
 	static const char *const known[] = { "reference", "match", "report", "formula",
 		"pair-expiry", "report-only", NULL };
 	struct ds_params p = ds_params_make(comp->self_comp, params, SYNC_CLASS_NAME);
-	const char *reference, *report, *formula;
+	const char *formula;
 
-	if (ds_params_check_names(&p, known) ||
-			ds_params_get_string(&p, "reference", NULL, &reference) ||
-			ds_params_get_string(&p, "report", NULL, &report) ||
+	if (ds_params_check_names(&p, known) || sync_parse_fit_params(comp, &p) ||
 			ds_params_get_string(&p, "formula", NULL, &formula) ||
-			ds_params_get_duration(&p, "pair-expiry", SYNC_DEFAULT_PAIR_EXPIRY_NS,
-				&comp->pair_expiry_ns) ||
-			ds_params_get_bool(&p, "report-only", false, &comp->report_only) ||
-			parse_match(&p, comp->match)) {
+			ds_params_get_bool(&p, "report-only", false, &comp->report_only)) {
 		return -1;
 	}
-	if (comp->pair_expiry_ns > SYNC_MAX_PAIR_EXPIRY_NS) {
-		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(comp->self_comp,
-			"%s: parameter `pair-expiry`: expected a duration of at most 1 day, "
-			"got %" PRId64 " ns.", SYNC_CLASS_NAME, comp->pair_expiry_ns);
-		return -1;
-	}
-	if (comp->report_only && (!report || formula)) {
+	if (comp->report_only && (!comp->report_path || formula)) {
 		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(comp->self_comp,
 			"%s: parameter `report-only`: %s; give `report=\"FILE\"` without `formula` "
 			"(doc/sync.md, \"Parameters\").", SYNC_CLASS_NAME,
@@ -142,8 +159,6 @@ static int parse_params(struct sync_comp *comp, const bt_value *params)
 				"it writes only the report, and no `report` is given");
 		return -1;
 	}
-	comp->reference = dup_or_null(reference);
-	comp->report_path = dup_or_null(report);
 	comp->formula_path = dup_or_null(formula);
 	if (comp->formula_path && sync_load_formula(comp)) {
 		return -1;

@@ -85,17 +85,19 @@ void sync_http_classify(const bt_event_class *ec, struct sync_http_class *out)
 void sync_http_on_event(struct sync_iter *it, const struct sync_http_class *cls,
 		const bt_event *event, int host, int64_t ts)
 {
-	uint32_t port = (uint32_t) ds_field_ref_read_int(event, cls->port, 0);
-	uint32_t local = (uint32_t) ds_field_ref_read_int(event, cls->local_port, 0);
-	bool client_side = cls->role == SYNC_HTTP_CLIENT_REQUEST ||
-		cls->role == SYNC_HTTP_CLIENT_RESPONSE;
-	bool send = cls->role == SYNC_HTTP_CLIENT_REQUEST ||
-		cls->role == SYNC_HTTP_SERVER_RESPONSE;
+	sync_http_record(it, cls->role, (uint32_t) ds_field_ref_read_int(event, cls->port, 0),
+		(uint32_t) ds_field_ref_read_int(event, cls->local_port, 0), host, ts);
+}
+
+void sync_http_record(struct sync_iter *it, enum sync_http_role role, uint32_t port, uint32_t local,
+		int host, int64_t ts)
+{
+	bool client_side = role == SYNC_HTTP_CLIENT_REQUEST || role == SYNC_HTTP_CLIENT_RESPONSE;
+	bool send = role == SYNC_HTTP_CLIENT_REQUEST || role == SYNC_HTTP_SERVER_RESPONSE;
 	struct http_key key = {
 		.client_port = client_side ? local : port,
 		.server_port = client_side ? port : local,
-		.response = cls->role == SYNC_HTTP_SERVER_RESPONSE ||
-			cls->role == SYNC_HTTP_CLIENT_RESPONSE,
+		.response = role == SYNC_HTTP_SERVER_RESPONSE || role == SYNC_HTTP_CLIENT_RESPONSE,
 	};
 	struct http_entry *e = g_hash_table_lookup(it->http, &key);
 	struct http_stamp stamp = { host, ts };

@@ -579,7 +579,7 @@ static int start_pass2(struct sync_iter *it)
 	return 0;
 }
 
-static int finish_pass1(struct sync_iter *it)
+int sync_finish_pass1(struct sync_iter *it)
 {
 	unsigned int h;
 
@@ -652,7 +652,7 @@ bt_message_iterator_class_next_method_status sync_iterator_next(
 		if (st != BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK) {
 			return st;
 		}
-		if (finish_pass1(it)) {
+		if (sync_finish_pass1(it)) {
 			return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_ERROR;
 		}
 	}

@@ -143,8 +143,7 @@ void sync_record_pair(struct sync_iter *it, enum sync_pair_kind kind, int send_h
 	g_array_append_val(it->pair_recs, rec);
 }
 
-static void on_tcp(struct sync_iter *it, const struct ds_tcp_key *key, bool send,
-		int host, int64_t ts)
+void sync_pass1_tcp(struct sync_iter *it, const struct ds_tcp_key *key, bool send, int host, int64_t ts)
 {
 	struct sync_tcp_entry *e = g_hash_table_lookup(it->tcp, key);
 
@@ -186,7 +185,7 @@ static void on_tcp(struct sync_iter *it, const struct ds_tcp_key *key, bool send
 	}
 }
 
-static void on_span(struct sync_iter *it, const struct ds_span_event *ev, int host, int64_t ts)
+void sync_pass1_span(struct sync_iter *it, const struct ds_span_event *ev, int host, int64_t ts)
 {
 	struct sync_span_key key = { ev->trace_id_high, ev->trace_id_low, ev->span_id };
 	struct sync_span *s = g_hash_table_lookup(it->spans, &key);
@@ -248,7 +247,7 @@ static void on_event(struct sync_iter *it, const bt_event *event, int host, int6
 
 		memset(&key, 0, sizeof(key));
 		if (ds_kernel_net_decode(&info->net, event, &key)) {
-			on_tcp(it, &key, info->net.direction == DS_NET_SEND, host, ts);
+			sync_pass1_tcp(it, &key, info->net.direction == DS_NET_SEND, host, ts);
 		}
 	}
 	if (info->http.role != SYNC_HTTP_NONE && it->comp->match[SYNC_PAIR_HTTP]) {
@@ -258,7 +257,7 @@ static void on_event(struct sync_iter *it, const bt_event *event, int host, int6
 		struct ds_span_event ev;
 
 		ds_span_event_decode(info->span, event, &ev);
-		on_span(it, &ev, host, ts);
+		sync_pass1_span(it, &ev, host, ts);
 	}
 }
 
@@ -266,7 +265,6 @@ static int on_message(struct sync_iter *it, struct sync_input *in, const bt_mess
 		const struct sync_msg_view *v)
 {
 	struct sync_msg_view view = *v;
-	struct sync_host *h;
 	int64_t ns;
 	int host;
 
@@ -275,6 +273,17 @@ static int on_message(struct sync_iter *it, struct sync_input *in, const bt_mess
 	}
 	ns = view.ns;
 	host = sync_host_of(it, in, bt_clock_snapshot_borrow_clock_class_const(view.cs), msg);
+	sync_pass1_timed(it, in, host, ns);
+	if (view.event) {
+		on_event(it, view.event, host, ns);
+	}
+	return 0;
+}
+
+void sync_pass1_timed(struct sync_iter *it, struct sync_input *in, int host, int64_t ns)
+{
+	struct sync_host *h = g_ptr_array_index(it->hosts, host);
+
 	if (in->has_last_raw && ns < in->last_raw && in->last_raw - ns > in->max_backstep) {
 		in->max_backstep = in->last_raw - ns;
 	}
@@ -282,7 +291,6 @@ static int on_message(struct sync_iter *it, struct sync_input *in, const bt_mess
 		in->last_raw = ns;
 	}
 	in->has_last_raw = true;
-	h = g_ptr_array_index(it->hosts, host);
 	if (!h->has_range || ns < h->first_ns) {
 		h->first_ns = ns;
 	}
@@ -290,10 +298,6 @@ static int on_message(struct sync_iter *it, struct sync_input *in, const bt_mess
 		h->last_ns = ns;
 	}
 	h->has_range = true;
-	if (view.event) {
-		on_event(it, view.event, host, ns);
-	}
-	return 0;
 }
 
 /*
@@ -386,6 +390,15 @@ static void pass1_expire(struct sync_iter *it, int64_t frontier)
 		if (s->seen < forget) {
 			g_hash_table_iter_remove(&iter);
 		}
+	}
+}
+
+void sync_pass1_sweep(struct sync_iter *it, int64_t frontier)
+{
+	if (frontier != INT64_MIN && (!it->has_swept || frontier - it->last_sweep >= it->comp->pair_expiry_ns / 4)) {
+		pass1_expire(it, frontier);
+		it->last_sweep = frontier;
+		it->has_swept = true;
 	}
 }
 
@@ -498,14 +511,7 @@ static bt_message_iterator_class_next_method_status read_while_first(struct sync
 		int64_t best_key, const struct sync_input *next, int64_t next_key)
 {
 	for (;;) {
-		int64_t frontier = best_key;
-
-		if (frontier != INT64_MIN && (!it->has_swept ||
-				frontier - it->last_sweep >= it->comp->pair_expiry_ns / 4)) {
-			pass1_expire(it, frontier);
-			it->last_sweep = frontier;
-			it->has_swept = true;
-		}
+		sync_pass1_sweep(it, best_key);
 		if (on_message(it, best, best->p1_msgs[best->p1_head], &best->p1_view)) {
 			goto error;
 		}

@@ -202,11 +202,32 @@ struct sync_iter {
  */
 int sync_host_of(struct sync_iter *it, struct sync_input *in, const bt_clock_class *cc,
 		const bt_message *msg);
+/*
+ * The host of a clock by what names it (UUID text, "" without one; the trace's `hostname`, NULL without
+ * one), made on first sight; -1 (cause appended) as sync_host_of().
+ */
+int sync_host_by_identity(struct sync_iter *it, const char *uuid, const char *hostname, bool origin_is_unix_epoch,
+		const char *clock_name);
+/* Input `in` carries messages of host `host` (its reorder window spans its hosts). */
+void sync_input_saw_host(struct sync_input *in, int host);
+/* The `hostname` environment entry of the stream's trace, NULL without one (or without a stream). */
+const char *sync_hostname_of(const bt_stream *stream);
+/* A clock UUID as text (lowercase, dashed), as reports name it. */
+void sync_format_uuid(const uint8_t *u, char out[37]);
 void sync_host_destroy(gpointer host);
 
 /* sync-pass1.c */
 int sync_pass1_init(struct sync_iter *it);
 bt_message_iterator_class_next_method_status sync_pass1_run(struct sync_iter *it);
+/*
+ * Pass 1's steps for one message read, in this order (sync_pass1_run(), and source.deepspan.clock-fit on pair
+ * records): the expiry sweep when the frontier (the message's time) moved on; the message's time on its host
+ * and input; what its event says (its host's TCP segment, span start or end, HTTP message).
+ */
+void sync_pass1_sweep(struct sync_iter *it, int64_t frontier);
+void sync_pass1_timed(struct sync_iter *it, struct sync_input *in, int host, int64_t ns);
+void sync_pass1_tcp(struct sync_iter *it, const struct ds_tcp_key *key, bool send, int host, int64_t ts);
+void sync_pass1_span(struct sync_iter *it, const struct ds_span_event *ev, int host, int64_t ts);
 /* Adds the span edges and feeds every pair to the solver; -1 on allocation failure. */
 int sync_pass1_solve(struct sync_iter *it);
 void sync_pass1_fini(struct sync_iter *it);
@@ -224,6 +245,9 @@ GHashTable *sync_http_table_new(void);
 void sync_http_classify(const bt_event_class *ec, struct sync_http_class *out);
 void sync_http_on_event(struct sync_iter *it, const struct sync_http_class *cls,
 		const bt_event *event, int host, int64_t ts);
+/* One HTTP message of `role` with the event's `port` and `local_port`. */
+void sync_http_record(struct sync_iter *it, enum sync_http_role role, uint32_t port, uint32_t local,
+		int host, int64_t ts);
 void sync_http_add_pairs(struct sync_iter *it);
 
 /* sync-report.c */
@@ -245,6 +269,20 @@ int sync_formula_unknown_host(struct sync_iter *it, const char *name, const char
 /* Warns about the formula's hosts that did not appear in the input (at the end). */
 void sync_formula_warn_unused(struct sync_iter *it);
 int sync_write_report(struct sync_iter *it, bool final);
+/*
+ * The end of pass 1 (sync-iter.c): the pairs solved, the reference chosen, the warnings of hosts that kept their
+ * clock or failed, the reorder windows, the report written; with `report_only` nothing more (else seeks back
+ * and starts pass 2).  -1 with the cause appended.
+ */
+int sync_finish_pass1(struct sync_iter *it);
+/*
+ * sync-component.c: the parameters of the fit itself (`reference`, `report`, `pair-expiry`, `match`), which
+ * filter.deepspan.sync and source.deepspan.clock-fit both take; -1 with the cause (naming p->class_name).
+ */
+struct ds_params;
+int sync_parse_fit_params(struct sync_comp *comp, const struct ds_params *p);
+/* Frees what `comp` owns (not `comp`). */
+void sync_comp_release(struct sync_comp *comp);
 /* Reads comp->formula_path into comp->formula (a JSON object with a `hosts` array); -1 with the cause. */
 int sync_load_formula(struct sync_comp *comp);
 

@@ -1,0 +1,360 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Pair records: the writer and the reader of the format pair-records.h describes.  Integers are written
+ * byte by byte, little-endian, so a file reads the same on any machine.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <glib.h>
+
+#include "pair-records.h"
+
+/* ---- writing ---- */
+
+static void put_bytes(struct ds_pair_writer *w, const void *bytes, size_t n)
+{
+	if (!w->failed && n && fwrite(bytes, 1, n, w->file) != n) {
+		w->failed = true;
+		w->error = errno ? errno : EIO;
+	}
+}
+
+static void put_uint(struct ds_pair_writer *w, uint64_t v, unsigned int bytes)
+{
+	uint8_t b[8];
+	unsigned int i;
+
+	for (i = 0; i < bytes; i++) {
+		b[i] = (uint8_t) (v >> (8 * i));
+	}
+	put_bytes(w, b, bytes);
+}
+
+static void put_string(struct ds_pair_writer *w, const char *s)
+{
+	size_t n = strlen(s);
+
+	if (n > DS_PAIR_RECORDS_MAX_STRING) {
+		n = DS_PAIR_RECORDS_MAX_STRING;
+	}
+	put_uint(w, n, 4);
+	put_bytes(w, s, n);
+}
+
+bool ds_pair_writer_open(struct ds_pair_writer *w, const char *path)
+{
+	memset(w, 0, sizeof(*w));
+	w->file = fopen(path, "wb");
+	if (!w->file) {
+		return false;
+	}
+	put_bytes(w, DS_PAIR_RECORDS_MAGIC, strlen(DS_PAIR_RECORDS_MAGIC));
+	return true;
+}
+
+void ds_pair_writer_clock(struct ds_pair_writer *w, const struct ds_pair_clock *clock)
+{
+	uint8_t flags = (uint8_t) ((clock->has_uuid ? 1 : 0) | (clock->origin_is_unix_epoch ? 2 : 0) |
+		(clock->name ? 4 : 0) | (clock->hostname ? 8 : 0));
+
+	put_uint(w, DS_PAIR_ITEM_CLOCK, 1);
+	put_uint(w, clock->id, 4);
+	put_uint(w, flags, 1);
+	if (clock->has_uuid) {
+		put_bytes(w, clock->uuid, 36);
+	}
+	if (clock->name) {
+		put_string(w, clock->name);
+	}
+	if (clock->hostname) {
+		put_string(w, clock->hostname);
+	}
+	w->items++;
+}
+
+static void put_head(struct ds_pair_writer *w, enum ds_pair_item item, uint32_t port, uint32_t clock, int64_t ns)
+{
+	put_uint(w, item, 1);
+	put_uint(w, port, 4);
+	put_uint(w, clock, 4);
+	put_uint(w, (uint64_t) ns, 8);
+	w->items++;
+}
+
+void ds_pair_writer_timed(struct ds_pair_writer *w, uint32_t port, uint32_t clock, int64_t ns)
+{
+	put_head(w, DS_PAIR_ITEM_TIMED, port, clock, ns);
+}
+
+void ds_pair_writer_tcp(struct ds_pair_writer *w, uint32_t port, uint32_t clock, int64_t ns, bool send,
+		const struct ds_tcp_key *key)
+{
+	put_head(w, DS_PAIR_ITEM_TCP, port, clock, ns);
+	put_uint(w, send ? 1 : 2, 1);
+	put_uint(w, key->seq, 4);
+	put_uint(w, key->ack_seq, 4);
+	put_uint(w, key->flags, 4);
+	put_uint(w, key->source_port, 2);
+	put_uint(w, key->dest_port, 2);
+}
+
+void ds_pair_writer_span(struct ds_pair_writer *w, uint32_t port, uint32_t clock, int64_t ns,
+		const struct ds_pair_span *span)
+{
+	put_head(w, DS_PAIR_ITEM_SPAN, port, clock, ns);
+	put_uint(w, span->kind, 1);
+	put_uint(w, span->schema, 1);
+	put_uint(w, (uint32_t) span->span_kind, 4);
+	put_uint(w, span->trace_id_high, 8);
+	put_uint(w, span->trace_id_low, 8);
+	put_uint(w, span->span_id, 8);
+	put_uint(w, span->parent_span_id, 8);
+}
+
+void ds_pair_writer_http(struct ds_pair_writer *w, uint32_t port, uint32_t clock, int64_t ns,
+		const struct ds_pair_http *http)
+{
+	put_head(w, DS_PAIR_ITEM_HTTP, port, clock, ns);
+	put_uint(w, http->role, 1);
+	put_uint(w, http->port, 4);
+	put_uint(w, http->local_port, 4);
+}
+
+bool ds_pair_writer_finish(struct ds_pair_writer *w, uint32_t ports)
+{
+	put_uint(w, DS_PAIR_ITEM_END, 1);
+	put_uint(w, w->items, 8);
+	put_uint(w, ports, 4);
+	if (fclose(w->file) != 0 && !w->failed) {	/* closed once, whether a write or the close failed */
+		w->failed = true;
+		w->error = errno ? errno : EIO;
+	}
+	w->file = NULL;
+	return !w->failed;
+}
+
+void ds_pair_writer_abandon(struct ds_pair_writer *w)
+{
+	if (w->file) {
+		fclose(w->file);
+		w->file = NULL;
+	}
+}
+
+/* ---- reading ---- */
+
+/* Reads `n` bytes; false at the end of the file. */
+static bool get_bytes(struct ds_pair_reader *r, void *out, size_t n)
+{
+	if (n && fread(out, 1, n, r->file) != n) {
+		return false;
+	}
+	r->offset += n;
+	return true;
+}
+
+static bool get_uint(struct ds_pair_reader *r, unsigned int bytes, uint64_t *v)
+{
+	uint8_t b[8];
+	unsigned int i;
+
+	if (!get_bytes(r, b, bytes)) {
+		return false;
+	}
+	*v = 0;
+	for (i = 0; i < bytes; i++) {
+		*v |= (uint64_t) b[i] << (8 * i);
+	}
+	return true;
+}
+
+static bool get_u32(struct ds_pair_reader *r, uint32_t *v)
+{
+	uint64_t x;
+
+	if (!get_uint(r, 4, &x)) {
+		return false;
+	}
+	*v = (uint32_t) x;
+	return true;
+}
+
+/* A string of the clock item into *out (owned by `cur`); false when cut or too long. */
+static bool get_string(struct ds_pair_reader *r, char **out)
+{
+	uint32_t n;
+
+	if (!get_u32(r, &n) || n > DS_PAIR_RECORDS_MAX_STRING) {
+		return false;
+	}
+	*out = g_malloc(n + 1);
+	if (!get_bytes(r, *out, n) || memchr(*out, '\0', n)) {
+		return false;
+	}
+	(*out)[n] = '\0';
+	return true;
+}
+
+static void clear_clock(struct ds_pair_record *cur)
+{
+	g_free(cur->clock_def.name);
+	g_free(cur->clock_def.hostname);
+	memset(&cur->clock_def, 0, sizeof(cur->clock_def));
+}
+
+static bool get_clock(struct ds_pair_reader *r, struct ds_pair_clock *c)
+{
+	uint64_t flags;
+
+	if (!get_u32(r, &c->id) || !get_uint(r, 1, &flags) || flags > 15) {
+		return false;
+	}
+	c->has_uuid = flags & 1;
+	c->origin_is_unix_epoch = flags & 2;
+	if (c->has_uuid && (!get_bytes(r, c->uuid, 36) || memchr(c->uuid, '\0', 36))) {
+		return false;
+	}
+	return (!(flags & 4) || get_string(r, &c->name)) && (!(flags & 8) || get_string(r, &c->hostname));
+}
+
+static bool get_head(struct ds_pair_reader *r, struct ds_pair_record *cur)
+{
+	uint64_t ns;
+
+	if (!get_u32(r, &cur->port) || !get_u32(r, &cur->clock) || !get_uint(r, 8, &ns)) {
+		return false;
+	}
+	cur->ns = (int64_t) ns;
+	return true;
+}
+
+static bool get_tcp(struct ds_pair_reader *r, struct ds_pair_record *cur)
+{
+	uint64_t dir, sport, dport;
+
+	if (!get_uint(r, 1, &dir) || (dir != 1 && dir != 2) || !get_u32(r, &cur->key.seq) ||
+			!get_u32(r, &cur->key.ack_seq) || !get_u32(r, &cur->key.flags) ||
+			!get_uint(r, 2, &sport) || !get_uint(r, 2, &dport)) {
+		return false;
+	}
+	cur->send = dir == 1;
+	cur->key.source_port = (uint16_t) sport;
+	cur->key.dest_port = (uint16_t) dport;
+	return true;
+}
+
+static bool get_span(struct ds_pair_reader *r, struct ds_pair_span *s)
+{
+	uint64_t kind, schema;
+	uint32_t span_kind;
+
+	if (!get_uint(r, 1, &kind) || !get_uint(r, 1, &schema) || !get_u32(r, &span_kind) ||
+			!get_uint(r, 8, &s->trace_id_high) || !get_uint(r, 8, &s->trace_id_low) ||
+			!get_uint(r, 8, &s->span_id) || !get_uint(r, 8, &s->parent_span_id)) {
+		return false;
+	}
+	s->kind = (uint8_t) kind;
+	s->schema = (uint8_t) schema;
+	s->span_kind = (int32_t) span_kind;
+	return true;
+}
+
+static bool get_http(struct ds_pair_reader *r, struct ds_pair_http *h)
+{
+	uint64_t role;
+
+	if (!get_uint(r, 1, &role) || !get_u32(r, &h->port) || !get_u32(r, &h->local_port)) {
+		return false;
+	}
+	h->role = (uint8_t) role;
+	return true;
+}
+
+static enum ds_pair_read_status fail(struct ds_pair_reader *r, char *why, size_t why_size, const char *what)
+{
+	snprintf(why, why_size, "\"%s\" is not a whole pair-records file: %s at byte %" PRIu64, r->path, what,
+		r->offset);
+	return DS_PAIR_READ_ERROR;
+}
+
+enum ds_pair_read_status ds_pair_reader_open(struct ds_pair_reader *r, const char *path, char *why,
+		size_t why_size)
+{
+	char magic[sizeof(DS_PAIR_RECORDS_MAGIC) - 1];
+
+	memset(r, 0, sizeof(*r));
+	r->path = path;
+	r->file = fopen(path, "rb");
+	if (!r->file) {
+		snprintf(why, why_size, "cannot open \"%s\" (%s)", path, g_strerror(errno));
+		return DS_PAIR_READ_ERROR;
+	}
+	if (!get_bytes(r, magic, sizeof(magic)) || memcmp(magic, DS_PAIR_RECORDS_MAGIC, sizeof(magic)) != 0) {
+		r->offset = 0;
+		return fail(r, why, why_size, "no DSPAIRS1 header");
+	}
+	return DS_PAIR_READ_OK;
+}
+
+enum ds_pair_read_status ds_pair_reader_next(struct ds_pair_reader *r, char *why, size_t why_size)
+{
+	struct ds_pair_record *cur = &r->cur;
+	uint64_t tag, at = r->offset;
+	bool ok;
+
+	clear_clock(cur);
+	if (r->ended) {
+		return DS_PAIR_READ_END;
+	}
+	if (!get_uint(r, 1, &tag)) {
+		return fail(r, why, why_size, "the file ends without its end item (the step that wrote it did not finish)");
+	}
+	cur->item = (enum ds_pair_item) tag;
+	switch (tag) {
+	case DS_PAIR_ITEM_CLOCK:
+		ok = get_clock(r, &cur->clock_def);
+		break;
+	case DS_PAIR_ITEM_TIMED:
+		ok = get_head(r, cur);
+		break;
+	case DS_PAIR_ITEM_TCP:
+		ok = get_head(r, cur) && get_tcp(r, cur);
+		break;
+	case DS_PAIR_ITEM_SPAN:
+		ok = get_head(r, cur) && get_span(r, &cur->span);
+		break;
+	case DS_PAIR_ITEM_HTTP:
+		ok = get_head(r, cur) && get_http(r, &cur->http);
+		break;
+	case DS_PAIR_ITEM_END:
+		ok = get_uint(r, 8, &cur->end_items) && get_u32(r, &cur->end_ports);
+		if (ok && cur->end_items != r->items) {
+			return fail(r, why, why_size, "its end item counts another number of items");
+		}
+		if (ok && fgetc(r->file) != EOF) {
+			return fail(r, why, why_size, "bytes after its end item");
+		}
+		r->ended = ok;
+		return ok ? DS_PAIR_READ_END : fail(r, why, why_size, "a cut end item");
+	default:
+		r->offset = at;
+		return fail(r, why, why_size, "an unknown item");
+	}
+	if (!ok) {
+		return fail(r, why, why_size, "a cut or malformed item");
+	}
+	r->items++;
+	return DS_PAIR_READ_OK;
+}
+
+void ds_pair_reader_close(struct ds_pair_reader *r)
+{
+	clear_clock(&r->cur);
+	if (r->file) {
+		fclose(r->file);
+		r->file = NULL;
+	}
+}
