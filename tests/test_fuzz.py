@@ -22,6 +22,7 @@ HARNESSES = [
     ("fuzz_params", "fuzz_params", {}),
     ("fuzz_json", "fuzz_json", {}),
     ("fuzz_formula", "fuzz_formula", {}),
+    ("fuzz_pair_records", "fuzz_pair_records", {}),
     ("fuzz_spans", "fuzz_spans", {}),
     ("fuzz_spans-contract", "fuzz_spans", {"DEEPSPAN_FUZZ_CONTRACT": "1"}),
 ]

@@ -65,7 +65,7 @@ static void comp_destroy(struct fit_comp *comp)
 static int parse_records(struct fit_comp *comp, const struct ds_params *p)
 {
 	const bt_value *v = ds_params_borrow(p, "records");
-	char description[128];
+	char description[128] = "nothing";
 	uint64_t i, n = v && bt_value_is_array(v) ? bt_value_array_get_length(v) : 0;
 
 	for (i = 0; i < n; i++) {
@@ -75,11 +75,13 @@ static int parse_records(struct fit_comp *comp, const struct ds_params *p)
 		}
 	}
 	if (n == 0) {
-		ds_describe_value(v, description, sizeof(description));
+		if (v) {
+			ds_describe_value(v, description, sizeof(description));
+		}
 		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(p->self_comp,
 			"%s: parameter `records`: expected a non-empty array of paths (strings) of files written by "
 			"filter.deepspan.sync-extract's `records`, got %s (doc/scale.md, \"Pair records\").",
-			CLOCK_FIT_CLASS_NAME, v ? description : "nothing");
+			CLOCK_FIT_CLASS_NAME, description);
 		return -1;
 	}
 	comp->records = g_ptr_array_new_with_free_func(g_free);

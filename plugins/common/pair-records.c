@@ -44,14 +44,21 @@ static void put_string(struct ds_pair_writer *w, const char *s)
 	put_bytes(w, s, n);
 }
 
-bool ds_pair_writer_open(struct ds_pair_writer *w, const char *path)
+void ds_pair_writer_start(struct ds_pair_writer *w, FILE *file)
 {
 	memset(w, 0, sizeof(*w));
-	w->file = fopen(path, "wb");
-	if (!w->file) {
+	w->file = file;
+	put_bytes(w, DS_PAIR_RECORDS_MAGIC, strlen(DS_PAIR_RECORDS_MAGIC));
+}
+
+bool ds_pair_writer_open(struct ds_pair_writer *w, const char *path)
+{
+	FILE *file = fopen(path, "wb");
+
+	if (!file) {
 		return false;
 	}
-	put_bytes(w, DS_PAIR_RECORDS_MAGIC, strlen(DS_PAIR_RECORDS_MAGIC));
+	ds_pair_writer_start(w, file);
 	return true;
 }
 
@@ -220,56 +227,97 @@ static bool get_clock(struct ds_pair_reader *r, struct ds_pair_clock *c)
 	return (!(flags & 4) || get_string(r, &c->name)) && (!(flags & 8) || get_string(r, &c->hostname));
 }
 
-static bool get_head(struct ds_pair_reader *r, struct ds_pair_record *cur)
+/* Little-endian integers of a fixed part read at once. */
+static uint64_t load(const uint8_t *b, unsigned int bytes)
 {
-	uint64_t ns;
+	uint64_t v = 0;
+	unsigned int i;
 
-	if (!get_u32(r, &cur->port) || !get_u32(r, &cur->clock) || !get_uint(r, 8, &ns)) {
-		return false;
+	for (i = 0; i < bytes; i++) {
+		v |= (uint64_t) b[i] << (8 * i);
 	}
-	cur->ns = (int64_t) ns;
-	return true;
+	return v;
 }
 
-static bool get_tcp(struct ds_pair_reader *r, struct ds_pair_record *cur)
-{
-	uint64_t dir, sport, dport;
+/* Bytes after the tag of each fixed-size item. */
+#define HEAD_BYTES 16
+#define TCP_BYTES (HEAD_BYTES + 17)
+#define SPAN_BYTES (HEAD_BYTES + 38)
+#define HTTP_BYTES (HEAD_BYTES + 9)
+#define END_BYTES 12
 
-	if (!get_uint(r, 1, &dir) || (dir != 1 && dir != 2) || !get_u32(r, &cur->key.seq) ||
-			!get_u32(r, &cur->key.ack_seq) || !get_u32(r, &cur->key.flags) ||
-			!get_uint(r, 2, &sport) || !get_uint(r, 2, &dport)) {
-		return false;
-	}
+static void parse_head(const uint8_t *b, struct ds_pair_record *cur)
+{
+	cur->port = (uint32_t) load(b, 4);
+	cur->clock = (uint32_t) load(b + 4, 4);
+	cur->ns = (int64_t) load(b + 8, 8);
+}
+
+static bool parse_tcp(const uint8_t *b, struct ds_pair_record *cur)
+{
+	uint8_t dir = b[0];
+
 	cur->send = dir == 1;
-	cur->key.source_port = (uint16_t) sport;
-	cur->key.dest_port = (uint16_t) dport;
-	return true;
+	cur->key.seq = (uint32_t) load(b + 1, 4);
+	cur->key.ack_seq = (uint32_t) load(b + 5, 4);
+	cur->key.flags = (uint32_t) load(b + 9, 4);
+	cur->key.source_port = (uint16_t) load(b + 13, 2);
+	cur->key.dest_port = (uint16_t) load(b + 15, 2);
+	return dir == 1 || dir == 2;
 }
 
-static bool get_span(struct ds_pair_reader *r, struct ds_pair_span *s)
+static void parse_span(const uint8_t *b, struct ds_pair_span *s)
 {
-	uint64_t kind, schema;
-	uint32_t span_kind;
-
-	if (!get_uint(r, 1, &kind) || !get_uint(r, 1, &schema) || !get_u32(r, &span_kind) ||
-			!get_uint(r, 8, &s->trace_id_high) || !get_uint(r, 8, &s->trace_id_low) ||
-			!get_uint(r, 8, &s->span_id) || !get_uint(r, 8, &s->parent_span_id)) {
-		return false;
-	}
-	s->kind = (uint8_t) kind;
-	s->schema = (uint8_t) schema;
-	s->span_kind = (int32_t) span_kind;
-	return true;
+	s->kind = b[0];
+	s->schema = b[1];
+	s->span_kind = (int32_t) (uint32_t) load(b + 2, 4);
+	s->trace_id_high = load(b + 6, 8);
+	s->trace_id_low = load(b + 14, 8);
+	s->span_id = load(b + 22, 8);
+	s->parent_span_id = load(b + 30, 8);
 }
 
-static bool get_http(struct ds_pair_reader *r, struct ds_pair_http *h)
+static void parse_http(const uint8_t *b, struct ds_pair_http *h)
 {
-	uint64_t role;
+	h->role = b[0];
+	h->port = (uint32_t) load(b + 1, 4);
+	h->local_port = (uint32_t) load(b + 5, 4);
+}
 
-	if (!get_uint(r, 1, &role) || !get_u32(r, &h->port) || !get_u32(r, &h->local_port)) {
+/* A fixed-size item after its tag: false when the file is cut in it or the item is malformed. */
+static bool get_fixed_item(struct ds_pair_reader *r, struct ds_pair_record *cur)
+{
+	uint8_t b[SPAN_BYTES];
+	size_t n = cur->item == DS_PAIR_ITEM_TIMED ? HEAD_BYTES : cur->item == DS_PAIR_ITEM_TCP ? TCP_BYTES :
+		cur->item == DS_PAIR_ITEM_SPAN ? SPAN_BYTES : HTTP_BYTES;
+
+	if (!get_bytes(r, b, n)) {
 		return false;
 	}
-	h->role = (uint8_t) role;
+	parse_head(b, cur);
+	switch (cur->item) {
+	case DS_PAIR_ITEM_TCP:
+		return parse_tcp(b + HEAD_BYTES, cur);
+	case DS_PAIR_ITEM_SPAN:
+		parse_span(b + HEAD_BYTES, &cur->span);
+		return true;
+	case DS_PAIR_ITEM_HTTP:
+		parse_http(b + HEAD_BYTES, &cur->http);
+		return true;
+	default:
+		return true;
+	}
+}
+
+static bool get_end(struct ds_pair_reader *r, struct ds_pair_record *cur)
+{
+	uint8_t b[END_BYTES];
+
+	if (!get_bytes(r, b, sizeof(b))) {
+		return false;
+	}
+	cur->end_items = load(b, 8);
+	cur->end_ports = (uint32_t) load(b + 8, 4);
 	return true;
 }
 
@@ -283,15 +331,24 @@ static enum ds_pair_read_status fail(struct ds_pair_reader *r, char *why, size_t
 enum ds_pair_read_status ds_pair_reader_open(struct ds_pair_reader *r, const char *path, char *why,
 		size_t why_size)
 {
-	char magic[sizeof(DS_PAIR_RECORDS_MAGIC) - 1];
+	FILE *file = fopen(path, "rb");
 
-	memset(r, 0, sizeof(*r));
-	r->path = path;
-	r->file = fopen(path, "rb");
-	if (!r->file) {
+	if (!file) {
+		memset(r, 0, sizeof(*r));
 		snprintf(why, why_size, "cannot open \"%s\" (%s)", path, g_strerror(errno));
 		return DS_PAIR_READ_ERROR;
 	}
+	return ds_pair_reader_start(r, file, path, why, why_size);
+}
+
+enum ds_pair_read_status ds_pair_reader_start(struct ds_pair_reader *r, FILE *file, const char *name, char *why,
+		size_t why_size)
+{
+	char magic[sizeof(DS_PAIR_RECORDS_MAGIC) - 1];
+
+	memset(r, 0, sizeof(*r));
+	r->path = name;
+	r->file = file;
 	if (!get_bytes(r, magic, sizeof(magic)) || memcmp(magic, DS_PAIR_RECORDS_MAGIC, sizeof(magic)) != 0) {
 		r->offset = 0;
 		return fail(r, why, why_size, "no DSPAIRS1 header");
@@ -318,19 +375,13 @@ enum ds_pair_read_status ds_pair_reader_next(struct ds_pair_reader *r, char *why
 		ok = get_clock(r, &cur->clock_def);
 		break;
 	case DS_PAIR_ITEM_TIMED:
-		ok = get_head(r, cur);
-		break;
 	case DS_PAIR_ITEM_TCP:
-		ok = get_head(r, cur) && get_tcp(r, cur);
-		break;
 	case DS_PAIR_ITEM_SPAN:
-		ok = get_head(r, cur) && get_span(r, &cur->span);
-		break;
 	case DS_PAIR_ITEM_HTTP:
-		ok = get_head(r, cur) && get_http(r, &cur->http);
+		ok = get_fixed_item(r, cur);
 		break;
 	case DS_PAIR_ITEM_END:
-		ok = get_uint(r, 8, &cur->end_items) && get_u32(r, &cur->end_ports);
+		ok = get_end(r, cur);
 		if (ok && cur->end_items != r->items) {
 			return fail(r, why, why_size, "its end item counts another number of items");
 		}

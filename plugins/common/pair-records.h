@@ -86,6 +86,8 @@ struct ds_pair_writer {
 
 /* Opens `path` for writing and writes the magic; false (errno set) when it cannot. */
 bool ds_pair_writer_open(struct ds_pair_writer *w, const char *path);
+/* The same on an open stream, which the writer then owns (closes). */
+void ds_pair_writer_start(struct ds_pair_writer *w, FILE *file);
 void ds_pair_writer_clock(struct ds_pair_writer *w, const struct ds_pair_clock *clock);
 void ds_pair_writer_timed(struct ds_pair_writer *w, uint32_t port, uint32_t clock, int64_t ns);
 void ds_pair_writer_tcp(struct ds_pair_writer *w, uint32_t port, uint32_t clock, int64_t ns, bool send,
@@ -116,8 +118,11 @@ enum ds_pair_read_status {
 	DS_PAIR_READ_ERROR,		/* `why` says what is wrong, with the byte offset */
 };
 
-/* Opens `path` and checks the magic; ERROR with `why` otherwise. */
+/* Opens `path` and checks the magic; ERROR with `why` otherwise (close the reader in both cases). */
 enum ds_pair_read_status ds_pair_reader_open(struct ds_pair_reader *r, const char *path, char *why,
+		size_t why_size);
+/* The same on an open stream named `name` in messages, which the reader then owns (closes). */
+enum ds_pair_read_status ds_pair_reader_start(struct ds_pair_reader *r, FILE *file, const char *name, char *why,
 		size_t why_size);
 enum ds_pair_read_status ds_pair_reader_next(struct ds_pair_reader *r, char *why, size_t why_size);
 void ds_pair_reader_close(struct ds_pair_reader *r);
