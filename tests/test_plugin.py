@@ -8,7 +8,7 @@ import pytest
 from conftest import run_babeltrace2
 
 CLASSES = {
-    "source": ["scenario"],
+    "source": ["scenario", "clock-fit"],
     "filter": ["sync", "sync-extract", "nodejs-ctx", "span-attrib"],
     "sink": ["diff", "metrics"],
 }

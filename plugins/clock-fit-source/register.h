@@ -16,7 +16,7 @@ BT_PLUGIN_SOURCE_COMPONENT_CLASS_HELP_WITH_ID(deepspan, clock_fit,
 	"               inputs filter.deepspan.sync would read (deepspan-report: host by host, each host's\n"
 	"               traces in order).\n"
 	"  report       string (path), required: where the report goes (doc/sync.md, \"Report\").\n"
-	"  reference, match, pair-expiry: as filter.deepspan.sync's.\n"
+	"  reference, match, pair-expiry: as filter.deepspan.sync's, with the same defaults.\n"
 	"See doc/scale.md.");
 BT_PLUGIN_SOURCE_COMPONENT_CLASS_INITIALIZE_METHOD_WITH_ID(deepspan, clock_fit, clock_fit_component_initialize);
 BT_PLUGIN_SOURCE_COMPONENT_CLASS_FINALIZE_METHOD_WITH_ID(deepspan, clock_fit, clock_fit_component_finalize);

@@ -22,10 +22,15 @@ BT_PLUGIN_FILTER_COMPONENT_CLASS_HELP_WITH_ID(deepspan, sync_extract,
 	"connected); output port `out`.\n"
 	"\n"
 	"Parameters:\n"
-	"  stats  string (path), default: none.  At the end, writes\n"
-	"         {\"events\": N, \"kept\": K, \"last_event_ns\": T} there: the events read and\n"
-	"         forwarded, T the latest event time read (ns from the clock origin; null\n"
-	"         without events).\n"
+	"  stats    string (path), default: none.  At the end, writes\n"
+	"           {\"events\": N, \"kept\": K, \"last_event_ns\": T} there: the events read and\n"
+	"           kept, T the latest event time read (ns from the clock origin; null\n"
+	"           without events).\n"
+	"  records  string (path), default: none.  Writes what the clock fit reads of the\n"
+	"           kept events and of every message with a time as pair records there\n"
+	"           (read by source.deepspan.clock-fit) and forwards no event: connect the\n"
+	"           output to sink.utils.dummy.  The step fails if the file cannot be\n"
+	"           written whole.\n"
 	"See doc/scale.md.");
 BT_PLUGIN_FILTER_COMPONENT_CLASS_INITIALIZE_METHOD_WITH_ID(deepspan, sync_extract,
 	sync_extract_component_initialize);
