@@ -4,7 +4,9 @@ source.deepspan.clock-fit give, without decoding any pair trace, the report filt
 `report-only=true` on the pair traces, byte for byte (TCP, span and Node.js HTTP pairs, other parameters);
 every broken records file, parameter or unwritable path is refused with a message naming it."""
 import random
+import shutil
 import struct
+import subprocess
 
 import bt2
 import pytest
@@ -265,3 +267,26 @@ def test_random_corruptions_fail_cleanly(good_records, tmp_path):
         stderr = " ".join(proc.stderr.split())
         if proc.returncode:
             assert str(broken) in stderr and "parameter `records`" in stderr, stderr[-3000:]
+
+
+def test_valgrind_on_records_and_the_clock_fit(scenario, tmp_path, plugin_dir):
+    """Memcheck on both ends: sync-extract writing records of a UST trace, and the clock fit of two hosts."""
+    if not shutil.which("valgrind"):
+        pytest.skip("valgrind is not installed")
+    trace = scenario(2, "lock-remote", 11)
+    paths = write_records(trace, tmp_path)
+    memcheck = ["valgrind", "--error-exitcode=99", "--leak-check=full", "--errors-for-leak-kinds=definite", "-q",
+                "babeltrace2", f"--plugin-path={plugin_dir}", "run"]
+    ust = trace_dirs(trace)[1]
+    proc = subprocess.run([*memcheck, "--component=s:source.ctf.fs", f"--params=inputs=[{ctf_string(ust)}]",
+                           "--component=x:filter.deepspan.sync-extract",
+                           f"--params=records={ctf_string(tmp_path / 'ust.bin')}", "--component=w:sink.utils.dummy",
+                           "--connect=s:x", "--connect=x:w"], capture_output=True, text=True, timeout=900)
+    assert proc.returncode == 0, proc.stderr[-6000:]
+    records = ",".join(ctf_string(p) for p in paths)
+    proc = subprocess.run([*memcheck, "--component=sync:source.deepspan.clock-fit",
+                           f"--params=records=[{records}],report={ctf_string(tmp_path / 'fit.json')}",
+                           "--component=k:sink.utils.dummy", "--connect=sync:k"],
+                          capture_output=True, text=True, timeout=900)
+    assert proc.returncode == 0, proc.stderr[-6000:]
+    assert '"tcp": ' in (tmp_path / "fit.json").read_text()

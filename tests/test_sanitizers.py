@@ -117,3 +117,28 @@ def test_asan_real_two_hosts_clock_formula(tmp_path, shared_traces):
     asan_graph(tmp_path, "run", *sources, "--component=attrib:filter.deepspan.span-attrib",
                f'--params=pass-through=false,clock-formula="{fit}"', "--component=sink:sink.utils.dummy",
                "--connect=src:attrib", "--connect=dst:attrib", "--connect=attrib:sink")
+
+
+def test_asan_pair_records_and_clock_fit(tmp_path, shared_traces):
+    """The real two-host traces through filter.deepspan.sync-extract `records=` and source.deepspan.clock-fit
+    (doc/scale.md, "Pair records"), then a cut records file refused: no sanitizer report either way."""
+    sync = shared_traces / "synctraces"
+    records = []
+    for name in ("scp_src", "scp_dest"):
+        records.append(tmp_path / f"{name}.bin")
+        asan_graph(tmp_path, "run", "--component=src:source.ctf.fs", f"--params=inputs=[\"{sync / name}\"]",
+                   "--component=x:filter.deepspan.sync-extract", f"--params=records=\"{records[-1]}\"",
+                   "--component=sink:sink.utils.dummy", "--connect=src:x", "--connect=x:sink")
+    files = ",".join(f'"{r}"' for r in records)
+    fit = ["--component=sync:source.deepspan.clock-fit", "--component=sink:sink.utils.dummy",
+           "--connect=sync:sink"]
+    asan_graph(tmp_path, "run", *fit, f"--params=records=[{files}],report=\"{tmp_path / 'fit.json'}\"")
+    assert '"tcp": ' in (tmp_path / "fit.json").read_text()
+    cut = tmp_path / "cut.bin"
+    cut.write_bytes(records[1].read_bytes()[:-7])
+    plugin_dir = pathlib.Path(ASAN_BUILD_DIR) / "plugin-dir"
+    proc = subprocess.run(["babeltrace2", f"--plugin-path={plugin_dir}", "run", *fit,
+                           f"--params=records=[\"{records[0]}\",\"{cut}\"],report=\"{tmp_path / 'no.json'}\""],
+                          capture_output=True, text=True, timeout=900, env=asan_env(), cwd=tmp_path)
+    assert proc.returncode == 1 and "is not a whole pair-records file" in " ".join(proc.stderr.split())
+    assert not re.search(r"(ERROR: AddressSanitizer|runtime error:)", proc.stderr), proc.stderr[-8000:]
