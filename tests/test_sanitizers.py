@@ -130,15 +130,16 @@ def test_asan_pair_records_and_clock_fit(tmp_path, shared_traces):
                    "--component=x:filter.deepspan.sync-extract", f"--params=records=\"{records[-1]}\"",
                    "--component=sink:sink.utils.dummy", "--connect=src:x", "--connect=x:sink")
     files = ",".join(f'"{r}"' for r in records)
-    fit = ["--component=sync:source.deepspan.clock-fit", "--component=sink:sink.utils.dummy",
-           "--connect=sync:sink"]
-    asan_graph(tmp_path, "run", *fit, f"--params=records=[{files}],report=\"{tmp_path / 'fit.json'}\"")
+    def fit(params):  # --params applies to the component named just before it
+        return ["--component=sync:source.deepspan.clock-fit", f"--params={params}",
+                "--component=sink:sink.utils.dummy", "--connect=sync:sink"]
+    asan_graph(tmp_path, "run", *fit(f"records=[{files}],report=\"{tmp_path / 'fit.json'}\""))
     assert '"tcp": ' in (tmp_path / "fit.json").read_text()
     cut = tmp_path / "cut.bin"
     cut.write_bytes(records[1].read_bytes()[:-7])
     plugin_dir = pathlib.Path(ASAN_BUILD_DIR) / "plugin-dir"
-    proc = subprocess.run(["babeltrace2", f"--plugin-path={plugin_dir}", "run", *fit,
-                           f"--params=records=[\"{records[0]}\",\"{cut}\"],report=\"{tmp_path / 'no.json'}\""],
+    proc = subprocess.run(["babeltrace2", f"--plugin-path={plugin_dir}", "run",
+                           *fit(f"records=[\"{records[0]}\",\"{cut}\"],report=\"{tmp_path / 'no.json'}\"")],
                           capture_output=True, text=True, timeout=900, env=asan_env(), cwd=tmp_path)
     assert proc.returncode == 1 and "is not a whole pair-records file" in " ".join(proc.stderr.split())
     assert not re.search(r"(ERROR: AddressSanitizer|runtime error:)", proc.stderr), proc.stderr[-8000:]
