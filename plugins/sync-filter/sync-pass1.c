@@ -38,6 +38,7 @@ struct sync_span {
 	enum ds_span_schema schema;
 	bool has_start, has_end;
 	bool edges_done;		/* its edge as a child was recorded (or given up) */
+	bool unsettled;			/* in spans_unsettled: visited by a sweep before its start was read */
 	int64_t seen;			/* raw time of its first event (expiry) */
 	int64_t start, end;
 };
@@ -67,6 +68,8 @@ int sync_pass1_init(struct sync_iter *it)
 	it->tcp = g_hash_table_new_full(tcp_hash, tcp_equal, NULL, g_free);
 	it->spans = g_hash_table_new_full(span_hash, span_equal, NULL, g_free);
 	it->pair_recs = g_array_new(FALSE, FALSE, sizeof(struct sync_pair_rec));
+	it->span_order = g_queue_new();
+	it->spans_unsettled = g_ptr_array_new();
 	it->span_cache = ds_span_events_create();
 	it->http = sync_http_table_new();
 	return it->tcp && it->spans && it->pair_recs && it->span_cache && it->http ? 0 : -1;
@@ -81,6 +84,15 @@ void sync_pass1_fini(struct sync_iter *it)
 	if (it->spans) {
 		g_hash_table_destroy(it->spans);
 		it->spans = NULL;
+	}
+	if (it->span_order) {
+		g_queue_free(it->span_order);
+		it->span_order = NULL;
+		it->span_unvisited = NULL;
+	}
+	if (it->spans_unsettled) {
+		g_ptr_array_free(it->spans_unsettled, TRUE);
+		it->spans_unsettled = NULL;
 	}
 	if (it->pair_recs) {
 		g_array_free(it->pair_recs, TRUE);
@@ -185,6 +197,31 @@ void sync_pass1_tcp(struct sync_iter *it, const struct ds_tcp_key *key, bool sen
 	}
 }
 
+/*
+ * A new span in the sweeps' order (by its first event's time, after the spans of the same time).  One older
+ * than the last sweep's cut (an input whose times went back) is one the sweeps have passed: each sweep visits
+ * it, as it visits every span older than its cut.
+ */
+static void order_span(struct sync_iter *it, struct sync_span *s)
+{
+	GList *after = it->span_order->tail;
+
+	while (after && ((struct sync_span *) after->data)->seen > s->seen) {
+		after = after->prev;
+	}
+	if (after) {
+		g_queue_insert_after(it->span_order, after, s);
+	} else {
+		g_queue_push_head(it->span_order, s);
+	}
+	if (it->has_swept && s->seen < it->last_cut) {
+		s->unsettled = true;
+		g_ptr_array_add(it->spans_unsettled, s);
+	} else if (!it->span_unvisited || s->seen < ((struct sync_span *) it->span_unvisited->data)->seen) {
+		it->span_unvisited = after ? after->next : it->span_order->head;
+	}
+}
+
 void sync_pass1_span(struct sync_iter *it, const struct ds_span_event *ev, int host, int64_t ts)
 {
 	struct sync_span_key key = { ev->trace_id_high, ev->trace_id_low, ev->span_id };
@@ -200,6 +237,7 @@ void sync_pass1_span(struct sync_iter *it, const struct ds_span_event *ev, int h
 		s->kind = -1;
 		s->seen = ts;
 		g_hash_table_insert(it->spans, &s->key, s);
+		order_span(it, s);
 	}
 	if (ev->kind == DS_SPAN_EVENT_START && !s->has_start) {
 		s->has_start = true;
@@ -361,6 +399,63 @@ static void add_span_edges(struct sync_iter *it)
  * spans that began more than 2 * `expiry` before it are forgotten (a child
  * that begins more than `expiry` after its parent loses its edges).
  */
+/*
+ * A span that began before the cut: its edges as a child are recorded, or given up (counted), once its start
+ * is known; before that, it stays to be visited by the next sweeps.
+ */
+static void visit_span(struct sync_iter *it, struct sync_span *s)
+{
+	if (!span_child_edges(it, s, false)) {
+		it->spans_expired++;
+	}
+	if (!s->unsettled && !s->edges_done && !s->has_start) {
+		s->unsettled = true;
+		g_ptr_array_add(it->spans_unsettled, s);
+	}
+}
+
+/*
+ * The spans' part of a sweep: every span older than `cut` visited (the spans in the order of their first
+ * events from the first one not visited yet, then those visited before their start was read), then the spans
+ * older than `forget` forgotten, the oldest first.  Which spans are visited by which sweep is what a visit of
+ * the whole table would give; only the order of the visits differs, and the pairs they record are sorted
+ * (compare_pairs) before anything reads them.
+ */
+static void expire_spans(struct sync_iter *it, int64_t cut, int64_t forget)
+{
+	GList *node = it->span_unvisited;
+	guint i, n = it->spans_unsettled->len;
+
+	for (; node && ((struct sync_span *) node->data)->seen < cut; node = node->next) {
+		visit_span(it, node->data);
+	}
+	it->span_unvisited = node;
+	it->last_cut = cut;
+	for (i = 0; i < n; i++) {	/* not those this sweep visited already */
+		if (!span_child_edges(it, g_ptr_array_index(it->spans_unsettled, i), false)) {
+			it->spans_expired++;
+		}
+	}
+	for (i = 0; i < it->spans_unsettled->len;) {
+		struct sync_span *s = g_ptr_array_index(it->spans_unsettled, i);
+
+		if (s->edges_done || s->has_start) {
+			s->unsettled = false;
+			g_ptr_array_remove_index_fast(it->spans_unsettled, i);
+		} else {
+			i++;
+		}
+	}
+	while (it->span_order->head && ((struct sync_span *) it->span_order->head->data)->seen < forget) {
+		struct sync_span *s = g_queue_pop_head(it->span_order);
+
+		if (s->unsettled) {
+			g_ptr_array_remove_fast(it->spans_unsettled, s);
+		}
+		g_hash_table_remove(it->spans, &s->key);
+	}
+}
+
 static void pass1_expire(struct sync_iter *it, int64_t frontier)
 {
 	int64_t expiry = it->comp->pair_expiry_ns;
@@ -375,22 +470,7 @@ static void pass1_expire(struct sync_iter *it, int64_t frontier)
 			g_hash_table_iter_remove(&iter);
 		}
 	}
-	g_hash_table_iter_init(&iter, it->spans);
-	while (g_hash_table_iter_next(&iter, NULL, &value)) {
-		struct sync_span *s = value;
-
-		if (s->seen < cut && !span_child_edges(it, s, false)) {
-			it->spans_expired++;
-		}
-	}
-	g_hash_table_iter_init(&iter, it->spans);
-	while (g_hash_table_iter_next(&iter, NULL, &value)) {
-		struct sync_span *s = value;
-
-		if (s->seen < forget) {
-			g_hash_table_iter_remove(&iter);
-		}
-	}
+	expire_spans(it, cut, forget);
 }
 
 void sync_pass1_sweep(struct sync_iter *it, int64_t frontier)
@@ -579,7 +659,14 @@ static gint compare_pairs(gconstpointer a, gconstpointer b)
 	if (x->send_ts != y->send_ts) {
 		return x->send_ts < y->send_ts ? -1 : 1;
 	}
-	return (x->recv_host > y->recv_host) - (x->recv_host < y->recv_host);
+	if (x->recv_host != y->recv_host) {
+		return x->recv_host < y->recv_host ? -1 : 1;
+	}
+	/* a total order: the pairs' order never depends on the order the sweeps recorded them in */
+	if (x->send_host != y->send_host) {
+		return x->send_host < y->send_host ? -1 : 1;
+	}
+	return ((int) x->kind > (int) y->kind) - ((int) x->kind < (int) y->kind);
 }
 
 int sync_pass1_solve(struct sync_iter *it)

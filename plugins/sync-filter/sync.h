@@ -158,6 +158,16 @@ struct sync_iter {
 	/* pass 1 pairs */
 	GHashTable *tcp;			/* struct sync_tcp_entry * (owned, key inside) */
 	GHashTable *spans;			/* struct sync_span * (owned, key inside) */
+	/*
+	 * The expiry sweeps' view of `spans` (sync-pass1.c): every span by the time of its first event, the
+	 * oldest first (GList nodes owned, spans borrowed); the first one no sweep has visited yet (NULL: none);
+	 * the spans visited before their start was read, visited again by each sweep (array owned, spans
+	 * borrowed); the last sweep's cut.
+	 */
+	GQueue *span_order;
+	GList *span_unvisited;
+	GPtrArray *spans_unsettled;
+	int64_t last_cut;
 	GArray *pair_recs;			/* owned; struct sync_pair_rec, pass 1 order */
 	GHashTable *http;			/* owned; HTTP sends/receives per connection */
 	struct ds_sync_solver solver;
