@@ -12,6 +12,13 @@
 
 #include "pair-records.h"
 
+/* Bytes after the tag of each fixed-size item. */
+#define HEAD_BYTES 16
+#define TCP_BYTES (HEAD_BYTES + 17)
+#define SPAN_BYTES (HEAD_BYTES + 38)
+#define HTTP_BYTES (HEAD_BYTES + 9)
+#define END_BYTES 12
+
 /* ---- writing ---- */
 
 static void put_bytes(struct ds_pair_writer *w, const void *bytes, size_t n)
@@ -22,15 +29,22 @@ static void put_bytes(struct ds_pair_writer *w, const void *bytes, size_t n)
 	}
 }
 
-static void put_uint(struct ds_pair_writer *w, uint64_t v, unsigned int bytes)
+/* `v` little-endian in `bytes` bytes at `at`; returns the byte after them. */
+static uint8_t *store(uint8_t *at, uint64_t v, unsigned int bytes)
 {
-	uint8_t b[8];
 	unsigned int i;
 
 	for (i = 0; i < bytes; i++) {
-		b[i] = (uint8_t) (v >> (8 * i));
+		at[i] = (uint8_t) (v >> (8 * i));
 	}
-	put_bytes(w, b, bytes);
+	return at + bytes;
+}
+
+static void put_uint(struct ds_pair_writer *w, uint64_t v, unsigned int bytes)
+{
+	uint8_t b[8];
+
+	put_bytes(w, b, (size_t) (store(b, v, bytes) - b));
 }
 
 static void put_string(struct ds_pair_writer *w, const char *s)
@@ -82,52 +96,58 @@ void ds_pair_writer_clock(struct ds_pair_writer *w, const struct ds_pair_clock *
 	w->items++;
 }
 
-static void put_head(struct ds_pair_writer *w, enum ds_pair_item item, uint32_t port, uint32_t clock, int64_t ns)
+/* A record's tag and common fields into `b` (each item is built whole, then written with one call). */
+static uint8_t *head(uint8_t *b, enum ds_pair_item item, uint32_t port, uint32_t clock, int64_t ns)
 {
-	put_uint(w, item, 1);
-	put_uint(w, port, 4);
-	put_uint(w, clock, 4);
-	put_uint(w, (uint64_t) ns, 8);
+	b[0] = (uint8_t) item;
+	return store(store(store(b + 1, port, 4), clock, 4), (uint64_t) ns, 8);
+}
+
+static void put_item(struct ds_pair_writer *w, const uint8_t *b, const uint8_t *end)
+{
+	put_bytes(w, b, (size_t) (end - b));
 	w->items++;
 }
 
 void ds_pair_writer_timed(struct ds_pair_writer *w, uint32_t port, uint32_t clock, int64_t ns)
 {
-	put_head(w, DS_PAIR_ITEM_TIMED, port, clock, ns);
+	uint8_t b[1 + HEAD_BYTES];
+
+	put_item(w, b, head(b, DS_PAIR_ITEM_TIMED, port, clock, ns));
 }
 
 void ds_pair_writer_tcp(struct ds_pair_writer *w, uint32_t port, uint32_t clock, int64_t ns, bool send,
 		const struct ds_tcp_key *key)
 {
-	put_head(w, DS_PAIR_ITEM_TCP, port, clock, ns);
-	put_uint(w, send ? 1 : 2, 1);
-	put_uint(w, key->seq, 4);
-	put_uint(w, key->ack_seq, 4);
-	put_uint(w, key->flags, 4);
-	put_uint(w, key->source_port, 2);
-	put_uint(w, key->dest_port, 2);
+	uint8_t b[1 + TCP_BYTES];
+	uint8_t *at = head(b, DS_PAIR_ITEM_TCP, port, clock, ns);
+
+	*at++ = send ? 1 : 2;
+	at = store(store(store(at, key->seq, 4), key->ack_seq, 4), key->flags, 4);
+	put_item(w, b, store(store(at, key->source_port, 2), key->dest_port, 2));
 }
 
 void ds_pair_writer_span(struct ds_pair_writer *w, uint32_t port, uint32_t clock, int64_t ns,
 		const struct ds_pair_span *span)
 {
-	put_head(w, DS_PAIR_ITEM_SPAN, port, clock, ns);
-	put_uint(w, span->kind, 1);
-	put_uint(w, span->schema, 1);
-	put_uint(w, (uint32_t) span->span_kind, 4);
-	put_uint(w, span->trace_id_high, 8);
-	put_uint(w, span->trace_id_low, 8);
-	put_uint(w, span->span_id, 8);
-	put_uint(w, span->parent_span_id, 8);
+	uint8_t b[1 + SPAN_BYTES];
+	uint8_t *at = head(b, DS_PAIR_ITEM_SPAN, port, clock, ns);
+
+	*at++ = span->kind;
+	*at++ = span->schema;
+	at = store(store(at, (uint32_t) span->span_kind, 4), span->trace_id_high, 8);
+	at = store(store(at, span->trace_id_low, 8), span->span_id, 8);
+	put_item(w, b, store(at, span->parent_span_id, 8));
 }
 
 void ds_pair_writer_http(struct ds_pair_writer *w, uint32_t port, uint32_t clock, int64_t ns,
 		const struct ds_pair_http *http)
 {
-	put_head(w, DS_PAIR_ITEM_HTTP, port, clock, ns);
-	put_uint(w, http->role, 1);
-	put_uint(w, http->port, 4);
-	put_uint(w, http->local_port, 4);
+	uint8_t b[1 + HTTP_BYTES];
+	uint8_t *at = head(b, DS_PAIR_ITEM_HTTP, port, clock, ns);
+
+	*at++ = http->role;
+	put_item(w, b, store(store(at, http->port, 4), http->local_port, 4));
 }
 
 bool ds_pair_writer_finish(struct ds_pair_writer *w, uint32_t ports)
@@ -238,13 +258,6 @@ static uint64_t load(const uint8_t *b, unsigned int bytes)
 	}
 	return v;
 }
-
-/* Bytes after the tag of each fixed-size item. */
-#define HEAD_BYTES 16
-#define TCP_BYTES (HEAD_BYTES + 17)
-#define SPAN_BYTES (HEAD_BYTES + 38)
-#define HTTP_BYTES (HEAD_BYTES + 9)
-#define END_BYTES 12
 
 static void parse_head(const uint8_t *b, struct ds_pair_record *cur)
 {
