@@ -191,6 +191,8 @@ bt_message_iterator_class_initialize_method_status clock_fit_iterator_initialize
 		bt_self_message_iterator *self, bt_self_message_iterator_configuration *config,
 		bt_self_component_port_output *port)
 {
+	bt_message_iterator_class_initialize_method_status status =
+		BT_MESSAGE_ITERATOR_CLASS_INITIALIZE_METHOD_STATUS_OK;
 	struct fit_iter *it = g_new0(struct fit_iter, 1);
 	unsigned int i;
 
@@ -209,11 +211,16 @@ bt_message_iterator_class_initialize_method_status clock_fit_iterator_initialize
 		it->files[i].inputs = g_ptr_array_new();
 	}
 	if (sync_pass1_init(&it->sync)) {
-		iter_destroy(it);
-		return BT_MESSAGE_ITERATOR_CLASS_INITIALIZE_METHOD_STATUS_MEMORY_ERROR;
+		status = BT_MESSAGE_ITERATOR_CLASS_INITIALIZE_METHOD_STATUS_MEMORY_ERROR;
+		goto error;
 	}
 	bt_self_message_iterator_set_data(self, it);
-	return BT_MESSAGE_ITERATOR_CLASS_INITIALIZE_METHOD_STATUS_OK;
+	goto end;
+
+error:
+	iter_destroy(it);
+end:
+	return status;
 }
 
 void clock_fit_iterator_finalize(bt_self_message_iterator *self)
