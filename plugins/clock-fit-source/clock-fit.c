@@ -350,33 +350,32 @@ static int head_input_and_host(struct fit_iter *it, struct fit_file *f, struct s
 static int take_head(struct fit_iter *it, struct fit_file *f)
 {
 	const struct ds_pair_record *r = &f->reader.cur;
-	const bool *match = it->comp->sync.match;
+	struct sync_event_view view = { 0 };
 	struct sync_input *in;
 	int host;
 
 	if (head_input_and_host(it, f, &in, &host)) {
 		return -1;
 	}
+	if (r->item == DS_PAIR_ITEM_HTTP && it->comp->sync.match[SYNC_PAIR_HTTP] &&
+			(r->http.role < SYNC_HTTP_CLIENT_REQUEST || r->http.role > SYNC_HTTP_CLIENT_RESPONSE)) {
+		return fail_at(it, f, "an HTTP record of no known role");
+	}
+	view.tcp = r->item == DS_PAIR_ITEM_TCP;
+	view.send = r->send;
+	view.key = r->key;
+	view.http_role = r->item == DS_PAIR_ITEM_HTTP ? (enum sync_http_role) r->http.role : SYNC_HTTP_NONE;
+	view.http_port = r->http.port;
+	view.http_local_port = r->http.local_port;
+	view.span = r->item == DS_PAIR_ITEM_SPAN;
+	view.span_event = (struct ds_span_event) {
+		.kind = (enum ds_span_event_kind) r->span.kind, .schema = (enum ds_span_schema) r->span.schema,
+		.trace_id_high = r->span.trace_id_high, .trace_id_low = r->span.trace_id_low,
+		.span_id = r->span.span_id, .parent_span_id = r->span.parent_span_id, .span_kind = r->span.span_kind,
+	};
 	sync_pass1_sweep(&it->sync, r->ns);
 	sync_pass1_timed(&it->sync, in, host, r->ns);
-	if (r->item == DS_PAIR_ITEM_TCP && match[SYNC_PAIR_TCP]) {
-		sync_pass1_tcp(&it->sync, &r->key, r->send, host, r->ns);
-	} else if (r->item == DS_PAIR_ITEM_HTTP && match[SYNC_PAIR_HTTP]) {
-		if (r->http.role < SYNC_HTTP_CLIENT_REQUEST || r->http.role > SYNC_HTTP_CLIENT_RESPONSE) {
-			return fail_at(it, f, "an HTTP record of no known role");
-		}
-		sync_http_record(&it->sync, (enum sync_http_role) r->http.role, r->http.port, r->http.local_port,
-			host, r->ns);
-	} else if (r->item == DS_PAIR_ITEM_SPAN && match[SYNC_PAIR_SPANS]) {
-		struct ds_span_event ev = {
-			.kind = (enum ds_span_event_kind) r->span.kind, .schema = (enum ds_span_schema) r->span.schema,
-			.trace_id_high = r->span.trace_id_high, .trace_id_low = r->span.trace_id_low,
-			.span_id = r->span.span_id, .parent_span_id = r->span.parent_span_id,
-			.span_kind = r->span.span_kind,
-		};
-
-		sync_pass1_span(&it->sync, &ev, host, r->ns);
-	}
+	sync_pass1_event(&it->sync, &view, host, r->ns);
 	return 0;
 }
 

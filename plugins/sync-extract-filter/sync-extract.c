@@ -36,12 +36,10 @@ struct extract_comp {
 	char *records_path;			/* owned; NULL: events are forwarded, not written as pair records */
 };
 
-/* What pass 1 of filter.deepspan.sync reads of one event class (resolved once). */
+/* One event class: whether pass 1 of filter.deepspan.sync reads its events, and what of them (resolved once). */
 struct extract_class {
 	bool keep;
-	struct ds_kernel_net_class net;
-	struct sync_http_class http;
-	const struct ds_span_class *span;	/* borrowed from the span cache; NULL when none or incomplete */
+	struct sync_event_info info;
 };
 
 struct extract_iter {
@@ -291,22 +289,13 @@ void sync_extract_iterator_finalize(bt_self_message_iterator *self)
 static const struct extract_class *class_of(struct extract_iter *it, const bt_event_class *ec)
 {
 	struct extract_class *cls = g_hash_table_lookup(it->keep, ec);
-	const struct ds_span_class *span;
 
 	if (!cls) {
-		cls = g_new0(struct extract_class, 1);
-		ds_kernel_net_classify(ec, &cls->net);
-		sync_http_classify(ec, &cls->http);
-		span = ds_span_events_resolve(it->span_cache, ec);
-		cls->keep = cls->net.direction != DS_NET_NONE || cls->http.role != SYNC_HTTP_NONE ||
-			(span && span->kind != DS_SPAN_EVENT_NONE);
-		cls->span = span && span->kind != DS_SPAN_EVENT_NONE && !span->missing ? span : NULL;
-		if (it->writing && span && span->kind != DS_SPAN_EVENT_NONE && span->missing) {
-			/* filter.deepspan.sync says the same of the event in a pair trace */
-			DS_LOG_WARN(bt_self_message_iterator_borrow_component(it->self), EXTRACT_CLASS_NAME,
-				"span event class `%s` lacks field `%s`: its events are not used for sync",
-				bt_event_class_get_name(ec), span->missing);
-		}
+		cls = g_new(struct extract_class, 1);
+		/* with records, the warning filter.deepspan.sync would give of the events in a pair trace */
+		cls->keep = sync_event_info_resolve(it->span_cache, ec,
+			it->writing ? bt_self_message_iterator_borrow_component(it->self) : NULL, EXTRACT_CLASS_NAME,
+			&cls->info);
 		bt_event_class_get_ref(ec);
 		g_hash_table_insert(it->keep, (gpointer) ec, cls);
 	}
@@ -340,43 +329,28 @@ static uint32_t clock_id(struct extract_iter *it, const bt_clock_class *cc, cons
 static void record_event(struct extract_iter *it, const struct extract_class *cls, const bt_event *event,
 		uint32_t port, uint32_t clock, int64_t ns)
 {
-	bool any = false;
+	struct sync_event_view view;
 
-	if (cls->net.direction != DS_NET_NONE) {
-		struct ds_tcp_key key;
-
-		memset(&key, 0, sizeof(key));
-		if (ds_kernel_net_decode(&cls->net, event, &key)) {
-			ds_pair_writer_tcp(&it->writer, port, clock, ns, cls->net.direction == DS_NET_SEND, &key);
-			any = true;
-		}
+	sync_event_decode(&cls->info, event, &view);
+	if (view.tcp) {
+		ds_pair_writer_tcp(&it->writer, port, clock, ns, view.send, &view.key);
 	}
-	if (cls->http.role != SYNC_HTTP_NONE) {
-		struct ds_pair_http http = {
-			.role = (uint8_t) cls->http.role,
-			.port = (uint32_t) ds_field_ref_read_int(event, cls->http.port, 0),
-			.local_port = (uint32_t) ds_field_ref_read_int(event, cls->http.local_port, 0),
-		};
+	if (view.http_role != SYNC_HTTP_NONE) {
+		struct ds_pair_http http = { (uint8_t) view.http_role, view.http_port, view.http_local_port };
 
 		ds_pair_writer_http(&it->writer, port, clock, ns, &http);
-		any = true;
 	}
-	if (cls->span) {
-		struct ds_span_event ev;
+	if (view.span) {
+		struct ds_pair_span span = {
+			.kind = (uint8_t) view.span_event.kind, .schema = (uint8_t) view.span_event.schema,
+			.span_kind = view.span_event.span_kind, .trace_id_high = view.span_event.trace_id_high,
+			.trace_id_low = view.span_event.trace_id_low, .span_id = view.span_event.span_id,
+			.parent_span_id = view.span_event.parent_span_id,
+		};
 
-		ds_span_event_decode(cls->span, event, &ev);
-		if (ev.kind == DS_SPAN_EVENT_START || ev.kind == DS_SPAN_EVENT_END) {
-			struct ds_pair_span span = {
-				.kind = (uint8_t) ev.kind, .schema = (uint8_t) ev.schema, .span_kind = ev.span_kind,
-				.trace_id_high = ev.trace_id_high, .trace_id_low = ev.trace_id_low,
-				.span_id = ev.span_id, .parent_span_id = ev.parent_span_id,
-			};
-
-			ds_pair_writer_span(&it->writer, port, clock, ns, &span);
-			any = true;
-		}
+		ds_pair_writer_span(&it->writer, port, clock, ns, &span);
 	}
-	if (!any) {
+	if (!view.tcp && view.http_role == SYNC_HTTP_NONE && !view.span) {
 		ds_pair_writer_timed(&it->writer, port, clock, ns);
 	}
 }

@@ -82,13 +82,6 @@ void sync_http_classify(const bt_event_class *ec, struct sync_http_class *out)
 	}
 }
 
-void sync_http_on_event(struct sync_iter *it, const struct sync_http_class *cls,
-		const bt_event *event, int host, int64_t ts)
-{
-	sync_http_record(it, cls->role, (uint32_t) ds_field_ref_read_int(event, cls->port, 0),
-		(uint32_t) ds_field_ref_read_int(event, cls->local_port, 0), host, ts);
-}
-
 void sync_http_record(struct sync_iter *it, enum sync_http_role role, uint32_t port, uint32_t local,
 		int host, int64_t ts)
 {

@@ -252,51 +252,76 @@ void sync_pass1_span(struct sync_iter *it, const struct ds_span_event *ev, int h
 	}
 }
 
+bool sync_event_info_resolve(struct ds_span_events *span_cache, const bt_event_class *ec,
+		bt_self_component *warn_comp, const char *class_name, struct sync_event_info *info)
+{
+	bool span_class;
+
+	memset(info, 0, sizeof(*info));
+	ds_kernel_net_classify(ec, &info->net);
+	sync_http_classify(ec, &info->http);
+	info->span = ds_span_events_resolve(span_cache, ec);
+	span_class = info->span && info->span->kind != DS_SPAN_EVENT_NONE;
+	if (span_class && info->span->missing && warn_comp) {
+		DS_LOG_WARN(warn_comp, class_name, "span event class `%s` lacks field `%s`: its events are not used for sync",
+			bt_event_class_get_name(ec), info->span->missing);
+	}
+	if (!span_class || info->span->missing) {
+		info->span = NULL;
+	}
+	return info->net.direction != DS_NET_NONE || info->http.role != SYNC_HTTP_NONE || span_class;
+}
+
+void sync_event_decode(const struct sync_event_info *info, const bt_event *event, struct sync_event_view *view)
+{
+	memset(view, 0, sizeof(*view));
+	if (info->net.direction != DS_NET_NONE) {
+		view->tcp = ds_kernel_net_decode(&info->net, event, &view->key);
+		view->send = info->net.direction == DS_NET_SEND;
+	}
+	view->http_role = info->http.role;
+	if (view->http_role != SYNC_HTTP_NONE) {
+		view->http_port = (uint32_t) ds_field_ref_read_int(event, info->http.port, 0);
+		view->http_local_port = (uint32_t) ds_field_ref_read_int(event, info->http.local_port, 0);
+	}
+	if (info->span) {
+		ds_span_event_decode(info->span, event, &view->span_event);
+		view->span = view->span_event.kind == DS_SPAN_EVENT_START || view->span_event.kind == DS_SPAN_EVENT_END;
+	}
+}
+
+void sync_pass1_event(struct sync_iter *it, const struct sync_event_view *view, int host, int64_t ts)
+{
+	if (view->tcp && it->comp->match[SYNC_PAIR_TCP]) {
+		sync_pass1_tcp(it, &view->key, view->send, host, ts);
+	}
+	if (view->http_role != SYNC_HTTP_NONE && it->comp->match[SYNC_PAIR_HTTP]) {
+		sync_http_record(it, view->http_role, view->http_port, view->http_local_port, host, ts);
+	}
+	if (view->span && it->comp->match[SYNC_PAIR_SPANS]) {
+		sync_pass1_span(it, &view->span_event, host, ts);
+	}
+}
+
 static const struct sync_event_info *event_info(struct sync_iter *it, const bt_event_class *ec)
 {
 	struct sync_event_info *info = g_hash_table_lookup(it->event_infos, ec);
 
-	if (info) {
-		return info;
+	if (!info) {
+		info = g_new(struct sync_event_info, 1);
+		sync_event_info_resolve(it->span_cache, ec, it->comp->self_comp, SYNC_CLASS_NAME, info);
+		bt_event_class_get_ref(ec);
+		g_hash_table_insert(it->event_infos, (gpointer) ec, info);
 	}
-	info = g_new0(struct sync_event_info, 1);
-	ds_kernel_net_classify(ec, &info->net);
-	sync_http_classify(ec, &info->http);
-	info->span = ds_span_events_resolve(it->span_cache, ec);
-	if (info->span && (info->span->kind == DS_SPAN_EVENT_NONE || info->span->missing)) {
-		if (info->span->kind != DS_SPAN_EVENT_NONE) {
-			DS_LOG_WARN(it->comp->self_comp, SYNC_CLASS_NAME,
-				"span event class `%s` lacks field `%s`: its events are not used for sync",
-				bt_event_class_get_name(ec), info->span->missing);
-		}
-		info->span = NULL;
-	}
-	bt_event_class_get_ref(ec);
-	g_hash_table_insert(it->event_infos, (gpointer) ec, info);
 	return info;
 }
 
 static void on_event(struct sync_iter *it, const bt_event *event, int host, int64_t ts)
 {
-	const struct sync_event_info *info = event_info(it, bt_event_borrow_class_const(event));
+	struct sync_event_view view;
 
-	if (info->net.direction != DS_NET_NONE && it->comp->match[SYNC_PAIR_TCP]) {
-		struct ds_tcp_key key;
-
-		memset(&key, 0, sizeof(key));
-		if (ds_kernel_net_decode(&info->net, event, &key)) {
-			sync_pass1_tcp(it, &key, info->net.direction == DS_NET_SEND, host, ts);
-		}
-	}
-	if (info->http.role != SYNC_HTTP_NONE && it->comp->match[SYNC_PAIR_HTTP]) {
-		sync_http_on_event(it, &info->http, event, host, ts);
-	}
-	if (info->span && it->comp->match[SYNC_PAIR_SPANS]) {
-		struct ds_span_event ev;
-
-		ds_span_event_decode(info->span, event, &ev);
-		sync_pass1_span(it, &ev, host, ts);
-	}
+	sync_event_decode(event_info(it, bt_event_borrow_class_const(event)), event, &view);
+	sync_pass1_event(it, &view, host, ts);
 }
 
 static int on_message(struct sync_iter *it, struct sync_input *in, const bt_message *msg,

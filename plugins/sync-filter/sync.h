@@ -87,11 +87,22 @@ struct sync_http_class {
 	struct ds_field_ref port, local_port;
 };
 
-/* Per event class, what pass 1 needs to know (resolved once). */
+/* Per event class, what pass 1 needs to know (resolved once, sync_event_info_resolve()). */
 struct sync_event_info {
 	struct ds_kernel_net_class net;
 	struct sync_http_class http;
-	const struct ds_span_class *span;	/* borrowed from the span cache; NULL if none */
+	const struct ds_span_class *span;	/* borrowed from the span cache; NULL if none or incomplete */
+};
+
+/* What pass 1 reads of one event (sync_event_decode()), or of one pair record (source.deepspan.clock-fit). */
+struct sync_event_view {
+	bool tcp;				/* a TCP segment: */
+	bool send;				/*   sent (else received) */
+	struct ds_tcp_key key;
+	enum sync_http_role http_role;		/* a Node.js HTTP message (SYNC_HTTP_NONE: none): */
+	uint32_t http_port, http_local_port;
+	bool span;				/* a span start or end: */
+	struct ds_span_event span_event;
 };
 
 /* What both passes read of a message, each library call made once. */
@@ -238,6 +249,17 @@ void sync_pass1_sweep(struct sync_iter *it, int64_t frontier);
 void sync_pass1_timed(struct sync_iter *it, struct sync_input *in, int host, int64_t ns);
 void sync_pass1_tcp(struct sync_iter *it, const struct ds_tcp_key *key, bool send, int host, int64_t ts);
 void sync_pass1_span(struct sync_iter *it, const struct ds_span_event *ev, int host, int64_t ts);
+/* What an event says, each part `match` takes: sync_pass1_tcp(), sync_http_record(), sync_pass1_span(). */
+void sync_pass1_event(struct sync_iter *it, const struct sync_event_view *view, int host, int64_t ts);
+/*
+ * What pass 1 reads of events of class `ec` into *info; true when it reads them at all (a TCP segment, an HTTP
+ * message or a span event, complete or not).  A span class that lacks a field is left out (info->span NULL)
+ * and, with `warn_comp`, warned about as `class_name`.  Shared by filter.deepspan.sync and sync-extract.
+ */
+bool sync_event_info_resolve(struct ds_span_events *span_cache, const bt_event_class *ec,
+		bt_self_component *warn_comp, const char *class_name, struct sync_event_info *info);
+/* What pass 1 reads of `event`, whose class is described by `info`. */
+void sync_event_decode(const struct sync_event_info *info, const bt_event *event, struct sync_event_view *view);
 /* Adds the span edges and feeds every pair to the solver; -1 on allocation failure. */
 int sync_pass1_solve(struct sync_iter *it);
 void sync_pass1_fini(struct sync_iter *it);
@@ -253,8 +275,6 @@ void sync_record_pair(struct sync_iter *it, enum sync_pair_kind kind, int send_h
 /* sync-http.c */
 GHashTable *sync_http_table_new(void);
 void sync_http_classify(const bt_event_class *ec, struct sync_http_class *out);
-void sync_http_on_event(struct sync_iter *it, const struct sync_http_class *cls,
-		const bt_event *event, int host, int64_t ts);
 /* One HTTP message of `role` with the event's `port` and `local_port`. */
 void sync_http_record(struct sync_iter *it, enum sync_http_role role, uint32_t port, uint32_t local,
 		int host, int64_t ts);
