@@ -27,7 +27,9 @@ struct extract_input {
 	bt_message_array_const batch;		/* borrowed array of the upstream; refs owned from `head` */
 	uint64_t count, head;
 	bool ended;
+	bool head_known;			/* key and head_cs are those of batch[head] */
 	int64_t key;				/* time of the head message, or of the last one with a time */
+	const bt_clock_snapshot *head_cs;	/* borrowed: the head message's snapshot, NULL without a time */
 };
 
 /* The component: its parameters. */
@@ -356,31 +358,23 @@ static void record_event(struct extract_iter *it, const struct extract_class *cl
 }
 
 /*
- * With `records`: what a pair trace would hold of message `msg` of input `port` (an event pass 1 reads, or
- * any other message with a time), as records; false (cause appended) when its time overflows.
+ * With `records`: what a pair trace would hold of the head message `msg` of input `in` (an event pass 1 reads,
+ * or any other message with a time), as records, with the time fill() took of it.
  */
-static bool record_message(struct extract_iter *it, unsigned int port, const bt_message *msg,
+static void record_message(struct extract_iter *it, const struct extract_input *in, const bt_message *msg,
 		const struct extract_class *cls)
 {
-	const bt_clock_snapshot *cs = NULL;
-	int64_t ns;
-	uint32_t clock;
+	uint32_t port = (uint32_t) (in - it->inputs), clock;
 
-	switch (ds_message_time_ns(&it->owner, msg, &ns, &cs)) {
-	case DS_MESSAGE_TIME_STATUS_OK:
-		break;
-	case DS_MESSAGE_TIME_STATUS_NONE:
-		return true;	/* no time: pass 1 does nothing with it */
-	default:
-		return false;
+	if (!in->head_cs) {
+		return;		/* no time: pass 1 does nothing with it */
 	}
-	clock = clock_id(it, bt_clock_snapshot_borrow_clock_class_const(cs), msg);
+	clock = clock_id(it, bt_clock_snapshot_borrow_clock_class_const(in->head_cs), msg);
 	if (cls) {
-		record_event(it, cls, bt_message_event_borrow_event_const(msg), port, clock, ns);
+		record_event(it, cls, bt_message_event_borrow_event_const(msg), port, clock, in->key);
 	} else {
-		ds_pair_writer_timed(&it->writer, port, clock, ns);
+		ds_pair_writer_timed(&it->writer, port, clock, in->key);
 	}
-	return true;
 }
 
 /* The end of the input with `records`: the end item and the file closed; false (cause appended) on failure. */
@@ -423,14 +417,21 @@ static bt_message_iterator_class_next_method_status fill(struct extract_iter *it
 			goto end;
 		}
 	}
-	switch (ds_message_time_ns(&it->owner, in->batch[in->head], &ns, NULL)) {
+	if (in->head_known) {
+		goto end;	/* the head's time is computed once, not once per look at every input */
+	}
+	in->head_cs = NULL;
+	switch (ds_message_time_ns(&it->owner, in->batch[in->head], &ns, &in->head_cs)) {
 	case DS_MESSAGE_TIME_STATUS_OK:
 		in->key = ns;
+		in->head_known = true;
 		if (ns > it->last_event_ns && bt_message_get_type(in->batch[in->head]) == BT_MESSAGE_TYPE_EVENT) {
 			it->last_event_ns = ns;
 		}
 		break;
 	case DS_MESSAGE_TIME_STATUS_NONE:
+		in->head_cs = NULL;
+		in->head_known = true;
 		break;		/* no time: it goes with the input's last time */
 	default:
 		status = BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_ERROR;
@@ -451,6 +452,7 @@ bt_message_iterator_class_next_method_status sync_extract_iterator_next(
 	*count = 0;
 	while (*count < capacity) {
 		struct extract_input *best = NULL;
+		const struct extract_class *cls;
 		const bt_message *msg;
 
 		for (i = 0; i < it->input_count; i++) {
@@ -473,31 +475,25 @@ bt_message_iterator_class_next_method_status sync_extract_iterator_next(
 			}
 			goto end;
 		}
-		msg = best->batch[best->head++];
-		if (bt_message_get_type(msg) == BT_MESSAGE_TYPE_EVENT) {
-			const struct extract_class *cls = class_of(it,
-				bt_event_borrow_class_const(bt_message_event_borrow_event_const(msg)));
-
-			if (!cls->keep) {
-				bt_message_put_ref(msg);
-				it->dropped++;
-				continue;
-			}
+		msg = best->batch[best->head];
+		cls = bt_message_get_type(msg) == BT_MESSAGE_TYPE_EVENT ?
+			class_of(it, bt_event_borrow_class_const(bt_message_event_borrow_event_const(msg))) : NULL;
+		if (it->writing && (!cls || cls->keep)) {
+			record_message(it, best, msg, cls);	/* with the head's time, before the head moves */
+		}
+		best->head++;
+		best->head_known = false;
+		if (cls && !cls->keep) {
+			bt_message_put_ref(msg);
+			it->dropped++;
+			continue;
+		}
+		if (cls) {
 			it->kept++;
 			if (it->writing) {	/* written as records, not forwarded */
-				bool ok = record_message(it, (unsigned int) (best - it->inputs), msg, cls);
-
 				bt_message_put_ref(msg);
-				if (!ok) {
-					status = BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_ERROR;
-					goto end;
-				}
 				continue;
 			}
-		} else if (it->writing && !record_message(it, (unsigned int) (best - it->inputs), msg, NULL)) {
-			bt_message_put_ref(msg);
-			status = BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_ERROR;
-			goto end;
 		}
 		msgs[(*count)++] = msg;
 	}
