@@ -228,19 +228,20 @@ void clock_fit_iterator_finalize(bt_self_message_iterator *self)
 	iter_destroy(bt_self_message_iterator_get_data(self));
 }
 
-static int fail(struct fit_iter *it, const struct fit_file *f, const char *what)
+/* `what` is wrong with a records file (it names the file): the cause; -1. */
+static int fail(struct fit_iter *it, const char *what)
 {
 	BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_MESSAGE_ITERATOR(it->sync.self,
 		"%s: parameter `records`: %s; write it again with filter.deepspan.sync-extract's `records` "
-		"(doc/scale.md, \"Pair records\").", CLOCK_FIT_CLASS_NAME,
-		what ? what : f->reader.path);
+		"(doc/scale.md, \"Pair records\").", CLOCK_FIT_CLASS_NAME, what);
 	return -1;
 }
 
+/* `what` is wrong at the reading position of `f`: the cause, naming the file and the byte; -1. */
 static int fail_at(struct fit_iter *it, const struct fit_file *f, const char *what)
 {
 	char *text = g_strdup_printf("\"%s\", byte %" PRIu64 ": %s", f->reader.path, f->reader.offset, what);
-	int ret = fail(it, f, text);
+	int ret = fail(it, text);
 
 	g_free(text);
 	return ret;
@@ -290,7 +291,7 @@ static int advance(struct fit_iter *it, struct fit_file *f)
 		case DS_PAIR_READ_END:
 			return 0;
 		default:
-			return fail(it, f, why);
+			return fail(it, why);
 		}
 	}
 }
@@ -415,7 +416,7 @@ static int fit(struct fit_iter *it)
 		f = &it->files[i];
 		if (ds_pair_reader_open(&f->reader, g_ptr_array_index(it->comp->records, i), why, sizeof(why)) !=
 				DS_PAIR_READ_OK) {
-			return fail(it, f, why);
+			return fail(it, why);
 		}
 		if (advance(it, f)) {
 			return -1;

@@ -183,18 +183,26 @@ static bool get_bytes(struct ds_pair_reader *r, void *out, size_t n)
 	return true;
 }
 
+/* The little-endian integer of `bytes` bytes at `b`. */
+static uint64_t load(const uint8_t *b, unsigned int bytes)
+{
+	uint64_t v = 0;
+	unsigned int i;
+
+	for (i = 0; i < bytes; i++) {
+		v |= (uint64_t) b[i] << (8 * i);
+	}
+	return v;
+}
+
 static bool get_uint(struct ds_pair_reader *r, unsigned int bytes, uint64_t *v)
 {
 	uint8_t b[8];
-	unsigned int i;
 
 	if (!get_bytes(r, b, bytes)) {
 		return false;
 	}
-	*v = 0;
-	for (i = 0; i < bytes; i++) {
-		*v |= (uint64_t) b[i] << (8 * i);
-	}
+	*v = load(b, bytes);
 	return true;
 }
 
@@ -245,18 +253,6 @@ static bool get_clock(struct ds_pair_reader *r, struct ds_pair_clock *c)
 		return false;
 	}
 	return (!(flags & 4) || get_string(r, &c->name)) && (!(flags & 8) || get_string(r, &c->hostname));
-}
-
-/* Little-endian integers of a fixed part read at once. */
-static uint64_t load(const uint8_t *b, unsigned int bytes)
-{
-	uint64_t v = 0;
-	unsigned int i;
-
-	for (i = 0; i < bytes; i++) {
-		v |= (uint64_t) b[i] << (8 * i);
-	}
-	return v;
 }
 
 static void parse_head(const uint8_t *b, struct ds_pair_record *cur)
