@@ -76,6 +76,24 @@ def test_work_dir_holds_small_pair_traces(scenario, tmp_path):
     assert sorted(os.listdir(tmp_path / "w")) == ["h0", "h1", "h2", "steps.json", "sync.json"]
 
 
+def test_largest_host_runs_first(scenario, tmp_path):
+    """With fewer jobs than hosts the per-host steps and passes start with the host of the most trace bytes (the
+    longest task does not wait behind short ones): with --jobs 1 they end, and steps.json lists them, in that
+    order, and the report is the same as with every host at once."""
+    trace = scenario(3, "lock-remote", 3)
+    size = lambda root: sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(root) for f in fs)
+    by_size = sorted(trace.iterdir(), key=lambda d: (-size(d), d.name))
+    assert size(by_size[0]) > size(by_size[1]) > size(by_size[2])
+    expected = [d.name for d in by_size]
+    for extra, key in ((["--no-chains"], "analysis_hosts"), ([], "hosts")):
+        work = tmp_path / f"w{key}"
+        report("--sync", "--jobs", "1", *extra, "--work-dir", work, "-o", tmp_path / f"r{key}", trace)
+        steps = json.loads((work / "steps.json").read_text())
+        assert [s["host"] for s in steps[key]] == expected
+        report("--sync", "--jobs", "3", *extra, "-o", tmp_path / f"all{key}", trace)
+        same_files(tmp_path / f"r{key}", tmp_path / f"all{key}")
+
+
 def test_real_two_host_traces(shared_traces, tmp_path):
     """LTTng's scp traces (two real hosts, clocks 80 s apart, packets the muxer refuses): the per-host pair
     traces give the two-pass sync report exactly, and the same (span-less) table and warnings."""
