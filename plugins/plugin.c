@@ -22,6 +22,8 @@ BT_PLUGIN_VERSION_WITH_ID(deepspan, 0, 1, 0, NULL);
 #include "sync-filter/register.h"
 #include "sync-extract-filter/register.h"
 #include "clock-fit-source/register.h"
+#include "pipe-sink/register.h"
+#include "pipe-source/register.h"
 #include "nodejs-ctx-filter/register.h"
 #include "span-attrib-filter/register.h"
 #include "diff-sink/register.h"

@@ -143,3 +143,29 @@ def test_asan_pair_records_and_clock_fit(tmp_path, shared_traces):
                           capture_output=True, text=True, timeout=900, env=asan_env(), cwd=tmp_path)
     assert proc.returncode == 1 and "is not a whole pair-records file" in " ".join(proc.stderr.split())
     assert not re.search(r"(ERROR: AddressSanitizer|runtime error:)", proc.stderr), proc.stderr[-8000:]
+
+
+def test_asan_trace_pipe(tmp_path):
+    """A scenario's spans (layers: deepspan:disk events too) through sink.deepspan.pipe and source.deepspan.pipe
+    into the diff sink (doc/scale.md, "Trace pipe"), then a pipe cut short refused: no sanitizer report."""
+    plugin_dir = pathlib.Path(ASAN_BUILD_DIR) / "plugin-dir"
+    trace = tmp_path / "t"
+    subprocess.run(["babeltrace2", f"--plugin-path={plugin_dir}", "-c", "source.deepspan.scenario", "-p",
+                    'requests=40,hosts=2,seed=3,cause="disk-contention"', "-c", "sink.ctf.fs", "-p", f'path="{trace}"'],
+                   check=True, capture_output=True, env=asan_env(), timeout=900)
+    pipe = tmp_path / "spans.pipe"
+    sources = []
+    for k, d in enumerate(sorted(p.parent for p in trace.rglob("metadata"))):
+        sources += [f"--component=s{k}:source.ctf.fs", f"--params=inputs=[\"{d}\"]", f"--connect=s{k}:attrib"]
+    asan_graph(tmp_path, "run", *sources, "--component=attrib:filter.deepspan.span-attrib",
+               "--params=pass-through=false,layers=true", "--connect=attrib:sink",
+               "--component=sink:sink.deepspan.pipe", f"--params=path=\"{pipe}\"")
+    asan_graph(tmp_path, "run", "--component=p:source.deepspan.pipe", f"--params=path=\"{pipe}\"",
+               "--component=sink:sink.deepspan.diff", f"--params=output-dir=\"{tmp_path / 'r'}\"", "--connect=p:sink")
+    cut = tmp_path / "cut.pipe"
+    cut.write_bytes(pipe.read_bytes()[:-3])
+    proc = subprocess.run(["babeltrace2", f"--plugin-path={plugin_dir}", "run", "--component=p:source.deepspan.pipe",
+                           f"--params=path=\"{cut}\"", "--component=sink:sink.utils.dummy", "--connect=p:sink"],
+                          capture_output=True, text=True, timeout=900, env=asan_env(), cwd=tmp_path)
+    assert proc.returncode == 1 and "cut short" in proc.stderr
+    assert not re.search(r"(ERROR: AddressSanitizer|runtime error:)", proc.stderr), proc.stderr[-8000:]
