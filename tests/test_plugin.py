@@ -8,9 +8,9 @@ import pytest
 from conftest import run_babeltrace2
 
 CLASSES = {
-    "source": ["scenario", "clock-fit"],
+    "source": ["scenario", "clock-fit", "pipe"],
     "filter": ["sync", "sync-extract", "nodejs-ctx", "span-attrib"],
-    "sink": ["diff", "metrics"],
+    "sink": ["diff", "metrics", "pipe"],
 }
 ALL = [f"{kind}.deepspan.{name}" for kind, names in CLASSES.items() for name in names]
 

@@ -51,9 +51,9 @@ def test_per_host_analysis_gives_the_single_graph_report(scenario, tmp_path, hos
         assert analysis(work)["mode"] == "per host"
         steps = json.loads((work / "steps.json").read_text())
         assert len(steps["analysis_hosts"]) == hosts and all(s["peak_rss_mib"] > 0 for s in steps["analysis_hosts"])
-        # each host's pass wrote its deepspan:span trace, and the record of a pass that ended
+        # each host's pass wrote its trace pipe, and the record of a pass that ended
         for h in range(hosts):
-            assert list((work / f"a{h}" / "spans").rglob("metadata"))
+            assert (work / f"a{h}" / "spans.pipe").read_bytes()[:8] == b"DSPIPE01"
             record = json.loads((work / f"a{h}" / "cross-host.json").read_text())
             assert record["stopped"] is False and record["last_ns"] > 0
     # chains off: no chain continues on another host (no time in flight between hosts)
@@ -95,11 +95,12 @@ def test_chains_across_hosts_run_as_one_graph(scenario, tmp_path):
 
 def test_one_graph_mode_and_nodejs_skip_the_per_host_analysis(scenario, tmp_path):
     trace = scenario(2, "lock-remote", 11)
-    report("--sync", "--no-chains", "--analysis", "one-graph", "--work-dir", tmp_path / "w", "-o", tmp_path / "r",
-           trace)
+    report("--sync", "--no-chains", "--jobs", "2", "--analysis", "one-graph", "--work-dir", tmp_path / "w", "-o",
+           tmp_path / "r", trace)
     one = analysis(tmp_path / "w")
     assert one.pop("wall_s") > 0  # the one graph's own wall time (bench/scale's breakdown)
-    assert one == {"mode": "one graph", "why": "--analysis one-graph"}
+    # with two jobs its sink runs in a process of its own (doc/scale.md, "Trace pipe")
+    assert one == {"mode": "one graph", "why": "--analysis one-graph", "sink": "own process"}
     assert "# analysis: per host" in report("--sync", "--dry-run", trace).stderr
 
 

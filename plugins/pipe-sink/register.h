@@ -14,7 +14,7 @@ BT_PLUGIN_SINK_COMPONENT_CLASS_HELP_WITH_ID(deepspan, pipe_sink,
 	"connect it to filter.deepspan.span-attrib with `pass-through=false`.\n"
 	"\n"
 	"Parameters:\n"
-	"  path   string, required: the file or FIFO to write (opened when the graph runs).\n"
+	"  path   string, required (no default): the file or FIFO to write (opened when the graph runs).\n"
 	"See doc/scale.md, \"Trace pipe\".");
 BT_PLUGIN_SINK_COMPONENT_CLASS_INITIALIZE_METHOD_WITH_ID(deepspan, pipe_sink, pipe_sink_component_initialize);
 BT_PLUGIN_SINK_COMPONENT_CLASS_FINALIZE_METHOD_WITH_ID(deepspan, pipe_sink, pipe_sink_component_finalize);

@@ -12,7 +12,7 @@ BT_PLUGIN_SOURCE_COMPONENT_CLASS_HELP_WITH_ID(deepspan, pipe_source,
 	"error naming its byte offset.\n"
 	"\n"
 	"Parameters:\n"
-	"  path   string, required: the file or FIFO to read.\n"
+	"  path   string, required (no default): the file or FIFO to read.\n"
 	"See doc/scale.md, \"Trace pipe\".");
 BT_PLUGIN_SOURCE_COMPONENT_CLASS_INITIALIZE_METHOD_WITH_ID(deepspan, pipe_source,
 	pipe_source_component_initialize);
