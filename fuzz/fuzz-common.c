@@ -2,9 +2,11 @@
 #include "fuzz-common.h"
 
 #include <glib.h>
+#include <glib/gstdio.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static bt_self_component *captured;
 
@@ -85,4 +87,25 @@ char *fuzz_string(struct fuzz_bytes *in, size_t max)
 	text[len] = '\0';
 	in->pos += len;
 	return text;
+}
+
+char *fuzz_tmp_dir(const char *name)
+{
+	char *dir = NULL;
+	char *pattern = g_strdup_printf("%s-XXXXXX", name);
+
+	if (getenv("DEEPSPAN_FUZZ_TMP")) {
+		dir = g_strdup(getenv("DEEPSPAN_FUZZ_TMP"));
+		g_mkdir_with_parents(dir, 0700);
+	} else if (!getenv("TMPDIR") && g_file_test("/dev/shm", G_FILE_TEST_IS_DIR) && access("/dev/shm", W_OK) == 0) {
+		dir = g_build_filename("/dev/shm", pattern, NULL);
+		if (!g_mkdtemp(dir)) {
+			g_free(dir);
+			dir = NULL;
+		}
+	} else {
+		dir = g_dir_make_tmp(pattern, NULL);
+	}
+	g_free(pattern);
+	return dir;
 }

@@ -28,4 +28,10 @@ bool fuzz_done(const struct fuzz_bytes *in);
 /* Copies up to `max` bytes (length from the input) into a new NUL-terminated string (g_free it). */
 char *fuzz_string(struct fuzz_bytes *in, size_t max);
 
+/*
+ * A private temporary directory for a harness's files (g_free it): DEEPSPAN_FUZZ_TMP when set, else
+ * /dev/shm/NAME-XXXXXX when /dev/shm is writable and TMPDIR is not set, else $TMPDIR/NAME-XXXXXX; NULL on failure.
+ */
+char *fuzz_tmp_dir(const char *name);
+
 #endif /* DEEPSPAN_FUZZ_COMMON_H */

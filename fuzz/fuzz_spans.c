@@ -789,19 +789,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	bt_message_iterator_class_put_ref(iter_class);
 
 	contract = getenv("DEEPSPAN_FUZZ_CONTRACT") && strcmp(getenv("DEEPSPAN_FUZZ_CONTRACT"), "0");
-	if (getenv("DEEPSPAN_FUZZ_TMP")) {
-		tmp_dir = g_strdup(getenv("DEEPSPAN_FUZZ_TMP"));
-		g_mkdir_with_parents(tmp_dir, 0700);
-	} else if (!getenv("TMPDIR") && g_file_test("/dev/shm", G_FILE_TEST_IS_DIR) &&
-			access("/dev/shm", W_OK) == 0) {
-		tmp_dir = g_build_filename("/dev/shm", "deepspan-fuzz-XXXXXX", NULL);
-		if (!g_mkdtemp(tmp_dir)) {
-			g_free(tmp_dir);
-			tmp_dir = NULL;
-		}
-	} else {
-		tmp_dir = g_dir_make_tmp("deepspan-fuzz-XXXXXX", NULL);
-	}
+	tmp_dir = fuzz_tmp_dir("deepspan-fuzz");
 	if (!tmp_dir) {
 		die("cannot create a temporary directory");
 	}

@@ -25,6 +25,7 @@ HARNESSES = [
     ("fuzz_pair_records", "fuzz_pair_records", {}),
     ("fuzz_spans", "fuzz_spans", {}),
     ("fuzz_spans-contract", "fuzz_spans", {"DEEPSPAN_FUZZ_CONTRACT": "1"}),
+    ("fuzz_pipe", "fuzz_pipe", {}),
 ]
 # A harness reports a broken invariant on a line of its own starting with its name ("fuzz_duration: ...");
 # libFuzzer's "/path/fuzz_duration: Running 1 inputs" line is not one.

@@ -254,3 +254,12 @@ def test_valgrind_on_both_ends(scenario, tmp_path):
     proc = subprocess.run([*memcheck, *from_pipe(tmp_path / "cut", ["--component=sink:sink.utils.dummy"])],
                           capture_output=True, text=True, timeout=900)
     assert proc.returncode == 1 and "cut short" in proc.stderr, proc.stderr[-6000:]
+
+
+def test_sink_process_errors(tmp_path):
+    for args, text in [(["--sync", "--sink-process", "fast"], "--sink-process: expected auto, own or same, got 'fast'"),
+                       (["--sink-process", "own"], "--sink-process own: it chooses how the one analysis graph of "
+                                                   "--sync runs (not with --single-graph): add --sync"),
+                       (["--sync", "--single-graph", "--sink-process", "own"], "--sink-process own: it chooses")]:
+        proc = report(*args, tmp_path, check=False)
+        assert proc.returncode == 2 and text in proc.stderr, proc.stderr

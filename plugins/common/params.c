@@ -251,6 +251,20 @@ enum ds_param_status ds_params_get_string(const struct ds_params *params,
 	return DS_PARAM_STATUS_OK;
 }
 
+enum ds_param_status ds_params_get_required_string(const struct ds_params *params,
+		const char *name, const char *purpose, const char **out)
+{
+	if (ds_params_get_string(params, name, NULL, out)) {
+		return DS_PARAM_STATUS_ERROR;
+	}
+	if (!*out || !**out) {
+		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(params->self_comp,
+			"%s: parameter `%s` is required: %s.", params->class_name, name, purpose);
+		return DS_PARAM_STATUS_ERROR;
+	}
+	return DS_PARAM_STATUS_OK;
+}
+
 enum ds_param_status ds_params_get_choice(const struct ds_params *params,
 		const char *name, const char *const *choices,
 		unsigned int default_index, unsigned int *out)

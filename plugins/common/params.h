@@ -58,6 +58,10 @@ enum ds_param_status ds_params_get_double(const struct ds_params *params,
 enum ds_param_status ds_params_get_string(const struct ds_params *params,
 		const char *name, const char *default_value, const char **out);
 
+/* A string that must be given and not be empty; the error says what it is for (`purpose`). */
+enum ds_param_status ds_params_get_required_string(const struct ds_params *params,
+		const char *name, const char *purpose, const char **out);
+
 /* A string that must be one of `choices` (NULL-terminated); `*out` = its index. */
 enum ds_param_status ds_params_get_choice(const struct ds_params *params,
 		const char *name, const char *const *choices,

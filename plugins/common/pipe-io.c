@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* The bytes of a trace pipe (pipe-io.h): buffered writes and reads on a file descriptor. */
 #define _GNU_SOURCE
+/* first: ssize_t from <sys/types.h>, as the plugin's other files see it (one type per name in the object) */
+#include <sys/types.h>
+
 #include "pipe-io.h"
 
 #include <errno.h>

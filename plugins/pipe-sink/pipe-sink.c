@@ -41,13 +41,13 @@ struct pipe_sink {
 	bt_self_component *self_comp;		/* borrowed */
 	char *path;				/* owned */
 	bt_message_iterator *iterator;		/* owned */
-	struct ds_pipe_out out;			/* the file, open from the first message on */
-	bool opened;
-	/* object (a reference held) -> id (GUINT_TO_POINTER), or -> owned struct event_class_entry */
+	struct ds_pipe_out out;			/* owned: the file, open from the first consumption on */
+	bool opened;				/* `out` is open */
+	/* owned tables: object (a reference held, put when the entry goes) -> id (GSIZE_TO_POINTER) */
 	GHashTable *clocks, *trace_classes, *traces, *stream_classes, *streams;
-	GHashTable *event_classes;
-	uint64_t next_id[6];			/* per table, ids from 1 */
-	uint64_t messages;
+	GHashTable *event_classes;		/* owned: event class (a reference held) -> owned struct event_class_entry */
+	uint64_t next_id[6];			/* the last id given, per table (T_*): ids from 1 */
+	uint64_t messages;			/* messages written, for the end frame */
 };
 
 enum { T_CLOCK, T_TRACE_CLASS, T_TRACE, T_STREAM_CLASS, T_STREAM, T_EVENT_CLASS };
@@ -106,14 +106,8 @@ bt_component_class_initialize_method_status pipe_sink_component_initialize(bt_se
 	sink->streams = g_hash_table_new_full(g_direct_hash, g_direct_equal, put_stream, NULL);
 	sink->event_classes = g_hash_table_new_full(g_direct_hash, g_direct_equal, put_event_class,
 		free_event_class_entry);
-	if (ds_params_check_names(&p, known) || ds_params_get_string(&p, "path", NULL, &path)) {
-		status = BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_ERROR;
-		goto end;
-	}
-	if (!path || !*path) {
-		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(self_comp,
-			"%s: parameter `path` is required: the file or FIFO to write the messages into, which "
-			"source.deepspan.pipe reads (doc/scale.md, \"Trace pipe\").", PIPE_SINK_CLASS_NAME);
+	if (ds_params_check_names(&p, known) || ds_params_get_required_string(&p, "path", "the file or FIFO to "
+			"write the messages into, which source.deepspan.pipe reads (doc/scale.md, \"Trace pipe\")", &path)) {
 		status = BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_ERROR;
 		goto end;
 	}
@@ -472,16 +466,19 @@ bt_component_class_sink_consume_method_status pipe_sink_consume(bt_self_componen
 			BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(sink->self_comp,
 				"%s: cannot open `%s` (parameter `path`) for writing: %s.", PIPE_SINK_CLASS_NAME,
 				sink->path, g_strerror(errno));
-			return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_ERROR;
+			status = BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_ERROR;
+			goto end;
 		}
 		sink->opened = true;
 	}
 	next = ds_upstream_next(&owner, sink->iterator, "in", &msgs, &count);
 	if (next == BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_END) {
-		return finish(sink);
+		status = finish(sink);
+		goto end;
 	}
 	if (next != BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK) {
-		return ds_upstream_status_to_sink(next);
+		status = ds_upstream_status_to_sink(next);
+		goto end;
 	}
 	for (i = 0; i < count; i++) {
 		if (status == BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_OK && write_message(sink, msgs[i])) {
@@ -492,5 +489,6 @@ bt_component_class_sink_consume_method_status pipe_sink_consume(bt_self_componen
 	if (status == BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_OK && sink->out.failed) {
 		status = write_failed(sink);
 	}
+end:
 	return status;
 }

@@ -68,14 +68,8 @@ bt_component_class_initialize_method_status pipe_source_component_initialize(bt_
 	(void) config;
 	(void) init_data;
 	comp->self_comp = self_comp;
-	if (ds_params_check_names(&p, known) || ds_params_get_string(&p, "path", NULL, &path)) {
-		status = BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_ERROR;
-		goto end;
-	}
-	if (!path || !*path) {
-		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(self_comp,
-			"%s: parameter `path` is required: the file or FIFO that sink.deepspan.pipe writes "
-			"(doc/scale.md, \"Trace pipe\").", PIPE_SOURCE_CLASS_NAME);
+	if (ds_params_check_names(&p, known) || ds_params_get_required_string(&p, "path", "the file or FIFO that "
+			"sink.deepspan.pipe writes (doc/scale.md, \"Trace pipe\")", &path)) {
 		status = BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_ERROR;
 		goto end;
 	}
@@ -154,6 +148,8 @@ bt_message_iterator_class_initialize_method_status pipe_source_iterator_initiali
 		bt_self_message_iterator_configuration *config, bt_self_component_port_output *port)
 {
 	struct pipe_iter *it = g_new0(struct pipe_iter, 1);
+	bt_message_iterator_class_initialize_method_status status =
+		BT_MESSAGE_ITERATOR_CLASS_INITIALIZE_METHOD_STATUS_OK;
 
 	(void) config;
 	(void) port;
@@ -168,11 +164,15 @@ bt_message_iterator_class_initialize_method_status pipe_source_iterator_initiali
 	g_array_set_clear_func(it->event_classes, clear_event_class);
 	if (!ds_pipe_in_open(&it->in, it->comp->path)) {
 		fail(it, ITER_ERROR);
-		destroy_iter(it);
-		return BT_MESSAGE_ITERATOR_CLASS_INITIALIZE_METHOD_STATUS_ERROR;
+		status = BT_MESSAGE_ITERATOR_CLASS_INITIALIZE_METHOD_STATUS_ERROR;
+		goto end;
 	}
 	bt_self_message_iterator_set_data(self, it);
-	return BT_MESSAGE_ITERATOR_CLASS_INITIALIZE_METHOD_STATUS_OK;
+end:
+	if (status != BT_MESSAGE_ITERATOR_CLASS_INITIALIZE_METHOD_STATUS_OK) {
+		destroy_iter(it);	/* finalize is not called after a failed initialization */
+	}
+	return status;
 }
 
 void pipe_source_iterator_finalize(bt_self_message_iterator *self)
@@ -236,8 +236,9 @@ static enum iter_status read_clock(struct pipe_iter *it)
 			!ds_pipe_get_u(&it->in, &precision) || !ds_pipe_get_byte(&it->in, &origin) ||
 			!ds_pipe_get_byte(&it->in, &has_uuid) || (has_uuid && !ds_pipe_get_raw(&it->in, uuid, 16))) {
 		status = ITER_ERROR;
-	} else if (frequency == 0 || cycles >= frequency) {
-		ds_pipe_in_fail(&it->in, "a clock class with no frequency or an offset beyond a second");
+	} else if (frequency == 0 || frequency == UINT64_MAX || cycles >= frequency || precision == UINT64_MAX) {
+		ds_pipe_in_fail(&it->in, "a clock class with a frequency of 0 or 2^64 - 1, an offset beyond a second "
+			"or a precision of 2^64 - 1");
 		status = ITER_ERROR;
 	} else if (!(cc = bt_clock_class_create(bt_self_message_iterator_borrow_component(it->self))) ||
 			(name_copy && bt_clock_class_set_name(cc, name_copy)) ||
@@ -394,7 +395,13 @@ static enum iter_status read_event_class(struct pipe_iter *it)
 		switch (ds_pipe_get_field_class(&it->in, bt_stream_class_borrow_trace_class(slot.sc), &payload,
 				&slot.payload)) {
 		case DS_PIPE_OK:
-			status = bt_event_class_set_payload_field_class(slot.ec, payload) ? ITER_MEMORY_ERROR : ITER_OK;
+			if (slot.payload->kind != DS_PIPE_STRUCT) {
+				ds_pipe_in_fail(&it->in, "an event payload that is not a structure");
+				status = ITER_ERROR;
+			} else {
+				status = bt_event_class_set_payload_field_class(slot.ec, payload) ?
+					ITER_MEMORY_ERROR : ITER_OK;
+			}
 			break;
 		case DS_PIPE_MEMORY_ERROR:
 			status = ITER_MEMORY_ERROR;
@@ -461,6 +468,11 @@ static enum iter_status read_stream_beginning(struct pipe_iter *it, bt_message *
 
 	if (status || known_id(it, it->stream_classes->len, false, "stream class", &sc) ||
 			known_id(it, it->traces->len, false, "trace", &trace) || !ds_pipe_get_optstr(&it->in, &name)) {
+		return ITER_ERROR;
+	}
+	if (bt_stream_class_borrow_trace_class(g_ptr_array_index(it->stream_classes, sc)) !=
+			bt_trace_borrow_class(g_ptr_array_index(it->traces, trace))) {
+		ds_pipe_in_fail(&it->in, "a stream of a trace and a stream class of two trace classes");
 		return ITER_ERROR;
 	}
 	stream = bt_stream_create(g_ptr_array_index(it->stream_classes, sc), g_ptr_array_index(it->traces, trace));
