@@ -263,3 +263,21 @@ def test_sink_process_errors(tmp_path):
                        (["--sync", "--single-graph", "--sink-process", "own"], "--sink-process own: it chooses")]:
         proc = report(*args, tmp_path, check=False)
         assert proc.returncode == 2 and text in proc.stderr, proc.stderr
+
+
+def test_no_spans_says_the_same_with_the_sink_apart(scenario, tmp_path):
+    """Kernel traces only (no span provider): the diff sink's error names span-attrib upstream in both modes,
+    also when span-attrib runs in the other process (source.deepspan.pipe counts as it)."""
+    trace = scenario(2, "lock-remote", 5)
+    kernel_only = tmp_path / "kernel-only"
+    for k, d in enumerate(sorted(p.parent for p in trace.rglob("metadata")
+                                 if p.parent.name == "kernel")):
+        shutil.copytree(d, kernel_only / f"h{k}" / "kernel")
+    texts = []
+    for how in ("same", "own"):
+        proc = report("--sync", "--jobs", "2", "--analysis", "one-graph", "--sink-process", how, "-o",
+                      tmp_path / how, kernel_only, check=False)
+        assert proc.returncode != 0
+        texts.append(" ".join(proc.stderr.split()))
+    for text in texts:
+        assert "the input has no spans: filter.deepspan.span-attrib (upstream of this sink) found no span" in text

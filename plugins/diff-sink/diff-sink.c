@@ -189,8 +189,9 @@ void diff_component_finalize(bt_self_component_sink *self_sink)
 #define UPSTREAM_PROBE_LIMIT 256
 
 /*
- * Which deepspan filters feed input port `port` (by component class name,
- * once, when the graph is configured): the "no spans" error then says why.
+ * Which deepspan filters feed input port `port` (by component class name;
+ * source.deepspan.pipe counts as span-attrib: it carries its output from another process), once, when the
+ * graph is configured: the "no spans" error then says why.
  */
 static void probe_upstream(struct diff_sink *sink, const bt_port_input *port)
 {
@@ -211,6 +212,11 @@ static void probe_upstream(struct diff_sink *sink, const bt_port_input *port)
 		}
 		upstream = bt_port_borrow_component_const(bt_port_output_as_port_const(
 			bt_connection_borrow_upstream_port_const(connection)));
+		if (upstream && bt_component_is_source(upstream) &&
+				strcmp(bt_component_class_get_name(bt_component_borrow_class_const(upstream)), "pipe") == 0) {
+			/* source.deepspan.pipe carries span-attrib's output from another process (doc/scale.md) */
+			sink->config.span_attrib_upstream = true;
+		}
 		if (!upstream || !bt_component_is_filter(upstream) ||
 				g_hash_table_contains(seen, upstream)) {
 			continue;
