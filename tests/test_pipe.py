@@ -281,3 +281,16 @@ def test_no_spans_says_the_same_with_the_sink_apart(scenario, tmp_path):
         texts.append(" ".join(proc.stderr.split()))
     for text in texts:
         assert "the input has no spans: filter.deepspan.span-attrib (upstream of this sink) found no span" in text
+
+
+def test_work_dir_without_fifos_runs_one_process(scenario, tmp_path):
+    """The FIFO cannot be made (its name is taken by a directory that cannot be removed): said, and the sink
+    runs in the analysis's process with the same report."""
+    trace = scenario(2, "lock-remote", 5)
+    work = tmp_path / "w"
+    (work / "spans.pipe" / "occupied").mkdir(parents=True)
+    proc = report("--sync", "--jobs", "2", "--sink-process", "own", "--work-dir", work, "-o", tmp_path / "r", trace)
+    assert "cannot make the FIFO" in proc.stderr and "the sink runs in the analysis's process" in proc.stderr
+    assert '"sink"' not in (work / "steps.json").read_text()
+    report("--sync", "--jobs", "2", "--sink-process", "same", "-o", tmp_path / "same", trace)
+    same_files(tmp_path / "r", tmp_path / "same")
