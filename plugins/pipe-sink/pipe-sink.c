@@ -12,6 +12,7 @@
 
 #include <glib.h>
 
+#include "bt-put.h"
 #include "params.h"
 #include "pipe-types.h"
 #include "upstream.h"
@@ -51,13 +52,6 @@ struct pipe_sink {
 };
 
 enum { T_CLOCK, T_TRACE_CLASS, T_TRACE, T_STREAM_CLASS, T_STREAM, T_EVENT_CLASS };
-
-static void put_clock(gpointer p) { bt_clock_class_put_ref(p); }
-static void put_trace_class(gpointer p) { bt_trace_class_put_ref(p); }
-static void put_trace(gpointer p) { bt_trace_put_ref(p); }
-static void put_stream_class(gpointer p) { bt_stream_class_put_ref(p); }
-static void put_stream(gpointer p) { bt_stream_put_ref(p); }
-static void put_event_class(gpointer p) { bt_event_class_put_ref(p); }
 
 static void free_event_class_entry(gpointer p)
 {
@@ -99,12 +93,12 @@ bt_component_class_initialize_method_status pipe_sink_component_initialize(bt_se
 	(void) config;
 	(void) init_data;
 	sink->self_comp = self_comp;
-	sink->clocks = g_hash_table_new_full(g_direct_hash, g_direct_equal, put_clock, NULL);
-	sink->trace_classes = g_hash_table_new_full(g_direct_hash, g_direct_equal, put_trace_class, NULL);
-	sink->traces = g_hash_table_new_full(g_direct_hash, g_direct_equal, put_trace, NULL);
-	sink->stream_classes = g_hash_table_new_full(g_direct_hash, g_direct_equal, put_stream_class, NULL);
-	sink->streams = g_hash_table_new_full(g_direct_hash, g_direct_equal, put_stream, NULL);
-	sink->event_classes = g_hash_table_new_full(g_direct_hash, g_direct_equal, put_event_class,
+	sink->clocks = g_hash_table_new_full(g_direct_hash, g_direct_equal, ds_put_clock_class, NULL);
+	sink->trace_classes = g_hash_table_new_full(g_direct_hash, g_direct_equal, ds_put_trace_class, NULL);
+	sink->traces = g_hash_table_new_full(g_direct_hash, g_direct_equal, ds_put_trace, NULL);
+	sink->stream_classes = g_hash_table_new_full(g_direct_hash, g_direct_equal, ds_put_stream_class, NULL);
+	sink->streams = g_hash_table_new_full(g_direct_hash, g_direct_equal, ds_put_stream, NULL);
+	sink->event_classes = g_hash_table_new_full(g_direct_hash, g_direct_equal, ds_put_event_class,
 		free_event_class_entry);
 	if (ds_params_check_names(&p, known) || ds_params_get_required_string(&p, "path", "the file or FIFO to "
 			"write the messages into, which source.deepspan.pipe reads (doc/scale.md, \"Trace pipe\")", &path)) {

@@ -11,6 +11,7 @@
 
 #include <glib.h>
 
+#include "bt-put.h"
 #include "params.h"
 #include "pipe-types.h"
 #include "pipe-source/component.h"
@@ -100,12 +101,6 @@ void pipe_source_component_finalize(bt_self_component_source *self)
 	destroy_comp(bt_self_component_get_data(bt_self_component_source_as_self_component(self)));
 }
 
-static void put_clock(gpointer p) { bt_clock_class_put_ref(p); }
-static void put_trace_class(gpointer p) { bt_trace_class_put_ref(p); }
-static void put_trace(gpointer p) { bt_trace_put_ref(p); }
-static void put_stream_class(gpointer p) { bt_stream_class_put_ref(p); }
-static void put_stream(gpointer p) { bt_stream_put_ref(p); }
-
 static void clear_event_class(gpointer p)
 {
 	struct event_class_slot *slot = p;
@@ -155,11 +150,11 @@ bt_message_iterator_class_initialize_method_status pipe_source_iterator_initiali
 	(void) port;
 	it->self = self;
 	it->comp = bt_self_component_get_data(bt_self_message_iterator_borrow_component(self));
-	it->clocks = g_ptr_array_new_with_free_func(put_clock);
-	it->trace_classes = g_ptr_array_new_with_free_func(put_trace_class);
-	it->traces = g_ptr_array_new_with_free_func(put_trace);
-	it->stream_classes = g_ptr_array_new_with_free_func(put_stream_class);
-	it->streams = g_ptr_array_new_with_free_func(put_stream);
+	it->clocks = g_ptr_array_new_with_free_func(ds_put_clock_class);
+	it->trace_classes = g_ptr_array_new_with_free_func(ds_put_trace_class);
+	it->traces = g_ptr_array_new_with_free_func(ds_put_trace);
+	it->stream_classes = g_ptr_array_new_with_free_func(ds_put_stream_class);
+	it->streams = g_ptr_array_new_with_free_func(ds_put_stream);
 	it->event_classes = g_array_new(FALSE, TRUE, sizeof(struct event_class_slot));
 	g_array_set_clear_func(it->event_classes, clear_event_class);
 	if (!ds_pipe_in_open(&it->in, it->comp->path)) {

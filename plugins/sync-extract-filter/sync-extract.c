@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bt-put.h"
 #include "input-ports.h"
 #include "log.h"
 #include "pair-records.h"
@@ -135,16 +136,6 @@ bt_component_class_port_connected_method_status sync_extract_input_port_connecte
 	return ds_input_ports_connected(self, self_port, EXTRACT_CLASS_NAME);
 }
 
-static void unref_class(gpointer ec)
-{
-	bt_event_class_put_ref(ec);
-}
-
-static void unref_clock(gpointer cc)
-{
-	bt_clock_class_put_ref(cc);
-}
-
 static void iter_destroy(struct extract_iter *it)
 {
 	unsigned int i;
@@ -196,8 +187,8 @@ bt_message_iterator_class_initialize_method_status sync_extract_iterator_initial
 	it->owner.class_name = EXTRACT_CLASS_NAME;
 	it->owner.doc_page = "doc/scale.md";
 	it->last_event_ns = INT64_MIN;
-	it->keep = g_hash_table_new_full(g_direct_hash, g_direct_equal, unref_class, g_free);
-	it->clocks = g_hash_table_new_full(g_direct_hash, g_direct_equal, unref_clock, NULL);
+	it->keep = g_hash_table_new_full(g_direct_hash, g_direct_equal, ds_put_event_class, g_free);
+	it->clocks = g_hash_table_new_full(g_direct_hash, g_direct_equal, ds_put_clock_class, NULL);
 	it->span_cache = ds_span_events_create();
 	it->inputs = g_new0(struct extract_input, n ? n : 1);
 	for (i = 0; i < n; i++) {

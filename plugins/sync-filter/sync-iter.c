@@ -15,6 +15,7 @@
 #include <string.h>
 #include <xxhash.h>
 
+#include "bt-put.h"
 #include "log.h"
 #include "sync.h"
 #include "component.h"
@@ -664,28 +665,13 @@ bt_message_iterator_class_next_method_status sync_iterator_next(
 
 /* ---- life cycle ---- */
 
-static void put_clock_class_key(gpointer p)
-{
-	bt_clock_class_put_ref(p);
-}
-
-static void put_event_class_key(gpointer p)
-{
-	bt_event_class_put_ref(p);
-}
-
-static void put_stream_key(gpointer p)
-{
-	bt_stream_put_ref(p);
-}
-
 void sync_iter_tables_init(struct sync_iter *it)
 {
 	it->hosts = g_ptr_array_new_with_free_func(sync_host_destroy);
 	it->clock_hosts = g_hash_table_new_full(g_direct_hash, g_direct_equal,
-		put_clock_class_key, NULL);
+		ds_put_clock_class, NULL);
 	it->stream_keys = g_hash_table_new_full(g_direct_hash, g_direct_equal,
-		put_stream_key, g_free);
+		ds_put_stream, g_free);
 	it->packet_end_cap = INT64_MAX;
 	ds_reorder_init(&it->reorder);
 }
@@ -790,7 +776,7 @@ bt_message_iterator_class_initialize_method_status sync_iterator_initialize(
 	it->comp = bt_self_component_get_data(bt_self_message_iterator_borrow_component(self));
 	sync_iter_tables_init(it);
 	it->event_infos = g_hash_table_new_full(g_direct_hash, g_direct_equal,
-		put_event_class_key, g_free);
+		ds_put_event_class, g_free);
 	if (create_inputs(it)) {
 		goto error;
 	}

@@ -6,17 +6,8 @@
  */
 #include <string.h>
 
+#include "bt-put.h"
 #include "trace-ir-copy.h"
-
-#define DEFINE_PUT(type) \
-	static void put_##type(gpointer obj) { bt_##type##_put_ref(obj); }
-DEFINE_PUT(clock_class)
-DEFINE_PUT(trace_class)
-DEFINE_PUT(stream_class)
-DEFINE_PUT(event_class)
-DEFINE_PUT(trace)
-DEFINE_PUT(stream)
-DEFINE_PUT(packet)
 
 enum ds_ir_copy_status ds_ir_copy_init(struct ds_ir_copy *copy,
 		bt_self_component *self_comp, bt_clock_class *out_clock,
@@ -27,8 +18,8 @@ enum ds_ir_copy_status ds_ir_copy_init(struct ds_ir_copy *copy,
 		&copy->event_classes, &copy->traces, &copy->streams, &copy->packets,
 	};
 	GDestroyNotify puts[] = {
-		put_clock_class, put_trace_class, put_stream_class, put_event_class,
-		put_trace, put_stream, put_packet,
+		ds_put_clock_class, ds_put_trace_class, ds_put_stream_class, ds_put_event_class,
+		ds_put_trace, ds_put_stream, ds_put_packet,
 	};
 	size_t i;
 
