@@ -74,12 +74,15 @@ void ds_pipe_put_raw_slow(struct ds_pipe_out *o, const void *bytes, size_t len)
 
 void ds_pipe_put_optstr(struct ds_pipe_out *o, const char *s)
 {
+	size_t len;
+
 	if (!s) {
 		ds_pipe_put_u(o, 0);
 		return;
 	}
-	ds_pipe_put_u(o, strlen(s) + 1);
-	ds_pipe_put_raw(o, s, strlen(s));
+	len = strlen(s);
+	ds_pipe_put_u(o, len + 1);
+	ds_pipe_put_raw(o, s, len);
 }
 
 bool ds_pipe_out_close(struct ds_pipe_out *o)
@@ -105,13 +108,11 @@ void ds_pipe_in_fail(struct ds_pipe_in *in, const char *what)
 	}
 }
 
-bool ds_pipe_in_fill(struct ds_pipe_in *in)
+/* Reads the next block into the (empty) buffer: true with bytes, false at the end (`eof`) or on a read error. */
+static bool refill(struct ds_pipe_in *in)
 {
 	ssize_t n;
 
-	if (in->failed) {
-		return false;
-	}
 	in->pos = in->len = 0;
 	do {
 		n = in->eof ? 0 : read(in->fd, in->buf, DS_PIPE_BUFFER);
@@ -120,12 +121,21 @@ bool ds_pipe_in_fill(struct ds_pipe_in *in)
 		ds_pipe_in_fail(in, g_strerror(errno));
 		return false;
 	}
-	if (n == 0) {
-		in->eof = true;
+	in->eof = n == 0;
+	in->len = (size_t) n;
+	return n > 0;
+}
+
+bool ds_pipe_in_fill(struct ds_pipe_in *in)
+{
+	if (in->failed) {
+		return false;
+	}
+	if (!refill(in)) {
+		/* at the end of the input (after a read error, its own message stays) */
 		ds_pipe_in_fail(in, "cut short (the writer ended without the end frame)");
 		return false;
 	}
-	in->len = (size_t) n;
 	return true;
 }
 
@@ -252,22 +262,8 @@ bool ds_pipe_in_at_end(struct ds_pipe_in *in, bool *at_end)
 	if (in->failed) {
 		return false;
 	}
-	if (in->pos < in->len) {
-		*at_end = false;
-		return true;
-	}
-	if (ds_pipe_in_fill(in)) {
-		*at_end = false;
-		return true;
-	}
-	if (!in->eof) {
-		return false;	/* a read error: `why` says it */
-	}
-	/* the end of the input is where it should be: not a failure */
-	in->failed = false;
-	in->why[0] = '\0';
-	*at_end = true;
-	return true;
+	*at_end = in->pos == in->len && !refill(in);
+	return !in->failed;	/* a read error: `why` says it */
 }
 
 void ds_pipe_in_close(struct ds_pipe_in *in)

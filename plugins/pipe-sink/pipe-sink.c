@@ -42,8 +42,7 @@ struct pipe_sink {
 	bt_self_component *self_comp;		/* borrowed */
 	char *path;				/* owned */
 	bt_message_iterator *iterator;		/* owned */
-	struct ds_pipe_out out;			/* owned: the file, open from the first consumption on */
-	bool opened;				/* `out` is open */
+	struct ds_pipe_out out;			/* owned: the file, open (fd >= 0) from the first consumption on */
 	/* owned tables: object (a reference held, put when the entry goes) -> id (GSIZE_TO_POINTER) */
 	GHashTable *clocks, *trace_classes, *traces, *stream_classes, *streams;
 	GHashTable *event_classes;		/* owned: event class (a reference held) -> owned struct event_class_entry */
@@ -67,9 +66,7 @@ static void destroy(struct pipe_sink *sink)
 		return;
 	}
 	BT_MESSAGE_ITERATOR_PUT_REF_AND_RESET(sink->iterator);
-	if (sink->opened) {
-		(void) ds_pipe_out_close(&sink->out);
-	}
+	(void) ds_pipe_out_close(&sink->out);	/* nothing when never opened or already closed */
 	g_hash_table_destroy(sink->event_classes);
 	g_hash_table_destroy(sink->streams);
 	g_hash_table_destroy(sink->stream_classes);
@@ -93,6 +90,7 @@ bt_component_class_initialize_method_status pipe_sink_component_initialize(bt_se
 	(void) config;
 	(void) init_data;
 	sink->self_comp = self_comp;
+	sink->out = (struct ds_pipe_out) { .fd = -1 };
 	sink->clocks = g_hash_table_new_full(g_direct_hash, g_direct_equal, ds_put_clock_class, NULL);
 	sink->trace_classes = g_hash_table_new_full(g_direct_hash, g_direct_equal, ds_put_trace_class, NULL);
 	sink->traces = g_hash_table_new_full(g_direct_hash, g_direct_equal, ds_put_trace, NULL);
@@ -436,7 +434,6 @@ static bt_component_class_sink_consume_method_status finish(struct pipe_sink *si
 {
 	ds_pipe_put_byte(&sink->out, FRAME_END);
 	ds_pipe_put_u(&sink->out, sink->messages);
-	sink->opened = false;
 	BT_MESSAGE_ITERATOR_PUT_REF_AND_RESET(sink->iterator);
 	if (!ds_pipe_out_close(&sink->out)) {
 		return write_failed(sink);
@@ -455,7 +452,7 @@ bt_component_class_sink_consume_method_status pipe_sink_consume(bt_self_componen
 	bt_message_array_const msgs;
 	uint64_t count = 0, i;
 
-	if (!sink->opened) {
+	if (sink->out.fd < 0) {
 		if (!ds_pipe_out_open(&sink->out, sink->path)) {
 			BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(sink->self_comp,
 				"%s: cannot open `%s` (parameter `path`) for writing: %s.", PIPE_SINK_CLASS_NAME,
@@ -463,7 +460,6 @@ bt_component_class_sink_consume_method_status pipe_sink_consume(bt_self_componen
 			status = BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_ERROR;
 			goto end;
 		}
-		sink->opened = true;
 	}
 	next = ds_upstream_next(&owner, sink->iterator, "in", &msgs, &count);
 	if (next == BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_END) {
