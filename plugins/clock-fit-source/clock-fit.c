@@ -12,6 +12,7 @@
 
 #include <glib.h>
 
+#include "add-port.h"
 #include "pair-records.h"
 #include "params.h"
 #include "sync-filter/sync.h"
@@ -119,16 +120,9 @@ bt_component_class_initialize_method_status clock_fit_component_initialize(
 		status = BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_ERROR;
 		goto error;
 	}
-	switch (bt_self_component_source_add_output_port(self, "out", NULL, NULL)) {
-	case BT_SELF_COMPONENT_ADD_PORT_STATUS_OK:
-		break;
-	case BT_SELF_COMPONENT_ADD_PORT_STATUS_MEMORY_ERROR:
-		status = BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_MEMORY_ERROR;
-		goto error;
-	default:
-		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(self_comp,
-			"%s: cannot add the output port `out`.", CLOCK_FIT_CLASS_NAME);
-		status = BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_ERROR;
+	status = ds_add_port_status(bt_self_component_source_add_output_port(self, "out", NULL, NULL), self_comp,
+		CLOCK_FIT_CLASS_NAME, "the output port `out`");
+	if (status != BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_OK) {
 		goto error;
 	}
 	bt_self_component_set_data(self_comp, comp);

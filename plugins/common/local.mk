@@ -13,6 +13,7 @@ plugins_common_libdeepspan_common_la_SOURCES += \
 	plugins/common/kernel-net.c plugins/common/kernel-net.h \
 	plugins/common/pair-records.c plugins/common/pair-records.h \
 	plugins/common/bt-put.c plugins/common/bt-put.h \
+	plugins/common/add-port.c plugins/common/add-port.h \
 	plugins/common/pipe-io.c plugins/common/pipe-io.h \
 	plugins/common/pipe-types.c plugins/common/pipe-types.h \
 	plugins/common/detail-format.c plugins/common/detail-format.h \

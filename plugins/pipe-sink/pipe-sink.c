@@ -12,6 +12,7 @@
 
 #include <glib.h>
 
+#include "add-port.h"
 #include "bt-put.h"
 #include "params.h"
 #include "pipe-types.h"
@@ -104,18 +105,8 @@ bt_component_class_initialize_method_status pipe_sink_component_initialize(bt_se
 		goto end;
 	}
 	sink->path = g_strdup(path);
-	switch (bt_self_component_sink_add_input_port(self, "in", NULL, NULL)) {
-	case BT_SELF_COMPONENT_ADD_PORT_STATUS_OK:
-		break;
-	case BT_SELF_COMPONENT_ADD_PORT_STATUS_MEMORY_ERROR:
-		status = BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_MEMORY_ERROR;
-		goto end;
-	default:
-		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(self_comp,
-			"%s: cannot add the input port `in`.", PIPE_SINK_CLASS_NAME);
-		status = BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_ERROR;
-		goto end;
-	}
+	status = ds_add_port_status(bt_self_component_sink_add_input_port(self, "in", NULL, NULL), self_comp,
+		PIPE_SINK_CLASS_NAME, "the input port `in`");
 end:
 	if (status == BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_OK) {
 		bt_self_component_set_data(self_comp, sink);

@@ -11,6 +11,7 @@
 
 #include <glib.h>
 
+#include "add-port.h"
 #include "bt-put.h"
 #include "params.h"
 #include "pipe-types.h"
@@ -75,18 +76,8 @@ bt_component_class_initialize_method_status pipe_source_component_initialize(bt_
 		goto end;
 	}
 	comp->path = g_strdup(path);
-	switch (bt_self_component_source_add_output_port(self, "out", NULL, NULL)) {
-	case BT_SELF_COMPONENT_ADD_PORT_STATUS_OK:
-		break;
-	case BT_SELF_COMPONENT_ADD_PORT_STATUS_MEMORY_ERROR:
-		status = BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_MEMORY_ERROR;
-		goto end;
-	default:
-		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(self_comp,
-			"%s: cannot add the output port `out`.", PIPE_SOURCE_CLASS_NAME);
-		status = BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_ERROR;
-		goto end;
-	}
+	status = ds_add_port_status(bt_self_component_source_add_output_port(self, "out", NULL, NULL), self_comp,
+		PIPE_SOURCE_CLASS_NAME, "the output port `out`");
 end:
 	if (status == BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_OK) {
 		bt_self_component_set_data(self_comp, comp);

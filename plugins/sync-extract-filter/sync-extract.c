@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "add-port.h"
 #include "bt-put.h"
 #include "input-ports.h"
 #include "log.h"
@@ -92,19 +93,8 @@ bt_component_class_initialize_method_status sync_extract_component_initialize(
 		status = BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_ERROR;
 		goto end;
 	}
-	switch (bt_self_component_filter_add_output_port(self, "out", NULL, NULL)) {
-	case BT_SELF_COMPONENT_ADD_PORT_STATUS_OK:
-		break;
-	case BT_SELF_COMPONENT_ADD_PORT_STATUS_MEMORY_ERROR:
-		status = BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_MEMORY_ERROR;
-		goto end;
-	default:
-		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(
-			bt_self_component_filter_as_self_component(self),
-			"%s: cannot add the output port `out`.", EXTRACT_CLASS_NAME);
-		status = BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_ERROR;
-		goto end;
-	}
+	status = ds_add_port_status(bt_self_component_filter_add_output_port(self, "out", NULL, NULL),
+		bt_self_component_filter_as_self_component(self), EXTRACT_CLASS_NAME, "the output port `out`");
 end:
 	if (status != BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_OK) {
 		/* finalize is not called after a failed initialization */
