@@ -109,3 +109,21 @@ char *fuzz_tmp_dir(const char *name)
 	g_free(pattern);
 	return dir;
 }
+
+const bt_plugin_set *fuzz_load_plugin(const char *argv0, const char *harness)
+{
+	const char *plugin_path = getenv("DEEPSPAN_FUZZ_PLUGIN");
+	char *self_dir = g_path_get_dirname(argv0);
+	char *default_path = g_build_filename(self_dir, "plugin", "babeltrace-plugin-deepspan.so", NULL);
+	const bt_plugin_set *set = NULL;
+
+	if (bt_plugin_find_all_from_file(plugin_path ? plugin_path : default_path, BT_FALSE, &set) !=
+			BT_PLUGIN_FIND_ALL_FROM_FILE_STATUS_OK || bt_plugin_set_get_plugin_count(set) < 1) {
+		fprintf(stderr, "%s: cannot load the plugin %s (build it with fuzz/build)\n", harness,
+			plugin_path ? plugin_path : default_path);
+		exit(1);
+	}
+	g_free(default_path);
+	g_free(self_dir);
+	return set;
+}

@@ -34,4 +34,11 @@ char *fuzz_string(struct fuzz_bytes *in, size_t max);
  */
 char *fuzz_tmp_dir(const char *name);
 
+/*
+ * The instrumented plugin fuzz/build makes (DEEPSPAN_FUZZ_PLUGIN, default: plugin/babeltrace-plugin-deepspan.so
+ * beside the program `argv0`): its plugin set (a reference); exits with a message naming `harness` when it
+ * cannot be loaded.
+ */
+const bt_plugin_set *fuzz_load_plugin(const char *argv0, const char *harness);
+
 #endif /* DEEPSPAN_FUZZ_COMMON_H */

@@ -53,19 +53,11 @@ static void cleanup(void)
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
-	const char *plugin_path = getenv("DEEPSPAN_FUZZ_PLUGIN");
-	char *self_dir = g_path_get_dirname((*argv)[0]);
-	char *default_path = g_build_filename(self_dir, "plugin", "babeltrace-plugin-deepspan.so", NULL);
-	const bt_plugin_set *set = NULL;
-	const bt_plugin *plugin;
+	const bt_plugin_set *set = fuzz_load_plugin((*argv)[0], "fuzz_pipe");
+	const bt_plugin *plugin = bt_plugin_set_borrow_plugin_by_index_const(set, 0);
 	unsigned int i;
 
 	(void) argc;
-	if (bt_plugin_find_all_from_file(plugin_path ? plugin_path : default_path, BT_FALSE, &set) !=
-			BT_PLUGIN_FIND_ALL_FROM_FILE_STATUS_OK || bt_plugin_set_get_plugin_count(set) < 1) {
-		die("cannot load the plugin (build it with fuzz/build, or set DEEPSPAN_FUZZ_PLUGIN)");
-	}
-	plugin = bt_plugin_set_borrow_plugin_by_index_const(set, 0);
 	source_class = bt_plugin_borrow_source_component_class_by_name_const(plugin, "pipe");
 	sink_class = bt_plugin_borrow_sink_component_class_by_name_const(plugin, "pipe");
 	if (!source_class || !sink_class) {
@@ -85,8 +77,6 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 		paths[i] = g_build_filename(tmp_dir, name, NULL);
 	}
 	atexit(cleanup);
-	g_free(default_path);
-	g_free(self_dir);
 	return 0;
 }
 

@@ -753,21 +753,11 @@ static void die(const char *what)
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
-	const char *plugin_path = getenv("DEEPSPAN_FUZZ_PLUGIN");
-	char *self_dir = g_path_get_dirname((*argv)[0]);
-	char *default_path = g_build_filename(self_dir, "plugin", "babeltrace-plugin-deepspan.so", NULL);
-	const bt_plugin_set *set = NULL;
-	const bt_plugin *plugin;
+	const bt_plugin_set *set = fuzz_load_plugin((*argv)[0], "fuzz_spans");
+	const bt_plugin *plugin = bt_plugin_set_borrow_plugin_by_index_const(set, 0);
 	bt_message_iterator_class *iter_class;
 
 	(void) argc;
-	if (bt_plugin_find_all_from_file(plugin_path ? plugin_path : default_path, BT_FALSE, &set) !=
-			BT_PLUGIN_FIND_ALL_FROM_FILE_STATUS_OK || bt_plugin_set_get_plugin_count(set) < 1) {
-		fprintf(stderr, "fuzz_spans: cannot load the plugin %s (build it with fuzz/build)\n",
-			plugin_path ? plugin_path : default_path);
-		exit(1);
-	}
-	plugin = bt_plugin_set_borrow_plugin_by_index_const(set, 0);
 	diff_class = bt_plugin_borrow_sink_component_class_by_name_const(plugin, "diff");
 	metrics_class = bt_plugin_borrow_sink_component_class_by_name_const(plugin, "metrics");
 	if (!diff_class || !metrics_class) {
@@ -794,8 +784,6 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 		die("cannot create a temporary directory");
 	}
 	atexit(cleanup);
-	g_free(default_path);
-	g_free(self_dir);
 	return 0;
 }
 
