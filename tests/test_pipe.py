@@ -258,11 +258,41 @@ def test_valgrind_on_both_ends(scenario, tmp_path):
 
 def test_sink_process_errors(tmp_path):
     for args, text in [(["--sync", "--sink-process", "fast"], "--sink-process: expected auto, own or same, got 'fast'"),
-                       (["--sink-process", "own"], "--sink-process own: it chooses how the one analysis graph of "
-                                                   "--sync runs (not with --single-graph): add --sync"),
-                       (["--sync", "--single-graph", "--sink-process", "own"], "--sink-process own: it chooses")]:
+                       (["--sink-process=sometimes"], "--sink-process: expected auto, own or same, got 'sometimes'")]:
         proc = report(*args, tmp_path, check=False)
         assert proc.returncode == 2 and text in proc.stderr, proc.stderr
+
+
+@pytest.mark.parametrize("extra", [[], ["--metrics", "culprit"], ["--sync", "--single-graph"]])
+def test_one_graph_without_the_clock_estimate_runs_its_sink_apart(scenario, tmp_path, extra):
+    """Without --sync (and with --single-graph) the one graph also runs its sink in a second process with --jobs 2
+    (auto) or --sink-process own: the same report, text and messages as one process; the FIFO goes with the
+    temporary directory, or from --work-dir."""
+    trace = scenario(2, "lock-remote", 5)
+    runs = {}
+    for how, args in [("same", ["--sink-process", "same"]), ("own", ["--jobs", "2"]),
+                      ("j1", ["--jobs", "1"]), ("wd", ["--sink-process", "own", "--work-dir", tmp_path / "wd-work"])]:
+        out = [] if "--metrics" in extra else ["-o", tmp_path / how]
+        proc = report(*extra, *args, *out, trace)
+        runs[how] = (proc.stdout.replace(str(tmp_path / how), "OUT"), proc.stderr)
+        if out:
+            assert (tmp_path / how).is_dir()
+            if how != "same":
+                same_files(tmp_path / "same", tmp_path / how)
+    assert runs["own"] == runs["same"] == runs["j1"] == runs["wd"]
+    assert (tmp_path / "wd-work").is_dir() and not list((tmp_path / "wd-work").glob("*.pipe"))
+    proc = report(*extra, "--jobs", "2", "--dry-run", trace)
+    assert "sink.deepspan.pipe" in proc.stderr and "source.deepspan.pipe" in proc.stderr
+    assert "sink.deepspan.pipe" not in proc.stdout and proc.stdout.startswith("babeltrace2 ")
+    assert "sink.deepspan.pipe" not in report(*extra, "--jobs", "1", "--dry-run", trace).stderr
+
+
+def test_failing_sink_apart_without_sync(scenario, tmp_path):
+    """Without --sync, a sink that fails at once (its output directory is a file) ends the run with its error."""
+    (tmp_path / "file").write_text("x")
+    proc = report("--jobs", "2", "-o", tmp_path / "file" / "out", scenario(2, "lock-remote", 5), check=False,
+                  timeout=120)
+    assert proc.returncode != 0 and "output" in proc.stderr.lower()
 
 
 def test_no_spans_says_the_same_with_the_sink_apart(scenario, tmp_path):

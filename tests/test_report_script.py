@@ -79,7 +79,8 @@ def test_directory_without_trace(tmp_path):
 
 def test_kernel_only_trace_says_there_are_no_spans(shared_traces, tmp_path):
     """Issue 11, defect 10: span-attrib is in the graph, the trace has kernel events but no spans."""
-    proc = report("-o", tmp_path / "k", shared_traces / "cat-kern-ust" / "cat-kernel", check=False)
+    proc = report("--sink-process", "same", "-o", tmp_path / "k", shared_traces / "cat-kern-ust" / "cat-kernel",
+                  check=False)
     stderr = " ".join(proc.stderr.split())  # the CLI wraps long causes
     assert proc.returncode != 0
     assert "put filter.deepspan.span-attrib before it" not in stderr
@@ -89,9 +90,18 @@ def test_kernel_only_trace_says_there_are_no_spans(shared_traces, tmp_path):
                      "`deepspan_ust:span_start` / `deepspan_ust:span_end`", "Node.js `vnode:*` events"):
         assert provider in stderr
     assert "filter.deepspan.nodejs-ctx is not in the graph: add it before span-attrib" in stderr
-    proc = report("--nodejs", "-o", tmp_path / "n", shared_traces / "cat-kern-ust" / "cat-kernel", check=False)
+    proc = report("--nodejs", "--sink-process", "same", "-o", tmp_path / "n", shared_traces / "cat-kern-ust" /
+                  "cat-kernel", check=False)
     stderr = " ".join(proc.stderr.split())
     assert proc.returncode != 0 and "(filter.deepspan.nodejs-ctx is in the graph)" in stderr
+    # the sink in its own process reads a trace pipe: it cannot see the writer's graph, and says so
+    proc = report("--nodejs", "--sink-process", "own", "-o", tmp_path / "o", shared_traces / "cat-kern-ust" /
+                  "cat-kernel", check=False)
+    stderr = " ".join(proc.stderr.split())
+    assert proc.returncode != 0 and "the input has no spans" in stderr
+    assert ("(this sink reads a trace pipe (source.deepspan.pipe): for Node.js services, add "
+            "filter.deepspan.nodejs-ctx before span-attrib in the graph that writes it (deepspan-report --nodejs))"
+            in stderr)
 
 
 def test_no_span_attrib_upstream_says_so(shared_traces, tmp_path):

@@ -317,6 +317,21 @@ static bool check_spill(struct run *run)
 	return false;
 }
 
+/* Whether filter.deepspan.nodejs-ctx feeds the sink, as said in the no-spans error. */
+static const char *nodejs_ctx_said(const struct ds_diff_config *config)
+{
+	if (config->nodejs_ctx_upstream) {
+		return "filter.deepspan.nodejs-ctx is in the graph";
+	}
+	if (config->pipe_upstream) {
+		return "this sink reads a trace pipe (source.deepspan.pipe): for Node.js services, add "
+			"filter.deepspan.nodejs-ctx before span-attrib in the graph that writes it "
+			"(deepspan-report --nodejs)";
+	}
+	return "filter.deepspan.nodejs-ctx is not in the graph: add it before span-attrib "
+		"(deepspan-report --nodejs) for Node.js services";
+}
+
 /* The error when no span at all reached the sink: why, and what to do. */
 static void report_no_spans(struct run *run)
 {
@@ -333,10 +348,7 @@ static void report_no_spans(struct run *run)
 		"(`deepspan_ust:span_start` / `deepspan_ust:span_end`) and, through "
 		"filter.deepspan.nodejs-ctx, Node.js `vnode:*` events (%s). Record the "
 		"application's user-space trace with one of these providers next to the kernel "
-		"trace (doc/instrumentation.md, doc/nodejs.md).", run->class_name,
-		run->config->nodejs_ctx_upstream ? "filter.deepspan.nodejs-ctx is in the graph" :
-		"filter.deepspan.nodejs-ctx is not in the graph: add it before span-attrib "
-		"(deepspan-report --nodejs) for Node.js services");
+		"trace (doc/instrumentation.md, doc/nodejs.md).", run->class_name, nodejs_ctx_said(run->config));
 }
 
 static bool check_groups(struct run *run)

@@ -36,6 +36,7 @@ struct ds_diff_config {
 	GHashTable *stuck;		/* borrowed from the reader: still-blocked detail id -> spans */
 	bool span_attrib_upstream;	/* a filter.deepspan.span-attrib feeds this sink */
 	bool nodejs_ctx_upstream;	/* a filter.deepspan.nodejs-ctx feeds this sink */
+	bool pipe_upstream;		/* a source.deepspan.pipe feeds it: its writer's graph is not seen here */
 };
 
 extern const char *const ds_mode_names[];

@@ -216,6 +216,7 @@ static void probe_upstream(struct diff_sink *sink, const bt_port_input *port)
 				strcmp(bt_component_class_get_name(bt_component_borrow_class_const(upstream)), "pipe") == 0) {
 			/* source.deepspan.pipe carries span-attrib's output from another process (doc/scale.md) */
 			sink->config.span_attrib_upstream = true;
+			sink->config.pipe_upstream = true;
 		}
 		if (!upstream || !bt_component_is_filter(upstream) ||
 				g_hash_table_contains(seen, upstream)) {
