@@ -226,6 +226,35 @@ def test_unwritable_path_and_full_disk(scenario, tmp_path):
     assert proc.returncode != 0 and "cannot write `/dev/full`" in proc.stderr
 
 
+def test_end_frame_apart_is_the_rest_of_the_pipe(scenario, tmp_path):
+    """`end-path`: the pipe in `path` without its end frame (the reader waits for it), the end frame in
+    `end-path`; the two put together are the pipe written whole, byte for byte (deepspan-report's streamed
+    merge appends it)."""
+    trace = scenario(2, "lock-remote", 5)
+    run_babeltrace2(*analysis(trace, "", pipe_sink(tmp_path / "whole")))
+    run_babeltrace2(*analysis(trace, "", ["--component=sink:sink.deepspan.pipe",
+                                          f"--params=path={q(tmp_path / 'body')},end-path={q(tmp_path / 'end')}"]))
+    whole, body, end = ((tmp_path / n).read_bytes() for n in ("whole", "body", "end"))
+    assert body + end == whole and end[:1] == b"Z" and len(end) <= 11
+    proc = run_babeltrace2(*from_pipe(tmp_path / "body", DETAILS), check=False)
+    assert proc.returncode != 0 and "cut short" in proc.stderr
+    for params, text in ((f"path={q(tmp_path / 'x')},end-path=\"\"", "parameter `end-path` is ``: it must name "
+                          "another file than `path`"),
+                         (f"path={q(tmp_path / 'x')},end-path={q(tmp_path / 'x')}", "it must name another file"),
+                         (f"path={q(tmp_path / 'x')},end-path=4", "end-path")):
+        proc = run_babeltrace2(*analysis(trace, "", ["--component=sink:sink.deepspan.pipe", f"--params={params}"]),
+                               check=False)
+        assert proc.returncode != 0 and text in " ".join(proc.stderr.split()), proc.stderr[-2000:]
+    proc = run_babeltrace2(*analysis(trace, "", ["--component=sink:sink.deepspan.pipe",
+                                                 f"--params=path={q(tmp_path / 'y')},end-path=\"/dev/full\""]),
+                           check=False)
+    assert proc.returncode != 0 and "cannot write" in proc.stderr and "/dev/full" in proc.stderr
+    proc = run_babeltrace2(*analysis(trace, "", ["--component=sink:sink.deepspan.pipe",
+                                                 f"--params=path={q(tmp_path / 'z')},"
+                                                 f"end-path={q(tmp_path / 'no' / 'dir' / 'end')}"]), check=False)
+    assert proc.returncode != 0 and "cannot write the end frame into" in " ".join(proc.stderr.split())
+
+
 def test_packets_are_refused_naming_what_to_connect(scenario, tmp_path):
     trace = scenario(2, "lock-remote", 5)
     kernel = sorted(p.parent for p in trace.rglob("metadata"))[0]

@@ -169,3 +169,8 @@ def test_asan_trace_pipe(tmp_path):
                           capture_output=True, text=True, timeout=900, env=asan_env(), cwd=tmp_path)
     assert proc.returncode == 1 and "cut short" in proc.stderr
     assert not re.search(r"(ERROR: AddressSanitizer|runtime error:)", proc.stderr), proc.stderr[-8000:]
+    # the end frame apart (`end-path`, deepspan-report's streamed merge): the two files are the whole pipe
+    asan_graph(tmp_path, "run", *sources, "--component=attrib:filter.deepspan.span-attrib",
+               "--params=pass-through=false,layers=true", "--connect=attrib:sink",
+               "--component=sink:sink.deepspan.pipe", f"--params=path=\"{tmp_path / 'body'}\",end-path=\"{tmp_path / 'end'}\"")
+    assert (tmp_path / "body").read_bytes() + (tmp_path / "end").read_bytes() == pipe.read_bytes()

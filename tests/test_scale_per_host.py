@@ -51,9 +51,15 @@ def test_per_host_analysis_gives_the_single_graph_report(scenario, tmp_path, hos
         assert analysis(work)["mode"] == "per host"
         steps = json.loads((work / "steps.json").read_text())
         assert len(steps["analysis_hosts"]) == hosts and all(s["peak_rss_mib"] > 0 for s in steps["analysis_hosts"])
-        # each host's pass wrote its trace pipe, and the record of a pass that ended
+        # --jobs 2 streams the passes into the merge (at most twice as many hosts as jobs): FIFOs, removed after;
+        # else each host's pass wrote its trace pipe file
+        streamed = work.name == "w2" and hosts <= 4
+        assert steps.get("merge") == ("streamed" if streamed else None)
         for h in range(hosts):
-            assert (work / f"a{h}" / "spans.pipe").read_bytes()[:8] == b"DSPIPE01"
+            if streamed:
+                assert not list((work / f"a{h}").glob("spans.*"))
+            else:
+                assert (work / f"a{h}" / "spans.pipe").read_bytes()[:8] == b"DSPIPE01"
             record = json.loads((work / f"a{h}" / "cross-host.json").read_text())
             assert record["stopped"] is False and record["last_ns"] > 0
     # chains off: no chain continues on another host (no time in flight between hosts)
@@ -91,6 +97,39 @@ def test_chains_across_hosts_run_as_one_graph(scenario, tmp_path):
                if r["stopped"]]
     assert stopped and all(s["what"] == "wait ended by a TCP segment not sent on this host" and s["tid"] > 0
                            for s in stopped)
+    # the passes were streamed into a merge (--jobs 2), stopped with them: no FIFO left, no merge recorded
+    assert not list((tmp_path / "wp").glob("a*/spans.*"))
+    assert "merge" not in json.loads((tmp_path / "wp" / "steps.json").read_text())
+
+
+def test_streamed_merge_gives_the_merge_after_the_passes(scenario, tmp_path):
+    """--jobs 2 runs every host's pass and the merge at once, through FIFOs whose end frames deepspan-report gives
+    only when every pass ended as it must; --sink-process same writes files and merges after them: the same
+    report, tables, stdout and stderr (span-attrib's warnings host by host, then the sink's)."""
+    trace = scenario(3, "disk-contention", 3)
+    runs = {}
+    for how in ("own", "same"):
+        for extra, out in (([], ["-o", tmp_path / how]), (["--metrics", "host"], [])):
+            proc = report("--sync", "--no-chains", "--jobs", "2", "--sink-process", how, "--work-dir",
+                          tmp_path / f"w-{how}", *extra, *out, trace)
+            runs[how, bool(extra)] = (proc.stdout.replace(str(tmp_path / how), "OUT"), proc.stderr)
+            steps = json.loads((tmp_path / f"w-{how}" / "steps.json").read_text())
+            assert steps.get("merge") == ("streamed" if how == "own" else None)
+            assert steps["merge_wall_s"] > 0 and steps["analysis"]["mode"] == "per host"
+    same_files(tmp_path / "own", tmp_path / "same")
+    assert runs["own", False] == runs["same", False] and runs["own", True] == runs["same", True]
+    assert "W deepspan filter.deepspan.span-attrib" in runs["own", False][1]
+    assert not list((tmp_path / "w-own").glob("a*/spans.*"))
+
+
+def test_streamed_merge_that_fails_stops_the_passes(scenario, tmp_path):
+    """The merge fails at once (its output directory is a file) while the passes stream into it: its error and
+    exit status, the passes stopped (they would wait on the full FIFOs forever), no FIFO left."""
+    (tmp_path / "file").write_text("x")
+    proc = report("--sync", "--no-chains", "--jobs", "2", "--work-dir", tmp_path / "w", "-o",
+                  tmp_path / "file" / "out", scenario(3, "disk-contention", 3), check=False, timeout=300)
+    assert proc.returncode != 0 and "output" in proc.stderr.lower()
+    assert not list((tmp_path / "w").glob("a*/spans.*"))
 
 
 def test_one_graph_mode_and_nodejs_skip_the_per_host_analysis(scenario, tmp_path):

@@ -100,6 +100,28 @@ bool ds_pipe_out_close(struct ds_pipe_out *o)
 	return !o->failed;
 }
 
+bool ds_pipe_out_close_file(struct ds_pipe_out *o)
+{
+	ds_pipe_out_flush(o);
+	if (close(o->fd) != 0 && !o->failed) {
+		o->failed = true;
+		o->error = errno;
+	}
+	o->fd = -1;
+	return !o->failed;
+}
+
+bool ds_pipe_out_reopen(struct ds_pipe_out *o, const char *path)
+{
+	o->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+	if (o->fd < 0) {
+		o->failed = true;
+		o->error = errno;
+		return false;
+	}
+	return true;
+}
+
 void ds_pipe_in_fail(struct ds_pipe_in *in, const char *what)
 {
 	if (!in->failed) {

@@ -39,6 +39,13 @@ bool ds_pipe_out_open(struct ds_pipe_out *o, const char *path);
 void ds_pipe_out_flush(struct ds_pipe_out *o);
 /* Flushes and closes; false (errno in o->error) when any write or the close failed. */
 bool ds_pipe_out_close(struct ds_pipe_out *o);
+/*
+ * The rest of a pipe in another file (sink.deepspan.pipe `end-path`): ds_pipe_out_close_file() flushes and
+ * closes the open file but keeps the buffer, ds_pipe_out_reopen() then writes on into `path` (created or
+ * truncated, no magic); each false (errno in o->error) on failure.
+ */
+bool ds_pipe_out_close_file(struct ds_pipe_out *o);
+bool ds_pipe_out_reopen(struct ds_pipe_out *o, const char *path);
 void ds_pipe_put_raw_slow(struct ds_pipe_out *o, const void *bytes, size_t len);
 
 static inline void ds_pipe_put_raw(struct ds_pipe_out *o, const void *bytes, size_t len)

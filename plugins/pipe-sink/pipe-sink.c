@@ -42,6 +42,7 @@ struct event_class_entry {
 struct pipe_sink {
 	bt_self_component *self_comp;		/* borrowed */
 	char *path;				/* owned */
+	char *end_path;				/* owned; NULL: the end frame goes into `path` */
 	bt_message_iterator *iterator;		/* owned */
 	struct ds_pipe_out out;			/* owned: the file, open (fd >= 0) from the first consumption on */
 	/* owned tables: object (a reference held, put when the entry goes) -> id (GSIZE_TO_POINTER) */
@@ -75,18 +76,19 @@ static void destroy(struct pipe_sink *sink)
 	g_hash_table_destroy(sink->trace_classes);
 	g_hash_table_destroy(sink->clocks);
 	g_free(sink->path);
+	g_free(sink->end_path);
 	g_free(sink);
 }
 
 bt_component_class_initialize_method_status pipe_sink_component_initialize(bt_self_component_sink *self,
 		bt_self_component_sink_configuration *config, const bt_value *params, void *init_data)
 {
-	static const char *const known[] = { "path", NULL };
+	static const char *const known[] = { "path", "end-path", NULL };
 	bt_self_component *self_comp = bt_self_component_sink_as_self_component(self);
 	struct ds_params p = ds_params_make(self_comp, params, PIPE_SINK_CLASS_NAME);
 	bt_component_class_initialize_method_status status = BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_OK;
 	struct pipe_sink *sink = g_new0(struct pipe_sink, 1);
-	const char *path = NULL;
+	const char *path = NULL, *end_path = NULL;
 
 	(void) config;
 	(void) init_data;
@@ -100,11 +102,21 @@ bt_component_class_initialize_method_status pipe_sink_component_initialize(bt_se
 	sink->event_classes = g_hash_table_new_full(g_direct_hash, g_direct_equal, ds_put_event_class,
 		free_event_class_entry);
 	if (ds_params_check_names(&p, known) || ds_params_get_required_string(&p, "path", "the file or FIFO to "
-			"write the messages into, which source.deepspan.pipe reads (doc/scale.md, \"Trace pipe\")", &path)) {
+			"write the messages into, which source.deepspan.pipe reads (doc/scale.md, \"Trace pipe\")", &path) ||
+			ds_params_get_string(&p, "end-path", NULL, &end_path)) {
+		status = BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_ERROR;
+		goto end;
+	}
+	if (end_path && (*end_path == '\0' || strcmp(end_path, path) == 0)) {
+		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(self_comp,
+			"%s: parameter `end-path` is `%s`: it must name another file than `path`, where the end "
+			"frame is written for someone to append to `path` (doc/scale.md, \"Trace pipe\"); leave it "
+			"out to end the pipe in `path` itself.", PIPE_SINK_CLASS_NAME, end_path);
 		status = BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_ERROR;
 		goto end;
 	}
 	sink->path = g_strdup(path);
+	sink->end_path = g_strdup(end_path);
 	status = ds_add_port_status(bt_self_component_sink_add_input_port(self, "in", NULL, NULL), self_comp,
 		PIPE_SINK_CLASS_NAME, "the input port `in`");
 end:
@@ -421,13 +433,30 @@ static bt_component_class_sink_consume_method_status write_failed(struct pipe_si
 	return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_ERROR;
 }
 
+static bt_component_class_sink_consume_method_status end_failed(struct pipe_sink *sink)
+{
+	BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(sink->self_comp,
+		"%s: cannot write the end frame into `%s` (parameter `end-path`) after `%s`: %s.",
+		PIPE_SINK_CLASS_NAME, sink->end_path, sink->path, g_strerror(sink->out.error));
+	return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_ERROR;
+}
+
+/* The end frame, in `path` or (parameter `end-path`) in a file of its own; then the file is closed. */
 static bt_component_class_sink_consume_method_status finish(struct pipe_sink *sink)
 {
+	bool apart = sink->end_path != NULL;
+
+	BT_MESSAGE_ITERATOR_PUT_REF_AND_RESET(sink->iterator);
+	if (apart && !ds_pipe_out_close_file(&sink->out)) {
+		return write_failed(sink);
+	}
+	if (apart && !ds_pipe_out_reopen(&sink->out, sink->end_path)) {
+		return end_failed(sink);
+	}
 	ds_pipe_put_byte(&sink->out, FRAME_END);
 	ds_pipe_put_u(&sink->out, sink->messages);
-	BT_MESSAGE_ITERATOR_PUT_REF_AND_RESET(sink->iterator);
 	if (!ds_pipe_out_close(&sink->out)) {
-		return write_failed(sink);
+		return apart ? end_failed(sink) : write_failed(sink);
 	}
 	return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_END;
 }
