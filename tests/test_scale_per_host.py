@@ -122,6 +122,27 @@ def test_streamed_merge_gives_the_merge_after_the_passes(scenario, tmp_path):
     assert not list((tmp_path / "w-own").glob("a*/spans.*"))
 
 
+def test_streamed_pass_that_fails_is_named_and_stops_the_merge(scenario, tmp_path):
+    """A host whose traces the clock estimate reads but span-attrib refuses (a field of sched_switch renamed in
+    its metadata: the same bytes, another schema): its pass fails while the passes stream into the merge; the
+    run fails naming the host, the merge is stopped, and neither a report nor a FIFO is left."""
+    import shutil
+    trace = tmp_path / "t"
+    shutil.copytree(scenario(3, "disk-contention", 3), trace)
+    metadata = next(p for p in sorted(trace.rglob("metadata")) if p.parent.name == "kernel")
+    text = metadata.read_text()
+    assert "next_tid" in text
+    metadata.write_text(text.replace("next_tid", "next_tix"))
+    proc = report("--sync", "--no-chains", "--jobs", "2", "--work-dir", tmp_path / "w", "-o", tmp_path / "r", trace,
+                  check=False, timeout=300)
+    host = metadata.relative_to(trace).parts[0]
+    assert proc.returncode == 1
+    assert f"deepspan-report: host {host}: its per-host graph failed (exit status 1); no report was written" \
+        in proc.stderr
+    assert "has no integer/string field `next_tid`" in " ".join(proc.stderr.split())
+    assert not (tmp_path / "r").exists() and not list((tmp_path / "w").glob("a*/spans.*"))
+
+
 def test_streamed_merge_that_fails_stops_the_passes(scenario, tmp_path):
     """The merge fails at once (its output directory is a file) while the passes stream into it: its error and
     exit status, the passes stopped (they would wait on the full FIFOs forever), no FIFO left."""
