@@ -24,10 +24,16 @@ static void widen_fifo(int fd)
 #endif
 }
 
+/* `path` opened for writing, created or truncated (a FIFO blocks until its reader opens it); -1: errno set. */
+static int open_for_writing(const char *path)
+{
+	return open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+}
+
 bool ds_pipe_out_open(struct ds_pipe_out *o, const char *path)
 {
 	*o = (struct ds_pipe_out) { .fd = -1 };
-	o->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+	o->fd = open_for_writing(path);
 	if (o->fd < 0) {
 		return false;
 	}
@@ -85,21 +91,6 @@ void ds_pipe_put_optstr(struct ds_pipe_out *o, const char *s)
 	ds_pipe_put_raw(o, s, len);
 }
 
-bool ds_pipe_out_close(struct ds_pipe_out *o)
-{
-	if (o->fd >= 0) {
-		ds_pipe_out_flush(o);
-		if (close(o->fd) != 0 && !o->failed) {
-			o->failed = true;
-			o->error = errno;
-		}
-		o->fd = -1;
-	}
-	g_free(o->buf);
-	o->buf = NULL;
-	return !o->failed;
-}
-
 bool ds_pipe_out_close_file(struct ds_pipe_out *o)
 {
 	ds_pipe_out_flush(o);
@@ -111,9 +102,19 @@ bool ds_pipe_out_close_file(struct ds_pipe_out *o)
 	return !o->failed;
 }
 
+bool ds_pipe_out_close(struct ds_pipe_out *o)
+{
+	if (o->fd >= 0) {
+		(void) ds_pipe_out_close_file(o);	/* o->failed says it */
+	}
+	g_free(o->buf);
+	o->buf = NULL;
+	return !o->failed;
+}
+
 bool ds_pipe_out_reopen(struct ds_pipe_out *o, const char *path)
 {
-	o->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+	o->fd = open_for_writing(path);
 	if (o->fd < 0) {
 		o->failed = true;
 		o->error = errno;
