@@ -2,6 +2,7 @@
 """scripts/deepspan-report: the muxer-free `babeltrace2 run` graph (one source.ctf.fs per trace, the deepspan
 filter merging the streams by time) gives the same report as the CLI's convert mode, on scenario traces
 and real ones, with clear errors for bad arguments."""
+import os
 import subprocess
 
 import pytest
@@ -110,3 +111,32 @@ def test_no_span_attrib_upstream_says_so(shared_traces, tmp_path):
     stderr = " ".join(proc.stderr.split())
     assert proc.returncode != 0
     assert "no `deepspan:span` event reached this sink: put filter.deepspan.span-attrib before it" in stderr
+
+
+@pytest.mark.parametrize("given, expected", [
+    (None, "glibc.malloc.hugetlb=1"),
+    ("glibc.malloc.tcache_count=8", "glibc.malloc.tcache_count=8:glibc.malloc.hugetlb=1"),
+    ("glibc.malloc.hugetlb=0", "glibc.malloc.hugetlb=0"),
+])
+def test_babeltrace2_runs_on_huge_pages(hotrod, tmp_path, given, expected):
+    """Every babeltrace2 the script starts has glibc.malloc.hugetlb=1 added to GLIBC_TUNABLES (doc/performance.md,
+    "Huge pages"), a value the user set kept; a shim on PATH records what each one got, then runs the real one."""
+    shim = tmp_path / "bin" / "babeltrace2"
+    shim.parent.mkdir()
+    seen = tmp_path / "seen"
+    shim.write_text(f'#!/bin/sh\nprintf "%s\\n" "${{GLIBC_TUNABLES-unset}}" >> {seen}\nexec /usr/bin/babeltrace2 "$@"\n')
+    shim.chmod(0o755)
+    env = {k: v for k, v in os.environ.items() if k != "GLIBC_TUNABLES"}
+    env["PATH"] = f"{shim.parent}:{env['PATH']}"
+    if given is not None:
+        env["GLIBC_TUNABLES"] = given
+    for args in (("--jobs", "2"), ("--sync", "--jobs", "2")):
+        proc = subprocess.run([str(REPORT_SCRIPT), f"--plugin-path={PLUGIN_DIR}", *args, "-o", tmp_path / "r", hotrod],
+                              capture_output=True, text=True, timeout=600, env=env)
+        assert proc.returncode == 0, proc.stderr[-3000:]
+    lines = seen.read_text().splitlines()
+    assert len(lines) >= 2 + 3 + 2 and set(lines) == {expected}
+    dry = subprocess.run([str(REPORT_SCRIPT), f"--plugin-path={PLUGIN_DIR}", "--dry-run", hotrod], capture_output=True,
+                         text=True, timeout=600, env=env)
+    said = f"# every babeltrace2 below runs with GLIBC_TUNABLES={expected}"
+    assert (said in dry.stderr) == (given != "glibc.malloc.hugetlb=0")
