@@ -113,6 +113,30 @@ def test_no_span_attrib_upstream_says_so(shared_traces, tmp_path):
     assert "no `deepspan:span` event reached this sink: put filter.deepspan.span-attrib before it" in stderr
 
 
+
+def test_empty_metrics_table_says_why(shared_traces, hotrod):
+    """A metrics table of a trace without spans is empty, with a warning saying why and what to do: the texts of the
+    diff sink's no-spans error, for whatever feeds the sink; by="disk" reads the disks' requests, not spans."""
+    kernel = shared_traces / "cat-kern-ust" / "cat-kernel"
+    for by in ("operation", "request", "syscall", "thread", "culprit", "host"):
+        proc = report("--metrics", by, "--sink-process", "same", kernel)
+        stderr = " ".join(proc.stderr.split())
+        assert proc.stdout.count("\n") == 1, proc.stdout  # the header
+        assert ("sink.deepspan.metrics (sink): the table is empty: the input has no spans: "
+                "filter.deepspan.span-attrib (upstream of this sink) found no span events" in stderr), stderr
+        assert "filter.deepspan.nodejs-ctx is not in the graph: add it before span-attrib" in stderr
+    stderr = " ".join(report("--metrics", "operation", "--sink-process", "own", kernel).stderr.split())
+    assert "the table is empty: the input has no spans" in stderr and "this sink reads a trace pipe" in stderr
+    proc = report("--metrics", "disk", kernel)  # its rows are the disks' requests, spans or not
+    assert proc.stdout.count("\n") > 1 and "the table is empty" not in proc.stderr
+    proc = run_babeltrace2(kernel, "-c", "sink.deepspan.metrics", check=False)
+    assert proc.returncode == 0
+    assert ("the table is empty: no `deepspan:span` event reached this sink: put filter.deepspan.span-attrib before "
+            "it (doc/span-attrib.md)") in " ".join(proc.stderr.split())
+    # a table with rows says nothing of the kind
+    proc = report("--metrics", "operation", hotrod)
+    assert proc.stdout.count("\n") > 1 and "the table is empty" not in proc.stderr
+
 @pytest.mark.parametrize("given, expected", [
     (None, "glibc.malloc.hugetlb=1"),
     ("glibc.malloc.tcache_count=8", "glibc.malloc.tcache_count=8:glibc.malloc.hugetlb=1"),

@@ -317,38 +317,14 @@ static bool check_spill(struct run *run)
 	return false;
 }
 
-/* Whether filter.deepspan.nodejs-ctx feeds the sink, as said in the no-spans error. */
-static const char *nodejs_ctx_said(const struct ds_diff_config *config)
-{
-	if (config->nodejs_ctx_upstream) {
-		return "filter.deepspan.nodejs-ctx is in the graph";
-	}
-	if (config->pipe_upstream) {
-		return "this sink reads a trace pipe (source.deepspan.pipe): for Node.js services, add "
-			"filter.deepspan.nodejs-ctx before span-attrib in the graph that writes it "
-			"(deepspan-report --nodejs)";
-	}
-	return "filter.deepspan.nodejs-ctx is not in the graph: add it before span-attrib "
-		"(deepspan-report --nodejs) for Node.js services";
-}
-
 /* The error when no span at all reached the sink: why, and what to do. */
 static void report_no_spans(struct run *run)
 {
-	if (!run->config->span_attrib_upstream) {
-		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(run->self_comp,
-			"%s: no `deepspan:span` event reached this sink: put "
-			"filter.deepspan.span-attrib before it (doc/span-attrib.md).", run->class_name);
-		return;
-	}
-	BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(run->self_comp,
-		"%s: the input has no spans: filter.deepspan.span-attrib (upstream of this sink) "
-		"found no span events. It looks for the span providers jaeger_ust "
-		"(`jaeger_ust:start_span` / `jaeger_ust:end_span`), deepspan_ust "
-		"(`deepspan_ust:span_start` / `deepspan_ust:span_end`) and, through "
-		"filter.deepspan.nodejs-ctx, Node.js `vnode:*` events (%s). Record the "
-		"application's user-space trace with one of these providers next to the kernel "
-		"trace (doc/instrumentation.md, doc/nodejs.md).", run->class_name, nodejs_ctx_said(run->config));
+	GString *why = g_string_new(NULL);
+
+	ds_span_upstream_no_spans(&run->config->upstream, why);
+	BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(run->self_comp, "%s: %s", run->class_name, why->str);
+	g_string_free(why, TRUE);
 }
 
 static bool check_groups(struct run *run)

@@ -16,6 +16,7 @@
 #include "span-consumer/groups.h"
 #include "span-consumer/request-stream.h"
 #include "span-consumer/span-store.h"
+#include "span-consumer/span-upstream.h"
 
 struct ds_diff_config {
 	const char *output_dir;		/* borrowed */
@@ -34,9 +35,7 @@ struct ds_diff_config {
 	uint64_t invalid_chains;	/* from the reader: chains breaking their invariants, ignored */
 	GHashTable *deadlocks;		/* borrowed from the reader: deadlock detail id -> spans */
 	GHashTable *stuck;		/* borrowed from the reader: still-blocked detail id -> spans */
-	bool span_attrib_upstream;	/* a filter.deepspan.span-attrib feeds this sink */
-	bool nodejs_ctx_upstream;	/* a filter.deepspan.nodejs-ctx feeds this sink */
-	bool pipe_upstream;		/* a source.deepspan.pipe feeds it: its writer's graph is not seen here */
+	struct ds_span_upstream upstream;	/* what feeds this sink (the no-spans error says why) */
 };
 
 extern const char *const ds_mode_names[];

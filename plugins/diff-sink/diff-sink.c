@@ -185,61 +185,6 @@ void diff_component_finalize(bt_self_component_sink *self_sink)
 		bt_self_component_sink_as_self_component(self_sink)));
 }
 
-/* Components upstream of a sink looked at, at most (a graph is a handful of them). */
-#define UPSTREAM_PROBE_LIMIT 256
-
-/*
- * Which deepspan filters feed input port `port` (by component class name;
- * source.deepspan.pipe counts as span-attrib: it carries its output from another process), once, when the
- * graph is configured: the "no spans" error then says why.
- */
-static void probe_upstream(struct diff_sink *sink, const bt_port_input *port)
-{
-	GPtrArray *pending = g_ptr_array_new();
-	GHashTable *seen = g_hash_table_new(g_direct_hash, g_direct_equal);
-	guint next = 0;
-
-	g_ptr_array_add(pending, (gpointer) port);
-	while (next < pending->len && next < UPSTREAM_PROBE_LIMIT) {
-		const bt_connection *connection = bt_port_borrow_connection_const(
-			bt_port_input_as_port_const(g_ptr_array_index(pending, next++)));
-		const bt_component *upstream;
-		const char *name;
-		uint64_t i, n;
-
-		if (!connection) {
-			continue;
-		}
-		upstream = bt_port_borrow_component_const(bt_port_output_as_port_const(
-			bt_connection_borrow_upstream_port_const(connection)));
-		if (upstream && bt_component_is_source(upstream) &&
-				strcmp(bt_component_class_get_name(bt_component_borrow_class_const(upstream)), "pipe") == 0) {
-			/* source.deepspan.pipe carries span-attrib's output from another process (doc/scale.md) */
-			sink->config.span_attrib_upstream = true;
-			sink->config.pipe_upstream = true;
-		}
-		if (!upstream || !bt_component_is_filter(upstream) ||
-				g_hash_table_contains(seen, upstream)) {
-			continue;
-		}
-		g_hash_table_add(seen, (gpointer) upstream);
-		name = bt_component_class_get_name(bt_component_borrow_class_const(upstream));
-		if (strcmp(name, "span-attrib") == 0) {
-			sink->config.span_attrib_upstream = true;
-		} else if (strcmp(name, "nodejs-ctx") == 0) {
-			sink->config.nodejs_ctx_upstream = true;
-		}
-		n = bt_component_filter_get_input_port_count(
-			(const bt_component_filter *) upstream);
-		for (i = 0; i < n; i++) {
-			g_ptr_array_add(pending, (gpointer) bt_component_filter_borrow_input_port_by_index_const(
-				(const bt_component_filter *) upstream, i));
-		}
-	}
-	g_hash_table_destroy(seen);
-	g_ptr_array_free(pending, TRUE);
-}
-
 bt_component_class_sink_graph_is_configured_method_status
 diff_component_graph_is_configured(bt_self_component_sink *self_sink)
 {
@@ -255,7 +200,8 @@ diff_component_graph_is_configured(bt_self_component_sink *self_sink)
 		connected[i] = bt_port_is_connected(bt_self_component_port_as_port(
 			bt_self_component_port_input_as_self_component_port(port)));
 		if (connected[i]) {
-			probe_upstream(sink, bt_self_component_port_input_as_port_input(port));
+			ds_span_upstream_probe(bt_self_component_port_input_as_port_input(port),
+				&sink->config.upstream);
 		}
 		if (connected[i] && bt_message_iterator_create_from_sink_component(self_sink,
 				port, &sink->iterators[i]) !=

@@ -19,6 +19,7 @@
 #include "span-consumer/span-reader.h"
 #include "disk-table.h"
 #include "span-consumer/request-stream.h"
+#include "span-consumer/span-upstream.h"
 #include "table.h"
 
 #define CLASS_NAME "sink.deepspan.metrics"
@@ -38,6 +39,7 @@ struct metrics_sink {
 	struct ds_span_reader reader;
 	struct ds_progress progress;
 	struct ds_disk_table *disk;		/* owned; by="disk" only (disk-table.h) */
+	struct ds_span_upstream upstream;	/* what feeds port `in` (the no-spans warning says why) */
 };
 
 static const char *const known_params[] = {
@@ -187,8 +189,13 @@ metrics_component_graph_is_configured(bt_self_component_sink *self_sink)
 	struct metrics_sink *sink = bt_self_component_get_data(
 		bt_self_component_sink_as_self_component(self_sink));
 
-	if (bt_message_iterator_create_from_sink_component(self_sink,
-			bt_self_component_sink_borrow_input_port_by_name(self_sink, "in"),
+	bt_self_component_port_input *port = bt_self_component_sink_borrow_input_port_by_name(self_sink, "in");
+
+	if (bt_port_is_connected(bt_self_component_port_as_port(
+			bt_self_component_port_input_as_self_component_port(port)))) {
+		ds_span_upstream_probe(bt_self_component_port_input_as_port_input(port), &sink->upstream);
+	}
+	if (bt_message_iterator_create_from_sink_component(self_sink, port,
 			&sink->iterator) != BT_MESSAGE_ITERATOR_CREATE_FROM_SINK_COMPONENT_STATUS_OK) {
 		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(sink->self_comp,
 			"%s: cannot create a message iterator on port `in` (is it connected?).",
@@ -219,6 +226,13 @@ static void warn_left_out(struct metrics_sink *sink)
 			"spans were kept without their chain. Check the chain producer, "
 			"filter.deepspan.span-attrib (doc/critical-path.md, \"Reading chains\" and "
 			"\"Encoding\").", sink->reader.invalid_chains);
+	}
+	if (sink->by != DS_METRICS_BY_DISK && stream->spans == 0 && sink->reader.invalid_spans == 0) {
+		GString *why = g_string_new(NULL);
+
+		ds_span_upstream_no_spans(&sink->upstream, why);
+		DS_LOG_WARN(sink->self_comp, CLASS_NAME, "the table is empty: %s", why->str);
+		g_string_free(why, TRUE);
 	}
 	if (stream->cycle_spans) {
 		char rootless[80] = "";

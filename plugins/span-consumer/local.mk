@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: MIT
 # span-consumer: what both sinks (sink.deepspan.diff, sink.deepspan.metrics) share: reading
 # `deepspan:span` events, the span store, request trees, streaming complete requests, their records
-# and spill file, critical-path attribution, group selection (groups A and B) and progress. A convenience library linked into the
-# plugin and the sinks' unit tests.
+# and spill file, critical-path attribution, group selection (groups A and B), progress, and what feeds a span
+# sink (the no-spans texts). A convenience library linked into the plugin and the sinks' unit tests.
 noinst_LTLIBRARIES += plugins/span-consumer/libdeepspan-span-consumer.la
 plugins_span_consumer_libdeepspan_span_consumer_la_SOURCES = \
 	plugins/span-consumer/span-reader.c plugins/span-consumer/span-reader.h \
@@ -20,7 +20,8 @@ plugins_span_consumer_libdeepspan_span_consumer_la_SOURCES = \
 	plugins/span-consumer/attribution.c plugins/span-consumer/attribution.h \
 	plugins/span-consumer/sanitize.c plugins/span-consumer/sanitize.h \
 	plugins/span-consumer/groups.c plugins/span-consumer/groups.h \
-	plugins/span-consumer/host-context.c plugins/span-consumer/host-context.h
+	plugins/span-consumer/host-context.c plugins/span-consumer/host-context.h \
+	plugins/span-consumer/span-upstream.c plugins/span-consumer/span-upstream.h
 plugins_babeltrace_plugin_deepspan_la_LIBADD += plugins/span-consumer/libdeepspan-span-consumer.la
 
 check_PROGRAMS += tests/unit/test_chain_strings
