@@ -14,7 +14,7 @@ import time
 
 import pytest
 
-from conftest import DIFF_OUTPUTS, PLUGIN_DIR, make_scenario_trace, run_babeltrace2
+from conftest import DIFF_OUTPUTS, PLUGIN_DIR, REPORT_SCRIPT, make_scenario_trace, run_babeltrace2
 from scale_support import report, same_files, scenario_maker
 
 
@@ -323,6 +323,25 @@ def test_failing_sink_apart_without_sync(scenario, tmp_path):
                   timeout=120)
     assert proc.returncode != 0 and "output" in proc.stderr.lower()
 
+
+def test_sink_apart_without_a_temporary_directory(scenario, tmp_path):
+    """Without --sync and --work-dir, the FIFO goes in a new directory under $TMPDIR, removed after the run; when it
+    cannot be made there, a line says so and the sink runs in the analysis's process: the same report."""
+    trace = scenario(2, "lock-remote", 5)
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    runs = {}
+    for how, tmpdir in (("made", temp), ("missing", tmp_path / "missing")):
+        proc = subprocess.run([str(REPORT_SCRIPT), f"--plugin-path={PLUGIN_DIR}", "--jobs", "2", "-o",
+                               str(tmp_path / how), str(trace)], capture_output=True, text=True, timeout=600,
+                              env=dict(os.environ, TMPDIR=str(tmpdir)))
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        runs[how] = proc.stderr
+    assert not list(temp.iterdir())
+    assert "cannot make a temporary directory for the FIFO" not in runs["made"]
+    assert ("cannot make a temporary directory for the FIFO" in runs["missing"] and
+            "the sink runs in the analysis's process" in runs["missing"])
+    same_files(tmp_path / "made", tmp_path / "missing")
 
 def test_no_spans_says_the_same_with_the_sink_apart(scenario, tmp_path):
     """Kernel traces only (no span provider): the diff sink's error names span-attrib upstream in both modes,

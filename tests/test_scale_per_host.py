@@ -122,6 +122,29 @@ def test_streamed_merge_gives_the_merge_after_the_passes(scenario, tmp_path):
     assert not list((tmp_path / "w-own").glob("a*/spans.*"))
 
 
+def test_streamed_merge_that_starts_late_gets_every_pipe(scenario, tmp_path):
+    """The merge's babeltrace2 starts 2 s late (a shim on PATH sleeps before it; the passes run at once): every pass
+    has ended and its end frame is appended before the merge opens a FIFO. deepspan-report holds each FIFO until
+    the merge has read it to the end (else the FIFO would lose what its buffer holds, and the merge's open would
+    wait forever for a writer): the run ends, with the report of the merge after the passes."""
+    import os
+    trace = scenario(3, "disk-contention", 3)
+    shim = tmp_path / "bin" / "babeltrace2"
+    shim.parent.mkdir()
+    shim.write_text('#!/bin/sh\ncase "$*" in *source.deepspan.pipe*) sleep 2 ;; esac\n'
+                    'exec /usr/bin/babeltrace2 "$@"\n')
+    shim.chmod(0o755)
+    env = dict(os.environ, PATH=f"{shim.parent}:{os.environ['PATH']}")
+    for how in ("own", "same"):
+        proc = subprocess.run([str(REPORT_SCRIPT), f"--plugin-path={PLUGIN_DIR}", "--sync", "--no-chains", "--jobs",
+                               "2", "--sink-process", how, "--work-dir", str(tmp_path / f"w-{how}"), "-o",
+                               str(tmp_path / how), str(trace)], capture_output=True, text=True, timeout=120, env=env)
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        steps = json.loads((tmp_path / f"w-{how}" / "steps.json").read_text())
+        assert steps.get("merge") == ("streamed" if how == "own" else None)
+        assert all(h["wall_s"] < 2 for h in steps["analysis_hosts"])  # the passes ended before the merge began
+    same_files(tmp_path / "own", tmp_path / "same")
+
 def test_streamed_pass_that_fails_is_named_and_stops_the_merge(scenario, tmp_path):
     """A host whose traces the clock estimate reads but span-attrib refuses (a field of sched_switch renamed in
     its metadata: the same bytes, another schema): its pass fails while the passes stream into the merge; the
