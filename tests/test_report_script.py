@@ -164,3 +164,16 @@ def test_babeltrace2_runs_on_huge_pages(hotrod, tmp_path, given, expected):
                          text=True, timeout=600, env=env)
     said = f"# every babeltrace2 below runs with GLIBC_TUNABLES={expected}"
     assert (said in dry.stderr) == (given != "glibc.malloc.hugetlb=0")
+
+
+def test_without_babeltrace2_on_path(hotrod, tmp_path):
+    """No babeltrace2 on PATH: one line saying so and what to do, exit status 1, no traceback; --dry-run needs none."""
+    env = dict(os.environ, PATH=str(tmp_path))
+    proc = subprocess.run([str(REPORT_SCRIPT), f"--plugin-path={PLUGIN_DIR}", "-o", str(tmp_path / "r"), str(hotrod)],
+                          capture_output=True, text=True, timeout=60, env=env)
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr
+    assert proc.stderr == ("deepspan-report: babeltrace2 is not on PATH: install it (Debian 12: apt-get install "
+                           "babeltrace2), or add its directory to PATH\n")
+    dry = subprocess.run([str(REPORT_SCRIPT), f"--plugin-path={PLUGIN_DIR}", "--dry-run", str(hotrod)],
+                         capture_output=True, text=True, timeout=60, env=env)
+    assert dry.returncode == 0 and dry.stdout.startswith("babeltrace2 ")
