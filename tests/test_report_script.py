@@ -177,3 +177,13 @@ def test_without_babeltrace2_on_path(hotrod, tmp_path):
     dry = subprocess.run([str(REPORT_SCRIPT), f"--plugin-path={PLUGIN_DIR}", "--dry-run", str(hotrod)],
                          capture_output=True, text=True, timeout=60, env=env)
     assert dry.returncode == 0 and dry.stdout.startswith("babeltrace2 ")
+
+
+def test_help_is_the_usage_comment_only():
+    """--help prints the script's leading comment (its usage), up to the options' last notes, and no code comment."""
+    proc = subprocess.run([str(REPORT_SCRIPT), "--help"], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0
+    lines = proc.stdout.splitlines()
+    assert lines[0].startswith("deepspan-report: why are some requests slow?")
+    assert "Usage: deepspan-report [options] TRACE-DIR..." in lines
+    assert lines[-1] == "directory holds one per domain and ABI)."
