@@ -191,10 +191,7 @@ metrics_component_graph_is_configured(bt_self_component_sink *self_sink)
 
 	bt_self_component_port_input *port = bt_self_component_sink_borrow_input_port_by_name(self_sink, "in");
 
-	if (bt_port_is_connected(bt_self_component_port_as_port(
-			bt_self_component_port_input_as_self_component_port(port)))) {
-		ds_span_upstream_probe(bt_self_component_port_input_as_port_input(port), &sink->upstream);
-	}
+	ds_span_upstream_probe(bt_self_component_port_input_as_port_input(port), &sink->upstream);
 	if (bt_message_iterator_create_from_sink_component(self_sink, port,
 			&sink->iterator) != BT_MESSAGE_ITERATOR_CREATE_FROM_SINK_COMPONENT_STATUS_OK) {
 		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(sink->self_comp,

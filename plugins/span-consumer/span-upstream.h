@@ -18,7 +18,8 @@ struct ds_span_upstream {
 				 * graph is not seen from here */
 };
 
-/* Adds to `found` what feeds input port `port` (the components upstream of it, through every filter). */
+/* Adds to `found` what feeds input port `port` (the components upstream of it, through every filter); nothing when
+ * it is not connected. */
 void ds_span_upstream_probe(const bt_port_input *port, struct ds_span_upstream *found);
 
 /*
